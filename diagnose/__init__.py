@@ -1,0 +1,8 @@
+"""diagnose: a terminal game that teaches how training failures look.
+
+The app package: the numpy engine (`diagnose.engine`), the scenario engine, the TUI
+(`diagnose.tui`), the dashboards and the CLI (`diagnose.cli`). It imports `scenarios` and
+`grading`; nothing imports `diagnose.cli` or `diagnose.tui`.
+"""
+
+__version__ = "0.1.0"

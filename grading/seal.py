@@ -1,0 +1,141 @@
+"""Sealed answer keys: which break hides behind each ID, encrypted and authenticated.
+
+A *secret* is a Fernet key (44 URL-safe base64 characters): the instructor's key file from
+`diagnose keygen`, or the self-study secret kept in the user's data directory. A scenario's
+`answer-key.sealed` is JSON holding the scenario code, the IDs, a fingerprint of the secret (so
+"sealed with another key" can be said plainly) and a Fernet token: the assignment encrypted
+under a key derived from the secret and the code with HKDF-SHA256. The token carries the code
+too, so a key copied from another scenario is refused. Nothing here chooses the assignment.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+FORMAT = "diagnose.answer-key/1"
+KEY_FILE_MAX = 4096
+TAMPERED = "the answer key has been changed or belongs to another scenario"
+
+
+class SealError(Exception):
+    """A key or a sealed answer key cannot be used; the message says why, in one line."""
+
+
+def new_secret() -> bytes:
+    return Fernet.generate_key()
+
+
+def _check_secret(secret: bytes, where: str) -> bytes:
+    secret = secret.strip()
+    try:
+        raw = base64.urlsafe_b64decode(secret)
+    except (ValueError, TypeError):
+        raw = b""
+    if len(raw) != 32 or len(secret) != 44:
+        raise SealError(f"{where}: not a diagnose key (expected the 44-character key that "
+                        "`diagnose keygen` writes)")
+    return secret
+
+
+def read_key_file(path: Path) -> bytes:
+    """Read a key file, refusing one that others can read (as ssh does) or that is not a key."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise SealError(f"{path}: no such key file") from None
+    except OSError as err:
+        raise SealError(f"{path}: cannot be read ({err.strerror or err})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise SealError(f"{path}: not a key file (it is a directory or a device)")
+    if info.st_mode & 0o077:
+        raise SealError(f"{path}: permissions {stat.filemode(info.st_mode)} let others read "
+                        f"the key; run `chmod 600 {path}`")
+    if info.st_size > KEY_FILE_MAX:
+        raise SealError(f"{path}: not a diagnose key (too large)")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise SealError(f"{path}: cannot be read ({err.strerror or err})") from None
+    return _check_secret(data, str(path))
+
+
+def write_key_file(path: Path, secret: bytes) -> None:
+    """Create `path` with mode 0600 holding `secret`; never overwrite an existing file."""
+    path = Path(path)
+    secret = _check_secret(secret, "key")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise SealError(f"{path}: already exists; a key is never overwritten") from None
+    except OSError as err:
+        raise SealError(f"{path}: cannot be written ({err.strerror or err})") from None
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(secret + b"\n")
+    os.chmod(path, 0o600)
+
+
+def fingerprint(secret: bytes) -> str:
+    """A short public name for a secret: equal fingerprints, same key."""
+    return hashlib.sha256(b"diagnose key fingerprint\0" + secret.strip()).hexdigest()[:16]
+
+
+def _fernet(secret: bytes, code: str) -> Fernet:
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                   info=b"diagnose answer key\0" + code.encode("utf-8")).derive(secret.strip())
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+def seal(code: str, assignment: dict[str, str], secret: bytes) -> str:
+    """The text of `answer-key.sealed` for `assignment` (ID -> break slug)."""
+    secret = _check_secret(secret, "key")
+    payload = json.dumps({"code": code, "assignment": assignment}, sort_keys=True)
+    token = _fernet(secret, code).encrypt(payload.encode("utf-8")).decode("ascii")
+    return json.dumps({"format": FORMAT, "code": code, "ids": sorted(assignment),
+                       "fingerprint": fingerprint(secret), "token": token}, indent=2) + "\n"
+
+
+def sealed_code(text: str) -> str:
+    """The scenario code a sealed key claims, without opening it."""
+    return _envelope(text)["code"]
+
+
+def _envelope(text: str) -> dict:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        raise SealError(f"{TAMPERED} (it is not valid JSON)") from None
+    if (not isinstance(data, dict) or data.get("format") != FORMAT
+            or not all(isinstance(data.get(k), str) for k in ("code", "fingerprint", "token"))
+            or not isinstance(data.get("ids"), list)):
+        raise SealError(f"{TAMPERED} (fields are missing or of the wrong kind)")
+    return data
+
+
+def unseal(text: str, secret: bytes, code: str | None = None) -> dict[str, str]:
+    """Open a sealed key: the assignment ID -> slug, or SealError saying why not."""
+    data = _envelope(text)
+    secret = _check_secret(secret, "key")
+    if code is not None and data["code"] != code:
+        raise SealError(f"{TAMPERED} (it is for scenario {data['code']}, not {code})")
+    if data["fingerprint"] != fingerprint(secret):
+        raise SealError(f"the answer key was sealed with another key (fingerprint "
+                        f"{data['fingerprint']}, this key is {fingerprint(secret)})")
+    try:
+        payload = json.loads(_fernet(secret, data["code"]).decrypt(data["token"].encode("ascii")))
+    except (InvalidToken, UnicodeError, json.JSONDecodeError, ValueError):
+        raise SealError(TAMPERED) from None
+    assignment = payload.get("assignment") if isinstance(payload, dict) else None
+    if (payload.get("code") != data["code"] or not isinstance(assignment, dict)
+            or sorted(assignment) != sorted(data["ids"])):
+        raise SealError(TAMPERED)
+    return {k: assignment[k] for k in sorted(assignment)}

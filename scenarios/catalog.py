@@ -1,0 +1,235 @@
+"""Reading the catalog: `healthy.toml` and `breaks/*.toml`, validated into frozen objects.
+
+The files ship inside this package and are read with `importlib.resources`, so an editable
+install and a wheel behave alike. `load_catalog(root)` reads any folder of the same shape (the
+tests use it for broken catalogs). Every problem is one `CatalogError` line naming the file,
+the key and what was expected. Nothing here trains or grades.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from scenarios.config import (FIELDS, SECTIONS, CatalogError, Config, check_consistency,
+                              validate_value)
+
+LANGS = ("en", "es")
+SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
+PANELS = tuple(str(n) for n in range(1, 7))
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What the reveal says of a break in one language."""
+
+    changed: str
+    panels: dict[str, str]  # "1".."6" -> how that panel shows the break, and why
+    engine_differs: str
+    real_world: str
+
+
+@dataclass(frozen=True)
+class Break:
+    """One designed bug: a named override of the healthy config, with its texts."""
+
+    slug: str
+    title: dict[str, str]
+    summary: dict[str, str]
+    override: dict[str, Any]
+    words: dict[str, tuple[str, ...]]
+    reveal: dict[str, Reveal]
+    source: str
+
+    def apply(self, config: Config) -> Config:
+        return dataclasses.replace(config, **self.override)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    healthy: Config
+    breaks: dict[str, Break]
+
+
+def _read_toml(path: Traversable, shown: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CatalogError(f"{shown}: not UTF-8 text") from None
+    except OSError as err:
+        raise CatalogError(f"{shown}: cannot be read ({err.strerror or err})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise CatalogError(f"{shown}: malformed TOML: {err}") from None
+
+
+def _fail(shown: str, problem: str) -> CatalogError:
+    return CatalogError(f"{shown}: {problem}")
+
+
+def parse_healthy(data: dict[str, Any], shown: str) -> Config:
+    values: dict[str, Any] = {}
+    for section, table in data.items():
+        if section not in SECTIONS:
+            raise _fail(shown, f"[{section}]: unknown table, expected one of "
+                        + ", ".join(SECTIONS))
+        if not isinstance(table, dict):
+            raise _fail(shown, f"{section}: expected a table [{section}], got a value")
+        for key, value in table.items():
+            if key not in FIELDS:
+                raise _fail(shown, f"[{section}] {key}: unknown key")
+            home = FIELDS[key].metadata["section"]
+            if home != section:
+                raise _fail(shown, f"[{section}] {key}: belongs in table [{home}]")
+            try:
+                values[key] = validate_value(key, value)
+            except CatalogError as err:
+                raise _fail(shown, f"[{section}] {err}") from None
+    missing = [name for name in FIELDS if name not in values]
+    if missing:
+        name = missing[0]
+        raise _fail(shown, f"[{FIELDS[name].metadata['section']}] {name}: missing")
+    config = Config(**values)
+    try:
+        check_consistency(config)
+    except CatalogError as err:
+        raise _fail(shown, str(err)) from None
+    return config
+
+
+def _text(shown: str, where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(shown, f"{where}: expected non-empty text")
+    return value.strip()
+
+
+def _per_lang(shown: str, data: dict[str, Any], table: str) -> dict[str, Any]:
+    section = data.get(table)
+    if not isinstance(section, dict):
+        raise _fail(shown, f"[{table}]: missing, expected a table with keys en and es")
+    extra = set(section) - set(LANGS)
+    if extra:
+        raise _fail(shown, f"[{table}] {sorted(extra)[0]}: unknown key, expected en or es")
+    for lang in LANGS:
+        if lang not in section:
+            raise _fail(shown, f"[{table}] {lang}: missing")
+    return section
+
+
+def _reveal(shown: str, lang: str, table: Any) -> Reveal:
+    where = f"[reveal.{lang}]"
+    if not isinstance(table, dict):
+        raise _fail(shown, f"{where}: expected a table")
+    for key in table:
+        if key not in REVEAL_KEYS:
+            raise _fail(shown, f"{where} {key}: unknown key, expected one of "
+                        + ", ".join(REVEAL_KEYS))
+    for key in REVEAL_KEYS:
+        if key not in table:
+            raise _fail(shown, f"{where} {key}: missing")
+    panels = table["panels"]
+    if not isinstance(panels, dict) or not panels:
+        raise _fail(shown, f"{where} panels: expected a table of panel numbers 1-6")
+    for number, text in panels.items():
+        if number not in PANELS:
+            raise _fail(shown, f"{where} panels.{number}: expected a panel number 1-6")
+        _text(shown, f"{where} panels.{number}", text)
+    return Reveal(
+        changed=_text(shown, f"{where} changed", table["changed"]),
+        panels={n: panels[n].strip() for n in PANELS if n in panels},
+        engine_differs=_text(shown, f"{where} engine_differs", table["engine_differs"]),
+        real_world=_text(shown, f"{where} real_world", table["real_world"]),
+    )
+
+
+BREAK_KEYS = ("slug", "title", "summary", "override", "words", "reveal")
+
+
+def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
+    for key in data:
+        if key not in BREAK_KEYS:
+            raise _fail(shown, f"{key}: unknown key, expected one of " + ", ".join(BREAK_KEYS))
+    slug = data.get("slug")
+    if not isinstance(slug, str) or not SLUG.match(slug):
+        raise _fail(shown, f"slug: expected lowercase words joined by hyphens, got {slug!r}")
+    title = {lang: _text(shown, f"[title] {lang}", v)
+             for lang, v in _per_lang(shown, data, "title").items()}
+    summary = {lang: _text(shown, f"[summary] {lang}", v)
+               for lang, v in _per_lang(shown, data, "summary").items()}
+
+    override_table = data.get("override")
+    if not isinstance(override_table, dict) or not override_table:
+        raise _fail(shown, "[override]: expected a table with at least one key of healthy.toml")
+    override: dict[str, Any] = {}
+    for key, value in override_table.items():
+        if key not in FIELDS:
+            raise _fail(shown, f"[override] {key}: not a key of healthy.toml")
+        try:
+            override[key] = validate_value(key, value)
+        except CatalogError as err:
+            raise _fail(shown, f"[override] {err}") from None
+    if all(getattr(healthy, k) == v for k, v in override.items()):
+        raise _fail(shown, "[override]: changes nothing, every value equals healthy.toml's")
+    try:
+        check_consistency(dataclasses.replace(healthy, **override))
+    except CatalogError as err:
+        raise _fail(shown, f"[override] {err}") from None
+
+    words: dict[str, tuple[str, ...]] = {}
+    for lang, listed in _per_lang(shown, data, "words").items():
+        if (not isinstance(listed, list) or not listed
+                or not all(isinstance(w, str) and w.strip() for w in listed)):
+            raise _fail(shown, f"[words] {lang}: expected a list of non-empty phrases")
+        words[lang] = tuple(w.strip() for w in listed)
+
+    reveal_table = _per_lang(shown, data, "reveal")
+    reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
+    return Break(slug=slug, title=title, summary=summary, override=override, words=words,
+                 reveal=reveal, source=shown)
+
+
+def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Catalog:
+    """Read and validate `root/healthy.toml` and every `root/breaks/*.toml`."""
+    root = Path(root) if isinstance(root, str) else root
+    healthy_path = root / "healthy.toml"
+    if not healthy_path.is_file():
+        raise CatalogError(f"{shown_root}/healthy.toml: missing")
+    healthy = parse_healthy(_read_toml(healthy_path, f"{shown_root}/healthy.toml"),
+                            f"{shown_root}/healthy.toml")
+    breaks_dir = root / "breaks"
+    files = sorted((p for p in breaks_dir.iterdir() if p.name.endswith(".toml")),
+                   key=lambda p: p.name) if breaks_dir.is_dir() else []
+    found: dict[str, Break] = {}
+    for path in files:
+        shown = f"{shown_root}/breaks/{path.name}"
+        brk = parse_break(_read_toml(path, shown), shown, healthy)
+        if brk.slug in found:
+            raise _fail(shown, f"slug: {brk.slug!r} is already used by {found[brk.slug].source}")
+        found[brk.slug] = brk
+    if len(found) < 3:
+        raise CatalogError(f"{shown_root}/breaks: expected at least 3 breaks, found {len(found)}")
+    return Catalog(healthy=healthy, breaks=found)
+
+
+@functools.cache
+def default_catalog() -> Catalog:
+    return load_catalog(resources.files("scenarios"))
+
+
+def healthy_config() -> Config:
+    """The healthy config of `scenarios/healthy.toml`."""
+    return default_catalog().healthy
+
+
+def breaks() -> dict[str, Break]:
+    """Every break of the catalog, by slug, in file-name order."""
+    return dict(default_catalog().breaks)

@@ -1,0 +1,150 @@
+"""The frozen training config of one run, and the rules a value must obey.
+
+Holds `Config` (every knob of the lab's MiniGPT and its training, DESIGN §3), the table each
+field is written under in `healthy.toml`, and `validate_value`, which turns a raw TOML value
+into the field's type or says exactly what was expected. Reading files is `catalog.py`'s job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class CatalogError(ValueError):
+    """A catalog file is malformed; the message is one line naming the file and the key."""
+
+
+def _f(section: str, meaning: str, *, kind: type, minimum: float | None = None,
+       above: float | None = None, maximum: float | None = None,
+       choices: tuple[str, ...] = ()) -> Any:
+    """A dataclass field that knows its TOML table and what values it accepts."""
+    return field(metadata={"section": section, "meaning": meaning, "kind": kind,
+                           "minimum": minimum, "above": above, "maximum": maximum,
+                           "choices": choices})
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that decides how one run trains. A break is `dataclasses.replace` of it."""
+
+    # model
+    vocab_size: int = _f("model", "character vocabulary size", kind=int, minimum=2)
+    d_model: int = _f("model", "residual stream width C", kind=int, minimum=2)
+    n_heads: int = _f("model", "attention heads per layer", kind=int, minimum=1)
+    n_layers: int = _f("model", "transformer blocks", kind=int, minimum=1)
+    d_ff: int = _f("model", "feed-forward hidden width", kind=int, minimum=1)
+    context: int = _f("model", "context length in tokens", kind=int, minimum=2)
+    # init
+    init_scale: float = _f("init", "multiplier on the Xavier std", kind=float, above=0)
+    # optimizer
+    beta1: float = _f("optimizer", "AdamW first-moment decay", kind=float, minimum=0, maximum=0.999999)
+    beta2: float = _f("optimizer", "AdamW second-moment decay", kind=float, minimum=0, maximum=0.999999)
+    eps: float = _f("optimizer", "AdamW epsilon", kind=float, above=0)
+    weight_decay: float = _f("optimizer", "decoupled weight decay on matrices", kind=float, minimum=0)
+    # schedule
+    lr_max: float = _f("schedule", "peak learning rate", kind=float, above=0)
+    lr_min: float = _f("schedule", "learning rate at the last step", kind=float, minimum=0)
+    warmup_steps: int = _f("schedule", "linear warmup steps (0 = none)", kind=int, minimum=0)
+    # clipping
+    grad_clip: float = _f("clipping", "global gradient norm cap", kind=float, above=0)
+    # training
+    batch_size: int = _f("training", "sequences per batch", kind=int, minimum=1)
+    steps: int = _f("training", "optimizer steps per run", kind=int, minimum=1)
+    eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1)
+    dtype: str = _f("training", "parameter dtype", kind=str, choices=("float32", "float64"))
+    # attention
+    attention_mask: str = _f("attention", "which keys a query may see", kind=str,
+                             choices=("causal", "full"))
+    # corpus
+    n_examples: int = _f("corpus", "examples drawn from the table", kind=int, minimum=10)
+    val_fraction: float = _f("corpus", "held-out share", kind=float, above=0, maximum=0.9)
+    corpus_seed: int = _f("corpus", "seed of the corpus draw", kind=int, minimum=0)
+    # dead units
+    head_uniform_entropy: float = _f("dead_units", "share of uniform entropy", kind=float,
+                                     above=0, maximum=1)
+    head_collapse_weight: float = _f("dead_units", "largest attention weight", kind=float,
+                                     above=0, maximum=1)
+    head_query_fraction: float = _f("dead_units", "share of queries", kind=float, above=0, maximum=1)
+    head_ablation_nats: float = _f("dead_units", "probe-loss change in nats", kind=float, minimum=0)
+    probe_examples: int = _f("dead_units", "examples in the probe batch", kind=int, minimum=1)
+
+    @property
+    def head_size(self) -> int:
+        return self.d_model // self.n_heads
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Config)}
+SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(f.metadata["section"] for f in FIELDS.values()))
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (dict, list)):
+        return "a table" if isinstance(value, dict) else "a list"
+    return f"{value!r}"
+
+
+def expectation(name: str) -> str:
+    """What a field accepts, in words: 'a whole number >= 1'."""
+    meta = FIELDS[name].metadata
+    if meta["choices"]:
+        return "one of " + ", ".join(f'"{c}"' for c in meta["choices"])
+    words = "a whole number" if meta["kind"] is int else "a number"
+    bounds = []
+    if meta["minimum"] is not None:
+        bounds.append(f">= {meta['minimum']:g}")
+    if meta["above"] is not None:
+        bounds.append(f"> {meta['above']:g}")
+    if meta["maximum"] is not None:
+        bounds.append(f"<= {meta['maximum']:g}")
+    return words + (" " + " and ".join(bounds) if bounds else "")
+
+
+def validate_value(name: str, value: Any) -> Any:
+    """Return `value` as field `name`'s type, or raise CatalogError (message without the file)."""
+    meta = FIELDS[name].metadata
+    kind = meta["kind"]
+    problem = f"{name}: expected {expectation(name)} ({meta['meaning']}), got {_describe(value)}"
+    if kind is str:
+        if not isinstance(value, str) or value not in meta["choices"]:
+            raise CatalogError(problem)
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CatalogError(problem)
+    if kind is int and not isinstance(value, int):
+        raise CatalogError(problem)
+    number = kind(value)
+    if isinstance(number, float) and not math.isfinite(number):
+        raise CatalogError(problem)
+    if meta["minimum"] is not None and number < meta["minimum"]:
+        raise CatalogError(problem)
+    if meta["above"] is not None and number <= meta["above"]:
+        raise CatalogError(problem)
+    if meta["maximum"] is not None and number > meta["maximum"]:
+        raise CatalogError(problem)
+    return number
+
+
+def check_consistency(config: Config) -> None:
+    """Rules that tie fields together; raise CatalogError naming the fields."""
+    if config.d_model % config.n_heads:
+        raise CatalogError(f"d_model: expected a multiple of n_heads ({config.n_heads}), "
+                           f"got {config.d_model}")
+    if config.head_size % 2:
+        raise CatalogError(f"n_heads: the head size d_model/n_heads must be even for RoPE, "
+                           f"got {config.d_model}/{config.n_heads} = {config.head_size}")
+    if config.lr_min > config.lr_max:
+        raise CatalogError(f"lr_min: expected at most lr_max ({config.lr_max:g}), "
+                           f"got {config.lr_min:g}")
+    if config.warmup_steps > config.steps:
+        raise CatalogError(f"warmup_steps: expected at most steps ({config.steps}), "
+                           f"got {config.warmup_steps}")
