@@ -40,23 +40,17 @@ def breaks(lang: str) -> None:
     Example:
       diagnose breaks --lang es
     """
-    from rich.console import Console
-    from rich.table import Table
-
     from scenarios import CatalogError, default_catalog
 
     try:
         catalog = default_catalog()
     except CatalogError as err:
         raise click.ClickException(str(err)) from None
-    table = Table(title="Breaks" if lang == "en" else "Fallos", title_justify="left")
-    table.add_column("slug", style="bold", no_wrap=True)
-    table.add_column("English" if lang == "en" else "inglés")
-    table.add_column("Spanish" if lang == "en" else "español")
-    table.add_column("summary" if lang == "en" else "resumen")
     for brk in catalog.breaks.values():
-        table.add_row(brk.slug, brk.title["en"], brk.title["es"], brk.summary[lang])
-    Console().print(table)
+        click.echo(click.style(brk.slug, bold=True))
+        click.echo(f"  en: {brk.title['en']}")
+        click.echo(f"  es: {brk.title['es']}")
+        click.echo(f"  {brk.summary[lang]}")
 
 
 def main() -> None:

@@ -5,8 +5,16 @@ whose `apply(config)` is the broken config. stdlib only: this package imports ne
 nor textual, nor anything of `grading` or `diagnose`.
 """
 
-from scenarios.catalog import (LANGS, Break, Catalog, Reveal, breaks, default_catalog,
-                               healthy_config, load_catalog)
+from scenarios.catalog import (
+                               LANGS,
+                               Break,
+                               Catalog,
+                               Reveal,
+                               breaks,
+                               default_catalog,
+                               healthy_config,
+                               load_catalog,
+)
 from scenarios.config import CatalogError, Config
 
 __all__ = ["LANGS", "Break", "Catalog", "CatalogError", "Config", "Reveal", "breaks",

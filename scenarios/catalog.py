@@ -18,8 +18,14 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from scenarios.config import (FIELDS, SECTIONS, CatalogError, Config, check_consistency,
-                              validate_value)
+from scenarios.config import (
+    FIELDS,
+    SECTIONS,
+    CatalogError,
+    Config,
+    check_consistency,
+    validate_value,
+)
 
 LANGS = ("en", "es")
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -76,17 +82,22 @@ def _fail(shown: str, problem: str) -> CatalogError:
     return CatalogError(f"{shown}: {problem}")
 
 
+def _name(key: str) -> str:
+    """A key as written, or quoted when it holds characters that would garble the line."""
+    return key if re.fullmatch(r"[A-Za-z0-9_.-]+", key) else repr(key)
+
+
 def parse_healthy(data: dict[str, Any], shown: str) -> Config:
     values: dict[str, Any] = {}
     for section, table in data.items():
         if section not in SECTIONS:
-            raise _fail(shown, f"[{section}]: unknown table, expected one of "
+            raise _fail(shown, f"[{_name(section)}]: unknown table, expected one of "
                         + ", ".join(SECTIONS))
         if not isinstance(table, dict):
             raise _fail(shown, f"{section}: expected a table [{section}], got a value")
         for key, value in table.items():
             if key not in FIELDS:
-                raise _fail(shown, f"[{section}] {key}: unknown key")
+                raise _fail(shown, f"[{section}] {_name(key)}: unknown key")
             home = FIELDS[key].metadata["section"]
             if home != section:
                 raise _fail(shown, f"[{section}] {key}: belongs in table [{home}]")
@@ -118,7 +129,7 @@ def _per_lang(shown: str, data: dict[str, Any], table: str) -> dict[str, Any]:
         raise _fail(shown, f"[{table}]: missing, expected a table with keys en and es")
     extra = set(section) - set(LANGS)
     if extra:
-        raise _fail(shown, f"[{table}] {sorted(extra)[0]}: unknown key, expected en or es")
+        raise _fail(shown, f"[{table}] {_name(sorted(extra)[0])}: unknown key, expected en or es")
     for lang in LANGS:
         if lang not in section:
             raise _fail(shown, f"[{table}] {lang}: missing")
@@ -131,7 +142,7 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
         raise _fail(shown, f"{where}: expected a table")
     for key in table:
         if key not in REVEAL_KEYS:
-            raise _fail(shown, f"{where} {key}: unknown key, expected one of "
+            raise _fail(shown, f"{where} {_name(key)}: unknown key, expected one of "
                         + ", ".join(REVEAL_KEYS))
     for key in REVEAL_KEYS:
         if key not in table:
@@ -141,7 +152,7 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
         raise _fail(shown, f"{where} panels: expected a table of panel numbers 1-6")
     for number, text in panels.items():
         if number not in PANELS:
-            raise _fail(shown, f"{where} panels.{number}: expected a panel number 1-6")
+            raise _fail(shown, f"{where} panels.{_name(number)}: expected a panel number 1-6")
         _text(shown, f"{where} panels.{number}", text)
     return Reveal(
         changed=_text(shown, f"{where} changed", table["changed"]),
@@ -157,7 +168,8 @@ BREAK_KEYS = ("slug", "title", "summary", "override", "words", "reveal")
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     for key in data:
         if key not in BREAK_KEYS:
-            raise _fail(shown, f"{key}: unknown key, expected one of " + ", ".join(BREAK_KEYS))
+            raise _fail(shown, f"{_name(key)}: unknown key, expected one of "
+                        + ", ".join(BREAK_KEYS))
     slug = data.get("slug")
     if not isinstance(slug, str) or not SLUG.match(slug):
         raise _fail(shown, f"slug: expected lowercase words joined by hyphens, got {slug!r}")
@@ -172,7 +184,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     override: dict[str, Any] = {}
     for key, value in override_table.items():
         if key not in FIELDS:
-            raise _fail(shown, f"[override] {key}: not a key of healthy.toml")
+            raise _fail(shown, f"[override] {_name(key)}: not a key of healthy.toml")
         try:
             override[key] = validate_value(key, value)
         except CatalogError as err:

@@ -40,10 +40,13 @@ class Config:
     # init
     init_scale: float = _f("init", "multiplier on the Xavier std", kind=float, above=0)
     # optimizer
-    beta1: float = _f("optimizer", "AdamW first-moment decay", kind=float, minimum=0, maximum=0.999999)
-    beta2: float = _f("optimizer", "AdamW second-moment decay", kind=float, minimum=0, maximum=0.999999)
+    beta1: float = _f("optimizer", "AdamW first-moment decay", kind=float, minimum=0,
+                      maximum=0.999999)
+    beta2: float = _f("optimizer", "AdamW second-moment decay", kind=float, minimum=0,
+                      maximum=0.999999)
     eps: float = _f("optimizer", "AdamW epsilon", kind=float, above=0)
-    weight_decay: float = _f("optimizer", "decoupled weight decay on matrices", kind=float, minimum=0)
+    weight_decay: float = _f("optimizer", "decoupled weight decay on matrices", kind=float,
+                             minimum=0)
     # schedule
     lr_max: float = _f("schedule", "peak learning rate", kind=float, above=0)
     lr_min: float = _f("schedule", "learning rate at the last step", kind=float, minimum=0)
@@ -67,7 +70,8 @@ class Config:
                                      above=0, maximum=1)
     head_collapse_weight: float = _f("dead_units", "largest attention weight", kind=float,
                                      above=0, maximum=1)
-    head_query_fraction: float = _f("dead_units", "share of queries", kind=float, above=0, maximum=1)
+    head_query_fraction: float = _f("dead_units", "share of queries", kind=float, above=0,
+                                    maximum=1)
     head_ablation_nats: float = _f("dead_units", "probe-loss change in nats", kind=float, minimum=0)
     probe_examples: int = _f("dead_units", "examples in the probe batch", kind=int, minimum=1)
 

@@ -1,0 +1,181 @@
+"""The catalog loads, applies its breaks, and refuses every kind of typo with one clear line."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scenarios
+from scenarios import CatalogError, load_catalog
+from scenarios.config import FIELDS
+
+PACKAGED = Path(str(resources.files("scenarios")))
+
+
+def test_healthy_config_is_the_course_model():
+    config = scenarios.healthy_config()
+    assert (config.vocab_size, config.d_model, config.n_heads, config.n_layers, config.d_ff) == (
+        64, 64, 4, 2, 256)
+    assert config.head_size == 16
+    assert config.attention_mask == "causal"
+    assert config.init_scale == 1.0
+    assert config.lr_min == pytest.approx(config.lr_max / 10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.lr_max = 1.0  # type: ignore[misc]
+
+
+def test_the_lab_breaks_override_one_knob_each():
+    config = scenarios.healthy_config()
+    breaks = scenarios.breaks()
+    assert set(breaks) >= {"bad-init", "no-warmup", "broken-mask"}
+    assert breaks["bad-init"].apply(config).init_scale == 100
+    assert breaks["no-warmup"].apply(config).warmup_steps == 0
+    assert breaks["broken-mask"].apply(config).attention_mask == "full"
+    for brk in breaks.values():
+        changed = {f for f in FIELDS if getattr(brk.apply(config), f) != getattr(config, f)}
+        assert changed == set(brk.override)
+
+
+def test_breaks_have_both_languages():
+    for brk in scenarios.breaks().values():
+        for lang in ("en", "es"):
+            assert brk.title[lang] and brk.summary[lang] and brk.words[lang]
+            reveal = brk.reveal[lang]
+            assert reveal.changed and reveal.engine_differs and reveal.real_world
+            assert reveal.panels
+
+
+def test_replace_makes_a_broken_config():
+    broken = dataclasses.replace(scenarios.healthy_config(), attention_mask="full")
+    assert broken.attention_mask == "full"
+
+
+@pytest.fixture
+def catalog_dir(tmp_path):
+    root = tmp_path / "scenarios"
+    shutil.copytree(PACKAGED, root, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return root
+
+
+def test_a_copied_catalog_loads_and_edits_take_effect(catalog_dir):
+    path = catalog_dir / "healthy.toml"
+    path.write_text(path.read_text().replace("steps = 400", "steps = 123"))
+    assert load_catalog(catalog_dir).healthy.steps == 123
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"fixture text {old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("file", "old", "new", "message"), [
+    ("healthy.toml", "d_model = 64", "d_modle = 64",
+     "scenarios/healthy.toml: [model] d_modle: unknown key"),
+    ("healthy.toml", "lr_max = 2.5e-2", 'lr_max = "fast"',
+     "scenarios/healthy.toml: [schedule] lr_max: expected a number > 0 (peak learning rate), "
+     "got the text 'fast'"),
+    ("healthy.toml", "n_layers = 2", "n_layers = 2.5",
+     "scenarios/healthy.toml: [model] n_layers: expected a whole number >= 1 "
+     "(transformer blocks), got 2.5"),
+    ("healthy.toml", 'attention_mask = "causal"', 'attention_mask = "casual"',
+     'scenarios/healthy.toml: [attention] attention_mask: expected one of "causal", "full" '
+     "(which keys a query may see), got the text 'casual'"),
+    ("healthy.toml", "batch_size = 32", "batch_size = true",
+     "scenarios/healthy.toml: [training] batch_size: expected a whole number >= 1 "
+     "(sequences per batch), got the boolean true"),
+    ("healthy.toml", "[model]\n", "[model]\ninit_scale = 2.0\n",
+     "scenarios/healthy.toml: [model] init_scale: belongs in table [init]"),
+    ("healthy.toml", "[init]", "[initialisation]",
+     "scenarios/healthy.toml: [initialisation]: unknown table, expected one of model, init, "
+     "optimizer, schedule, clipping, training, attention, corpus, dead_units"),
+    ("healthy.toml", "warmup_steps = 20\n", "",
+     "scenarios/healthy.toml: [schedule] warmup_steps: missing"),
+    ("healthy.toml", "lr_min = 2.5e-3", "lr_min = 1.0",
+     "scenarios/healthy.toml: lr_min: expected at most lr_max (0.025), got 1"),
+    ("healthy.toml", "n_heads = 4", "n_heads = 5",
+     "scenarios/healthy.toml: d_model: expected a multiple of n_heads (5), got 64"),
+    ("healthy.toml", "[model]", "[model",
+     "scenarios/healthy.toml: malformed TOML: "),
+    ("breaks/bad-init.toml", "init_scale = 100.0", "init_scael = 100.0",
+     "scenarios/breaks/bad-init.toml: [override] init_scael: not a key of healthy.toml"),
+    ("breaks/bad-init.toml", "init_scale = 100.0", 'init_scale = "big"',
+     "scenarios/breaks/bad-init.toml: [override] init_scale: expected a number > 0 "
+     "(multiplier on the Xavier std), got the text 'big'"),
+    ("breaks/bad-init.toml", "init_scale = 100.0", "init_scale = 1.0",
+     "scenarios/breaks/bad-init.toml: [override]: changes nothing, every value equals "
+     "healthy.toml's"),
+    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "bad-init"',
+     "scenarios/breaks/no-warmup.toml: slug: 'bad-init' is already used by "
+     "scenarios/breaks/bad-init.toml"),
+    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "No Warmup"',
+     "scenarios/breaks/no-warmup.toml: slug: expected lowercase words joined by hyphens, "
+     "got 'No Warmup'"),
+    ("breaks/no-warmup.toml", 'es = "Sin warmup del learning rate"', "",
+     "scenarios/breaks/no-warmup.toml: [title] es: missing"),
+    ("breaks/no-warmup.toml", "[words]", "[wordz]",
+     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of slug, title, "
+     "summary, override, words, reveal"),
+    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
+     "scenarios/breaks/broken-mask.toml: [words] en: expected a list of non-empty phrases"),
+    ("breaks/broken-mask.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
+     "scenarios/breaks/broken-mask.toml: [reveal.es] panels.7: expected a panel number 1-6"),
+])
+def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new, message):
+    edit(catalog_dir / file, old, new)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(catalog_dir)
+    text = str(caught.value)
+    assert "\n" not in text
+    assert text.startswith(message), text
+
+
+def test_not_utf8_and_too_few_breaks(catalog_dir):
+    (catalog_dir / "breaks" / "bad-init.toml").write_bytes(b"\xff\xfe slug")
+    with pytest.raises(CatalogError, match=r"bad-init.toml: not UTF-8 text"):
+        load_catalog(catalog_dir)
+    (catalog_dir / "breaks" / "bad-init.toml").unlink()
+    with pytest.raises(CatalogError, match=r"breaks: expected at least 3 breaks, found 2"):
+        load_catalog(catalog_dir)
+
+
+def test_a_fourth_break_is_just_a_file(catalog_dir):
+    text = (catalog_dir / "breaks" / "no-warmup.toml").read_text(encoding="utf-8")
+    text = text.replace('slug = "no-warmup"', 'slug = "high-lr"').replace(
+        "warmup_steps = 0", "lr_max = 0.3")
+    (catalog_dir / "breaks" / "zz-high-lr.toml").write_text(text, encoding="utf-8")
+    catalog = load_catalog(catalog_dir)
+    assert list(catalog.breaks)[-1] == "high-lr"
+    assert catalog.breaks["high-lr"].apply(catalog.healthy).lr_max == 0.3
+
+
+toml_values = st.one_of(
+    st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8), st.booleans(), st.lists(st.integers(), max_size=3))
+
+
+@given(key=st.one_of(st.sampled_from(sorted(FIELDS)), st.text(min_size=1, max_size=12)),
+       value=toml_values)
+def test_random_overrides_load_or_are_refused_cleanly(key, value):
+    healthy = scenarios.healthy_config()
+    brk = dict(scenarios.breaks()["no-warmup"].__dict__)
+    data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
+            "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
+            "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
+                              "engine_differs": r.engine_differs, "real_world": r.real_world}
+                       for lang, r in brk["reveal"].items()}}
+    from scenarios.catalog import parse_break
+    try:
+        parsed = parse_break(data, "x.toml", healthy)
+    except CatalogError as err:
+        assert str(err).startswith("x.toml: ")
+        assert "\n" not in str(err)
+    else:
+        broken = parsed.apply(healthy)
+        assert getattr(broken, key) == value
