@@ -1,0 +1,111 @@
+"""The reveal: which break each ID held, explained with that run's own numbers.
+
+Writes `solutions/03-three-failures-ref.md` next to `experiments/` and marks the workspace as
+revealed. The texts come from the catalog (what was changed, what each panel shows and why,
+where this engine differs from the course, the real-world versions); the numbers come from the
+diagnostician reading the run's metrics against its reference. Opening the sealed key is
+`grading.seal`'s job; this module asks it with the secret it is given.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import scenarios
+from diagnose.diagnostician import Diagnosis, diagnose_run, figures, findings_for
+from diagnose.home import self_study_secret
+from diagnose.workspace import REFERENCE, Workspace, open_workspace
+from grading.seal import unseal
+
+WORDS = {
+    "en": {"title": "Solutions", "scenario": "scenario", "revealed": "Revealed on",
+           "id": "ID", "break": "break", "changed": "What was changed",
+           "showed": "What this run showed (its own numbers, against the reference)",
+           "panels": "How the panels show it, and why", "differs": "Where this engine "
+           "differs from the course's table", "real": "In real code",
+           "verdict": "The automatic diagnostician read it as"},
+    "es": {"title": "Soluciones", "scenario": "escenario", "revealed": "Revelado el",
+           "id": "ID", "break": "fallo", "changed": "Qué se cambió",
+           "showed": "Qué mostró esta ejecución (sus propios números, frente a la referencia)",
+           "panels": "Cómo lo muestran los paneles, y por qué", "differs": "En qué difiere "
+           "este motor de la tabla del curso", "real": "En código real",
+           "verdict": "El diagnosticador automático lo leyó como"},
+}
+
+
+def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[str, str]:
+    """ID -> slug, opened with `secret` (default: the self-study secret)."""
+    secret = secret if secret is not None else self_study_secret()
+    return unseal(workspace.sealed_text(), secret, workspace.code)
+
+
+def diagnoses(workspace: Workspace) -> dict[str, Diagnosis]:
+    """The diagnostician's verdict on every ID of the workspace."""
+    ref_header, reference = workspace.read_run(REFERENCE)
+    result = {}
+    for rid in workspace.ids:
+        _, records = workspace.read_run(rid)
+        result[rid] = diagnose_run(records, reference, ref_header)
+    return result
+
+
+def evidence(workspace: Workspace | Path, lang: str = "en",
+             assignment: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """Per ID, the panel lines that show its break with the run's numbers.
+
+    With `assignment`, the lines speak for the true break; without, for the break the run's
+    metrics point to (the same, whenever the dealer's check passed).
+    """
+    workspace = workspace if isinstance(workspace, Workspace) else open_workspace(workspace)
+    ref_header, reference = workspace.read_run(REFERENCE)
+    lines: dict[str, list[str]] = {}
+    for rid in workspace.ids:
+        _, records = workspace.read_run(rid)
+        slug = (assignment or {}).get(rid) or diagnose_run(records, reference, ref_header).slug
+        found = findings_for(slug, figures(records, reference, ref_header), ref_header)
+        lines[rid] = [f"Panel {f.panel}: {f.text[lang]}" for f in found]
+    return lines
+
+
+def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str = "en",
+                     now: datetime | None = None) -> str:
+    words = WORDS[lang]
+    catalog = scenarios.breaks()
+    verdicts = diagnoses(workspace)
+    numbers = evidence(workspace, lang, assignment)
+    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    out = [f"# {words['title']} — {words['scenario']} {workspace.code}", "",
+           f"{words['revealed']} {stamp}.", "",
+           f"| {words['id']} | {words['break']} |", "|---|---|"]
+    out += [f"| {rid} | {catalog[slug].title[lang]} (`{slug}`) |"
+            for rid, slug in assignment.items()]
+    for rid, slug in assignment.items():
+        brk = catalog[slug]
+        text = brk.reveal[lang]
+        verdict = verdicts[rid]
+        out += ["", f"## {rid} — {brk.title[lang]} (`{slug}`)", "",
+                f"**{words['changed']}.** {text.changed}", "", f"**{words['showed']}:**", ""]
+        out += [f"- {line}" for line in numbers[rid]]
+        out += ["", f"{words['verdict']} `{verdict.slug}` "
+                f"({verdict.confidence:.0%}).", "", f"**{words['panels']}:**", ""]
+        out += [f"- Panel {n}: {panel}" for n, panel in text.panels.items()]
+        out += ["", f"**{words['differs']}.** {text.engine_differs}", "",
+                f"**{words['real']}.** {text.real_world}"]
+    return "\n".join(out) + "\n"
+
+
+def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
+                    assignment: dict[str, str] | None = None, secret: bytes | None = None,
+                    by: str = "reveal") -> Path:
+    """Write the solutions file next to `experiments/` and mark the workspace revealed."""
+    workspace = workspace if isinstance(workspace, Workspace) else open_workspace(workspace)
+    assignment = assignment if assignment is not None else open_assignment(workspace, secret)
+    text = render_solutions(workspace, assignment, lang)
+    path = workspace.solutions_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    workspace.mark_revealed(by)
+    return path

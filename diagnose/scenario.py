@@ -1,0 +1,399 @@
+"""The scenario engine: deal breaks behind opaque IDs, train every run, write a sealed workspace.
+
+A scenario is a code and a secret; everything else follows from both: the permutation of the
+breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
+seed. `create_scenario` trains the reference and the runs in worker processes, streams each
+step to the caller, then writes the workspace (DESIGN §7) into a temporary folder and moves it
+into place, so an interruption leaves nothing half-written. It never writes anything that
+tells which break an ID holds: headers use the healthy config, files are written in ID order
+after every run has finished, and all of them get the same modification time.
+
+Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
+the reveal (`diagnose.reveal`) and the CLI's progress bars (`diagnose.cli`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import hmac
+import math
+import multiprocessing
+import os
+import queue as queue_module
+import secrets as secrets_module
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import scenarios
+from diagnose import __version__
+from diagnose.metrics import make_header, write_metrics
+from diagnose.workspace import (
+    DASHBOARD_FILE,
+    KEY_FILE,
+    METRICS_FILE,
+    REFERENCE,
+    SCENARIO_FILE,
+    Workspace,
+    is_workspace,
+    open_workspace,
+    scenario_json,
+)
+from grading.seal import seal
+
+ENGINE_VERSION = "1"
+LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
+CODE_MAX = 64
+REDEALS = 3
+
+OnStep = Callable[[str, dict[str, Any]], None]
+
+
+class ScenarioError(Exception):
+    """A scenario cannot be made as asked; one line saying why and what to do."""
+
+
+class Cancelled(Exception):  # noqa: N818 - it is an outcome, not a fault
+    """Training was stopped before the end; nothing was written."""
+
+
+# --- the deal: codes, permutation, seeds -------------------------------------------------
+
+def new_code() -> str:
+    """A fresh random code like `7KQ2-M9XF`."""
+    chars = [secrets_module.choice(CODE_ALPHABET) for _ in range(8)]
+    return "".join(chars[:4]) + "-" + "".join(chars[4:])
+
+
+def check_code(code: str) -> str:
+    """Instructors name their seeds as they like: any printable text of 1-64 characters."""
+    if not 1 <= len(code) <= CODE_MAX:
+        raise ScenarioError(f"scenario code must have 1 to {CODE_MAX} characters, "
+                            f"got {len(code)}")
+    if not code.isprintable() or code != code.strip():
+        raise ScenarioError(f"scenario code {code!r} must be printable text without leading "
+                            "or trailing spaces")
+    return code
+
+
+def _hmac_int(secret: bytes, *parts: str) -> int:
+    message = "\0".join(parts).encode("utf-8")
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest(), "big")
+
+
+def run_ids(count: int) -> list[str]:
+    return [f"{i:02d}" for i in range(1, count + 1)]
+
+
+def assignment(secret: bytes, code: str, slugs: Sequence[str]) -> dict[str, str]:
+    """ID -> break slug: the HMAC picks one of the n! orderings (bias below 2**-240)."""
+    pool = sorted(slugs)
+    index = _hmac_int(secret, "permutation", code) % math.factorial(len(pool))
+    order = []
+    for position in range(len(pool), 0, -1):  # the Lehmer code of `index`
+        pick, index = divmod(index, math.factorial(position - 1))
+        order.append(pool.pop(pick))
+    return dict(zip(run_ids(len(order)), order, strict=True))
+
+
+def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
+    return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
+
+
+def choose_breaks(requested: Sequence[str] | None) -> list[str]:
+    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them)."""
+    catalog = scenarios.breaks()
+    if requested is None:
+        wanted = list(LAB_BREAKS) if set(LAB_BREAKS) <= set(catalog) else list(catalog)
+    else:
+        wanted = list(dict.fromkeys(requested))
+        unknown = [slug for slug in wanted if slug not in catalog]
+        if unknown:
+            raise ScenarioError(f"unknown break {unknown[0]!r}; the catalog has "
+                                + ", ".join(catalog))
+    if not 3 <= len(wanted) <= 99:
+        raise ScenarioError(f"a scenario deals 3 or more breaks, got {len(wanted)}")
+    return wanted
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    run: str          # "reference" or an ID
+    config: scenarios.Config
+    seed: int
+
+
+def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
+              redeal: int = 0) -> tuple[dict[str, str], list[RunPlan]]:
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
+    deal = assignment(secret, code, slugs)
+    catalog = scenarios.breaks()
+    plans = [RunPlan(REFERENCE, healthy, training_seed(secret, code, REFERENCE, redeal))]
+    plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
+              for rid, slug in deal.items()]
+    return deal, plans
+
+
+# --- training in worker processes ---------------------------------------------------------
+
+def _train_worker(tasks: Any, out: Any, threads: int) -> None:
+    """A worker process: train each plan it is handed, sending every record to the parent."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)  # before numpy loads: small matrices, no oversubscription
+    try:
+        from diagnose.engine import train
+
+        while (task := tasks.get()) is not None:
+            label, config, seed = task
+            try:
+                for record in train(scenarios.Config(**config), seed):
+                    out.put(("step", label, record))
+            except Exception as err:  # noqa: BLE001 - reported to the parent as one line
+                out.put(("error", label, f"{type(err).__name__}: {err}"))
+            else:
+                out.put(("done", label, None))
+    except KeyboardInterrupt:
+        pass  # Ctrl-C reaches the whole process group; the parent cleans up
+
+
+class TrainingPool:
+    """`jobs` worker processes that train runs and stream their steps back.
+
+    Processes, not threads: the caller (the TUI) stays responsive and each run gets a core.
+    The workers live as long as the pool, so dealing a class pays their start-up once.
+    """
+
+    def __init__(self, jobs: int = 2) -> None:
+        if jobs < 1:
+            raise ScenarioError(f"--jobs must be at least 1, got {jobs}")
+        self.jobs = jobs
+        context = multiprocessing.get_context("spawn")  # never fork a threaded parent (Textual)
+        self._tasks = context.Queue()
+        self._inbox = context.Queue()
+        threads = max(1, (os.cpu_count() or 1) // jobs)
+        self._workers = [context.Process(target=_train_worker, daemon=True,
+                                         args=(self._tasks, self._inbox, threads),
+                                         name=f"diagnose-train-{i}") for i in range(jobs)]
+        for worker in self._workers:
+            worker.start()
+
+    def __enter__(self) -> TrainingPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(graceful=exc[0] is None)
+
+    def close(self, graceful: bool = True) -> None:
+        if graceful:
+            for _ in self._workers:
+                self._tasks.put(None)
+        for worker in self._workers:
+            if graceful:
+                worker.join(timeout=10)
+            if worker.is_alive():
+                worker.terminate()
+            worker.join(timeout=5)
+        for q in (self._tasks, self._inbox):
+            q.cancel_join_thread()
+            q.close()
+
+    def run(self, plans: Sequence[RunPlan], *, on_step: OnStep | None = None,
+            should_stop: Callable[[], bool] | None = None,
+            prefix: str = "") -> dict[str, list[dict[str, Any]]]:
+        """Train `plans` to the end; records by run. Raises Cancelled or ScenarioError."""
+        records: dict[str, list[dict[str, Any]]] = {plan.run: [] for plan in plans}
+        for plan in plans:
+            self._tasks.put((prefix + plan.run, dataclasses.asdict(plan.config), plan.seed))
+        finished: set[str] = set()
+        while len(finished) < len(plans):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            try:
+                kind, label, payload = self._inbox.get(timeout=0.1)
+            except queue_module.Empty:
+                dead = [w for w in self._workers if not w.is_alive()]
+                if dead:
+                    raise ScenarioError(f"a training process stopped unexpectedly (exit code "
+                                        f"{dead[0].exitcode})") from None
+                continue
+            run = label.removeprefix(prefix)
+            if kind == "step":
+                records[run].append(payload)
+                if on_step is not None:
+                    on_step(label, payload)
+            elif kind == "done":
+                finished.add(run)
+            else:
+                raise ScenarioError(f"training of run {label} failed: {payload}")
+        return records
+
+
+# --- writing the workspace -----------------------------------------------------------------
+
+@contextlib.contextmanager
+def workspace_lock(target: Path) -> Iterator[None]:
+    """One writer per workspace: a second `diagnose new` on the same folder is refused."""
+    lock_path = target.parent / f".{target.name}.lock"
+    try:
+        handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+    except OSError as err:
+        raise ScenarioError(f"{target.parent}: cannot write here ({err.strerror or err})") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ScenarioError(f"{target}: another diagnose is writing this scenario right "
+                                "now; wait for it to finish") from None
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock_path.unlink()
+        handle.close()
+
+
+def check_target(target: Path, force: bool) -> None:
+    """Refuse a folder we must not write: a file, someone else's folder, a scenario (no --force)."""
+    if target.exists() and not target.is_dir():
+        raise ScenarioError(f"{target}: exists and is not a directory")
+    if target.is_dir():
+        if is_workspace(target):
+            if not force:
+                raise ScenarioError(f"{target}: a scenario is already here; use --force to "
+                                    "replace it, or --dir to make one elsewhere")
+        elif any(target.iterdir()):
+            raise ScenarioError(f"{target}: holds other files, not a scenario; choose an empty "
+                                "or new folder with --dir")
+    parent = target.parent
+    existing = next((p for p in [parent, *parent.parents] if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise ScenarioError(f"{parent}: not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ScenarioError(f"{existing}: not writable")
+
+
+def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: dict[str, str],
+                    records: dict[str, list[dict[str, Any]]], steps: int,
+                    lang: str = "en") -> Workspace:
+    """Write every file into a temp folder beside `target`, then move it into place."""
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
+    from diagnose.engine import run_header_fields  # numpy: only once training is done
+
+    fields = run_header_fields(healthy)
+    ids = list(deal)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
+                                    dir=target.parent))
+    try:
+        headers = {run: make_header(run=run, **fields) for run in (REFERENCE, *ids)}
+        for run in (REFERENCE, *ids):  # in ID order, after every run finished
+            (staging / run).mkdir()
+            write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
+        _write_dashboards(staging, code, headers, records, lang)
+        (staging / SCENARIO_FILE).write_text(
+            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key),
+            encoding="utf-8")
+        (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
+        _same_mtime(staging)
+        _move_into_place(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return open_workspace(target)
+
+
+def _write_dashboards(root: Path, code: str, headers: dict[str, dict[str, Any]],
+                      records: dict[str, list[dict[str, Any]]], lang: str) -> None:
+    try:
+        from diagnose.dashboard import write_dashboard
+    except ImportError:  # the HTML dashboards are optional until that module exists
+        return
+    reference = (headers[REFERENCE], records[REFERENCE])
+    for run in headers:
+        write_dashboard(root / run / DASHBOARD_FILE, headers[run], records[run],
+                        reference=None if run == REFERENCE else reference, lang=lang, code=code)
+
+
+def _same_mtime(root: Path) -> None:
+    """Every file and folder gets one timestamp: mtimes must not hint at which run is which."""
+    stamp = time.time()
+    for path in sorted(root.rglob("*"), reverse=True):
+        os.utime(path, (stamp, stamp))
+    os.utime(root, (stamp, stamp))
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    retired = target.with_name(f".{target.name}.old-{os.getpid()}")
+    os.replace(target, retired)  # --force: the old scenario goes only once the new one is in
+    try:
+        os.replace(staging, target)
+    except OSError:
+        os.replace(retired, target)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+# --- the whole recipe ------------------------------------------------------------------------
+
+Verdict = Callable[[dict[str, list[dict[str, Any]]], dict[str, str]], bool]
+
+
+def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
+                    code: str | None = None, steps: int | None = None, jobs: int = 2,
+                    force: bool = False, breaks: Sequence[str] | None = None,
+                    lang: str = "en", on_step: OnStep | None = None,
+                    should_stop: Callable[[], bool] | None = None,
+                    on_redeal: Callable[[str], None] | None = None,
+                    pool: TrainingPool | None = None, prefix: str = "") -> Workspace:
+    """Deal, train and write one scenario into `target`; see the module docstring."""
+    target = Path(target)
+    code = check_code(code) if code is not None else new_code()
+    default_steps = scenarios.healthy_config().steps
+    steps = default_steps if steps is None else steps
+    if steps < 1:
+        raise ScenarioError(f"--steps must be at least 1, got {steps}")
+    slugs = choose_breaks(breaks)
+    check_target(target, force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with workspace_lock(target):
+        check_target(target, force)  # again, now that we hold the lock
+        verdict = _verdict() if steps == default_steps else None
+        own_pool = pool is None
+        pool = pool or TrainingPool(min(jobs, len(slugs) + 1))
+        try:
+            for redeal in range(REDEALS):
+                deal, plans = plan_runs(secret, code, slugs, steps, redeal)
+                records = pool.run(plans, on_step=on_step, should_stop=should_stop,
+                                   prefix=prefix)
+                if verdict is None or verdict(records, deal):
+                    break
+                if on_redeal is not None:
+                    on_redeal(f"scenario {code}: the runs could not be told apart from their "
+                              f"metrics (deal {redeal + 1}); training again with fresh seeds")
+        except BaseException:
+            if own_pool:
+                pool.close(graceful=False)
+            raise
+        if own_pool:
+            pool.close()
+        return write_workspace(target, code=code, secret=secret, key=key, deal=deal,
+                               records=records, steps=steps, lang=lang)
+
+
+def _verdict() -> Verdict | None:
+    """The automatic diagnostician's check that every run shows its break, if it exists."""
+    try:
+        from diagnose.diagnostician import runs_distinguishable
+    except ImportError:
+        return None
+    return runs_distinguishable
