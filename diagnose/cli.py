@@ -253,5 +253,278 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
                f"manifest: {out / classroom.MANIFEST}")
 
 
+def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse a malformed --steps before any file is read (its range is checked later)."""
+    from diagnose.show import StepsError, parse_steps
+
+    try:
+        parse_steps(value)
+    except StepsError as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
+@cli.command()
+@click.argument("run_id", metavar="ID")
+@DIR_OPTION
+@click.option("--steps", metavar="A:B", callback=_steps_syntax,
+              help="Only steps A to B-1, like a slice: 0:50 is the first fifty; 300: and :20 "
+                   "leave an end open.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the panel titles.")
+def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
+    """Print the six panels of one run: a sparkline per series with first/last/min/max.
+
+    ID is 01, 02, 03 or reference (also ref). NaN/inf is marked with the step it started.
+    Piped into a file or another program, the output is plain text without colours.
+
+    \b
+    Example:
+      diagnose show 01
+      diagnose show reference --steps 0:50 --lang es | less
+    """
+    from diagnose.show import ShowError, StepsError, show_run
+    from diagnose.workspace import WorkspaceError
+
+    try:
+        show_run(directory, run_id, steps=steps, lang=lang)
+    except (ShowError, WorkspaceError) as err:
+        raise click.ClickException(str(err)) from None
+    except StepsError as err:
+        raise click.BadParameter(str(err), param_hint="'--steps'") from None
+
+
+GRADE_STYLES = {"title": {"bold": True}, "right": {"fg": "green", "bold": True},
+                "wrong": {"fg": "red", "bold": True}, "score": {"bold": True},
+                "note": {"fg": "yellow"}}
+
+
+def _grade_style(text: str, role: str) -> str:
+    return click.style(text, **GRADE_STYLES.get(role, {}))
+
+
+def _grade_evidence(workspace: Path, lang: str, secret: bytes) -> dict[str, list[str]] | None:
+    """Each run's own numbers for the feedback of a miss, from the diagnostician."""
+    from diagnose.reveal import evidence
+    from grading.grade import open_key, read_scenario
+
+    try:
+        assignment = open_key(read_scenario(workspace), secret)
+        return evidence(workspace, lang, assignment)
+    except Exception:  # the numbers are a hint: no problem of the metrics stops a grade
+        return None
+
+
+def _grade_reveal(workspace: Path, lang: str, secret: bytes) -> Path | None:
+    """Self-study grading shows the truth, so it reveals, like `diagnose reveal`."""
+    from diagnose.reveal import write_solutions
+    from diagnose.workspace import WorkspaceError, open_workspace
+    from grading.seal import SealError
+
+    try:
+        return write_solutions(workspace, lang, secret=secret, by="grade")
+    except (WorkspaceError, SealError, OSError) as err:
+        click.echo(f"Warning: solutions not written ({err})", err=True)
+    try:
+        open_workspace(workspace).mark_revealed("grade")
+    except (WorkspaceError, OSError) as err:
+        click.echo(f"Warning: the reveal was not recorded ({err})", err=True)
+    return None
+
+
+def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
+               lang: str, as_json: bool) -> None:
+    import json
+
+    import grading
+    from diagnose.home import self_study_secret
+
+    reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
+    found = directory or grading.find_scenario(file)
+    if check:
+        scenario = grading.read_scenario(found) if found else None
+        result = grading.check_file(file, scenario and scenario.code,
+                            scenario.ids if scenario else ("01", "02", "03"), lang=lang)
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
+                   else result.render(_grade_style))
+        return
+    if found is None:
+        raise click.ClickException(f"no scenario found next to {file} or in "
+                                   f"{grading.DEFAULT_DIR}; pass --dir")
+    scenario = grading.read_scenario(found)
+    if key_file is not None:
+        secret = grading.read_key_file(key_file)
+    elif scenario.key == "instructor":
+        raise click.ClickException(
+            f"{found}: this scenario was dealt by an instructor and only their key opens it; "
+            f"check your file with `diagnose grade {file} --check` and hand it in")
+    else:
+        secret = self_study_secret()
+    report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
+                           evidence=_grade_evidence(found, lang, secret))
+    solutions = None
+    if key_file is None:
+        solutions = _grade_reveal(found, lang, secret)
+    if as_json:
+        click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
+                              ensure_ascii=False, indent=2))
+        return
+    click.echo(report.render(_grade_style))
+    if solutions:
+        click.echo(f"Solutions: {solutions}")
+
+
+def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
+                 as_json: bool, gradebook: Path | None, gradescope: Path | None) -> None:
+    import json
+
+    import grading
+
+    secret = grading.read_key_file(key_file)
+    graded = grading.grade_bundles(files, bundles, secret, lang=lang,
+                           evidence=lambda workspace: _grade_evidence(workspace, lang, secret))
+    rows = grading.gradebook_rows(bundles, secret) if gradebook or gradescope else []
+    written: list[Path] = []
+    try:
+        if gradebook:
+            grading.write_gradebook(rows, gradebook)
+        if gradescope:
+            written = grading.write_gradescope(rows, graded, gradescope, lang)
+    except OSError as err:
+        raise click.ClickException(f"{err.filename}: cannot be written "
+                                   f"({err.strerror or err})") from None
+    if as_json:
+        click.echo(json.dumps({
+            "graded": [{"file": g.file, "student": g.student,
+                        **(g.report.to_json() if g.report else {"error": g.error})}
+                       for g in graded],
+            "gradebook": gradebook and str(gradebook),
+            "gradescope": [str(p) for p in written]}, ensure_ascii=False, indent=2))
+    else:
+        width = max(len(g.student or "") for g in graded)
+        for g in graded:
+            if g.report:
+                r = g.report
+                click.echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
+                           f"({r.standing})")
+            else:
+                click.echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
+                           f"{g.error}")
+        if gradebook:
+            click.echo(f"Gradebook: {gradebook} ({len(rows)} students)")
+        if gradescope:
+            click.echo(f"Gradescope: {len(written)} results.json in {gradescope}")
+    failed = sum(g.report is None for g in graded)
+    if failed:
+        raise click.ClickException(f"{failed} of {len(graded)} files could not be graded")
+
+
+@cli.command()
+@click.argument("files", metavar="FILE...", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--dir", "directory", type=click.Path(path_type=Path), default=None,
+              help="The scenario to grade against. Default: the one next to FILE (its folder "
+                   "or its experiments/19-break-it), else experiments/19-break-it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the feedback.")
+@click.option("--check", is_flag=True,
+              help="Only say how FILE reads, without the key: no score, nothing recorded.")
+@click.option("--key", "key_file", type=click.Path(path_type=Path),
+              help="Instructor: your key file (from `diagnose keygen`).")
+@click.option("--bundles", type=click.Path(path_type=Path),
+              help="Instructor: the folder `diagnose deal` wrote; each FILE is graded into its "
+                   "student's bundle, matched by its scenario comment or its name.")
+@click.option("--gradebook", type=click.Path(path_type=Path),
+              help="With --bundles: write the class's grades to this CSV file.")
+@click.option("--gradescope", type=click.Path(path_type=Path), metavar="DIR",
+              help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
+          check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
+          gradescope: Path | None) -> None:
+    """Grade a diagnoses file against its scenario's sealed answer key.
+
+    Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
+    the panels (and this run's numbers) that would have shown it; then the score. The first
+    grading of a scenario is the one that counts. In self-study, grading also reveals the
+    solutions. Exit 0 when graded, whatever the score; 1 for a problem to fix; 2 for bad usage.
+
+    \b
+    Examples:
+      diagnose grade borja-diagnoses.md
+      diagnose grade borja-diagnoses.md --check      # how it reads, no key needed
+      diagnose grade borja-diagnoses.md --lang es --json
+      diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
+      diagnose grade --key course.key --bundles bundles submissions/*.md \\
+          --gradebook grades.csv --gradescope gradescope/
+    """
+    from diagnose.home import HomeError
+    from grading import GradeError, SealError
+    from scenarios import CatalogError
+
+    if not files:
+        raise click.UsageError("Missing argument 'FILE...'.")
+    if bundles is not None and key_file is None:
+        raise click.UsageError("--bundles needs --key (the instructor's key file).")
+    if bundles is not None and (directory is not None or check):
+        raise click.UsageError("--bundles finds each file's bundle: it takes no --dir or "
+                               "--check.")
+    if (gradebook or gradescope) and bundles is None:
+        raise click.UsageError("--gradebook and --gradescope go with --bundles.")
+    if len(files) > 1 and bundles is None:
+        raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
+    try:
+        if bundles is not None:
+            _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
+        else:
+            _grade_one(files[0], directory, key_file, check, lang, as_json)
+    except (GradeError, SealError, HomeError, CatalogError) as err:
+        raise click.ClickException(str(err)) from None
+
+
+@cli.command()
+@DIR_OPTION
+@click.option("--seed", "code", metavar="CODE",
+              help="Code of the scenario to make when --dir holds none (default: a fresh "
+                   "random code).")
+@click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the screen and of the diagnoses file.")
+def play(directory: Path, code: str | None, name: str | None, lang: str) -> None:
+    """Play: read each run's six panels, diagnose 01 02 03, save and grade, in the terminal.
+
+    With a scenario in --dir (your own, or an instructor's bundle) it opens at once; with none
+    it makes a fresh one there and the runs train live on screen. Your diagnoses are kept as a
+    draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
+    experiments/ (else in the current directory), g grades it, ? explains every panel.
+
+    \b
+    Example:
+      diagnose play
+      diagnose play --dir bundle-ana --name "Ana García" --lang es
+    """
+    from diagnose.scenario import ScenarioError, check_code, check_target
+    from diagnose.workspace import WorkspaceError, is_workspace, open_workspace
+
+    try:
+        if is_workspace(directory):
+            found = open_workspace(directory).code
+            if code is not None and code != found:
+                raise click.ClickException(
+                    f"{directory}: holds scenario {found}, not {code}; choose another --dir "
+                    f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
+        else:
+            check_target(directory, force=False)
+            if code is not None:
+                check_code(code)
+        from diagnose.tui.app import PlayApp
+
+        app = PlayApp(directory, code=code, name=name, lang=lang)
+    except (WorkspaceError, ScenarioError) as err:
+        raise click.ClickException(str(err)) from None
+    app.run()
+    if app.error:
+        raise click.ClickException(app.error)
+
+
 def main() -> None:
     cli(prog_name="diagnose")

@@ -1,0 +1,208 @@
+"""A run's `dashboard.html`: the six panels as one self-contained page (DESIGN §4, §7).
+
+    html = render_dashboard(header, records, reference=ref_records, lang="es", code="7KQ2-M9XF")
+    write_dashboard(workspace.dashboard_path("01"), header, records, reference=ref_records)
+
+The page is inline SVG: two charts per panel, the whole run and a zoom on its first eighth,
+drawn by `plot.panel_svg` from the shared specs in `diagnose.panels`; a legend per panel that
+doubles as a readout; checkboxes that hide the reference run's faint curves and swap in the
+zoomed charts; and a small inline script (`dashboard.js`) that moves a step cursor across every
+panel on hover. Without the script the page still shows everything but the readout. The
+stylesheet and the script ship beside this module and are inlined: the page loads nothing,
+links nothing and opens offline.
+
+Left out on purpose: anything that tells runs apart besides their data. The pages of 01, 02 and
+03 are built by the same code path with the same words, ids and classes in the same order; the
+scenario's breaks are never consulted here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, RunData, panel_svg
+from diagnose.panels import Panel, Series, format_number, guide_values, panels_for, summarize
+
+__all__ = ["render_dashboard", "write_dashboard"]
+
+Record = dict[str, Any]
+
+WORDS = {
+    "en": {"run": "Run {run}", "reference_run": "Reference run", "scenario": "scenario {code}",
+           "show_reference": "show the reference run (faint curves)",
+           "zoom": "zoom into steps 0–{last}",
+           "hint": "Legends show the last step. Hover a chart to read every panel at one step.",
+           "step": "step", "steps": "steps", "params": "parameters", "eval": "eval every",
+           "floor": "entropy floor", "nats": "nats", "reference": "ref",
+           "nonfinite": "NaN/inf from step {step}: {names}",
+           "foot": "Written by diagnose {version}. Opens offline; nothing is loaded."},
+    "es": {"run": "Ejecución {run}", "reference_run": "Ejecución de referencia",
+           "scenario": "escenario {code}",
+           "show_reference": "mostrar la ejecución de referencia (curvas tenues)",
+           "zoom": "ampliar los pasos 0–{last}",
+           "hint": "Las leyendas muestran el último paso. Pasa el ratón por un gráfico para "
+                   "leer todos los paneles en un mismo paso.",
+           "step": "paso", "steps": "pasos", "params": "parámetros", "eval": "evaluación cada",
+           "floor": "suelo de entropía", "nats": "nats", "reference": "ref",
+           "nonfinite": "NaN/inf desde el paso {step}: {names}",
+           "foot": "Generado por diagnose {version}. Funciona sin conexión; no carga nada."},
+}
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _json_value(value: float | None) -> float | str | None:
+    """4 significant digits keep the page small; the hover readout shows no more."""
+    if value is None:
+        return None
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return float(f"{value:.4g}")
+
+
+def _reference_records(reference: Any) -> list[Record] | None:
+    """Accept the reference as its records or as the (header, records) pair read_metrics gives."""
+    if reference is None:
+        return None
+    if (isinstance(reference, tuple) and len(reference) == 2
+            and isinstance(reference[0], dict)):
+        return list(reference[1])
+    return list(reference)
+
+
+def _legend(panel: Panel, lang: str, run: list[list[float | None]],
+            ref: list[list[float | None]] | None) -> str:
+    items = []
+    for i, (series, values) in enumerate(zip(panel.series, run, strict=True)):
+        last = series.format(summarize(values).last)
+        ref_last = (f'{WORDS[lang]["reference"]} {series.format(summarize(ref[i]).last)}'
+                    if ref else "")
+        items.append(
+            f'<li><svg class="swatch" viewBox="0 0 24 8"><line class="line g{series.group} '
+            f'v{series.variant}" x1="0" y1="4" x2="24" y2="4"/></svg>'
+            f"<span>{escape(series.label_in(lang))}</span> "
+            f'<b class="val" data-i="{i}">{escape(last)}</b>'
+            + (f' <i class="refval" data-i="{i}">{escape(ref_last)}</i>' if ref else "")
+            + "</li>")
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _nonfinite_note(panel: Panel, lang: str, steps: list[int],
+                    run: list[list[float | None]]) -> str:
+    starts: dict[int, list[str]] = {}
+    for series, values in zip(panel.series, run, strict=True):
+        at = summarize(values).nonfinite_at
+        if at is not None:
+            starts.setdefault(steps[at], []).append(series.label_in(lang))
+    lines = [WORDS[lang]["nonfinite"].format(step=step, names=", ".join(names))
+             for step, names in sorted(starts.items())]
+    return f'<p class="alarm-note">{"<br>".join(escape(line) for line in lines)}</p>'
+
+
+def _series_format(series: Series) -> dict[str, Any]:
+    return {"total": series.total, "unit": series.unit}
+
+
+def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
+                     reference: Any = None, lang: str = "en", code: str | None = None,
+                     title: str | None = None) -> str:
+    """The dashboard page of one run as an HTML string.
+
+    `header`, `records`: as `diagnose.metrics.read_metrics` returns them. `reference`: the
+    reference run's records (or its (header, records) pair), drawn faintly beneath; None for
+    the reference's own page. `code`: the scenario code shown under the title. `title`: replaces
+    the default heading ("Run 01"). `lang`: "en" or "es".
+    """
+    from diagnose import __version__
+
+    if lang not in WORDS:
+        raise ValueError(f"lang: expected one of {', '.join(WORDS)}, got {lang!r}")
+    words = WORDS[lang]
+    records = list(records)
+    ref_records = _reference_records(reference)
+    panels = panels_for(records or ref_records or [])
+    steps = [r["step"] for r in records]
+    ref_steps = [r["step"] for r in ref_records] if ref_records is not None else []
+    run_id = str(header.get("run", ""))
+    heading = title or (words["reference_run"] if run_id == "reference"
+                        else words["run"].format(run=run_id))
+
+    # The zoomed charts show the first eighth of the run (at least 10 steps), where a
+    # schedule or an init shows itself and the whole-run charts give it a few pixels.
+    last_step = max([*steps[-1:], *ref_steps[-1:]], default=0)
+    zoom_last = min(last_step, max(10, last_step // 8))
+    sections, data = [], []
+    for panel in panels:
+        run = [s.values(records) for s in panel.series]
+        ref = [s.values(ref_records) for s in panel.series] if ref_records is not None else None
+        run_data = RunData(steps, run)
+        ref_data = RunData(ref_steps, ref) if ref else None
+        guides = guide_values(panel, header)
+        svg = "".join(
+            panel_svg(panel, lang, run_data if upto is None else run_data.upto(upto),
+                      ref_data if ref_data is None or upto is None else ref_data.upto(upto),
+                      guides, words["step"], view)
+            for view, upto in (("whole", None), ("zoom", zoom_last)))
+        sections.append(
+            f'<section class="panel" id="panel-{panel.number}">'
+            f"<h2>{escape(panel.title_in(lang))}"
+            f'<span class="scale">{"log" if panel.log else "lin"}</span></h2>'
+            f"{svg}{_legend(panel, lang, run, ref)}{_nonfinite_note(panel, lang, steps, run)}"
+            f"</section>")
+        data.append({"series": [_series_format(s) for s in panel.series],
+                     "run": [[_json_value(v) for v in vals] for vals in run],
+                     "ref": [[_json_value(v) for v in vals] for vals in ref] if ref else None})
+
+    meta = [f"{header.get('steps', len(records))} {words['steps']}",
+            f"{header.get('params', 0):,} {words['params']}",
+            f"{words['eval']} {header.get('eval_every', '?')} {words['steps']}",
+            f"lr_max {format_number(header['lr_max']) if 'lr_max' in header else '?'}",
+            f"{words['floor']} {header.get('entropy_floor', 0):.3f} {words['nats']}"]
+    payload = {"first": steps[0] if steps else 0, "refFirst": ref_steps[0] if ref_steps else 0,
+               "left": LEFT, "right": RIGHT, "width": WIDTH,
+               "step": words["step"], "reference": words["reference"], "panels": data}
+    toggles = (f'<label class="toggle"><input type="checkbox" id="show-reference" checked> '
+               f'{escape(words["show_reference"])}</label>' if ref_records is not None else "")
+    toggles += (f'<label class="toggle"><input type="checkbox" id="zoom-first"> '
+                f'{escape(words["zoom"].format(last=zoom_last))}</label>')
+    # `<` never occurs in the numbers, so the JSON cannot close its script element early.
+    payload_json = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+        # No initial-scale in the viewport (browsers default to it): those letters hold a
+        # break word, and a student searching the page source must find none.
+        '<meta name="viewport" content="width=device-width">\n'
+        f"<title>{escape(heading)} · diagnose</title>\n<style>{_asset('dashboard.css')}</style>\n"
+        f"</head>\n<body>\n<header>\n<h1>{escape(heading)}</h1>\n"
+        + (f'<p class="code">{escape(words["scenario"].format(code=code))}</p>\n' if code else "")
+        + f'<p class="meta">{escape(" · ".join(meta))}</p>\n'
+        f'<div class="bar">{toggles}<span class="hint">{escape(words["hint"])}</span>'
+        f'<span class="at" id="cursor-step"></span></div>\n</header>\n'
+        f'<main class="panels">\n' + "\n".join(sections) + "\n</main>\n"
+        f'<footer>{escape(words["foot"].format(version=__version__))}</footer>\n'
+        f'<script type="application/json" id="dashboard-data">{payload_json}</script>\n'
+        f"<script>{_asset('dashboard.js')}</script>\n</body>\n</html>\n")
+
+
+def write_dashboard(path: Path | str, header: dict[str, Any], records: Sequence[Record], *,
+                    reference: Any = None, lang: str = "en", code: str | None = None,
+                    title: str | None = None) -> Path:
+    """Write `render_dashboard(...)` to `path` atomically (temp file, then rename)."""
+    path = Path(path)
+    text = render_dashboard(header, records, reference=reference, lang=lang, code=code,
+                            title=title)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8", newline="\n")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,311 @@
+"""The six dashboard panels of DESIGN §4 as data: what each draws, in which words, on which scale.
+
+One definition serves every view of a run (the HTML dashboard, `diagnose show`, the TUI): a
+`Panel` has a number, titles and an axis label in English and Spanish, a log or linear y axis,
+its `Series` (how to read each one from a metrics record) and its `Guide` lines (the entropy
+floor, the clip threshold). Helpers turn records into plain value lists and format numbers the
+same way everywhere.
+
+Left out on purpose: colours, widths, markup, terminal styles. A series only says which colour
+*family* (`group`) and which line style within it (`variant`) it belongs to; each view maps
+those to its own palette. Nothing here depends on which break a run holds: every run gets the
+same panels, the same series and the same words. stdlib only (plus the catalog, for the sizes
+of the model).
+
+Value conventions: a series' values are aligned with the records; `None` means "not measured
+at this step" (val loss and dead units are measured every `eval_every` steps); NaN and ±inf
+are kept, they are data (a diverging run keeps its steps).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Record = dict[str, Any]
+Text = dict[str, str]  # {"en": ..., "es": ...}
+
+# The weight matrices of one block, in the order the forward pass meets them; their colour
+# family in Panel 5 is their position here (+1: the embedding is family 0).
+BLOCK_MATRICES = ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a panel."""
+
+    key: str                                   # stable id, e.g. "grad_norm_preclip"
+    label: Text
+    read: Callable[[Record], float | None]     # the value at one step (None: not measured)
+    group: int = 0                             # colour family
+    variant: int = 0                           # line style within the family (0 solid)
+    sparse: bool = False                       # measured every eval_every steps only
+    total: int | None = None                   # a count out of `total`, drawn as a percentage
+    unit: str = ""                             # appended when formatting ("%")
+
+    def values(self, records: Sequence[Record]) -> list[float | None]:
+        return [self.read(r) for r in records]
+
+    def plotted(self, value: float) -> float:
+        """The value on the panel's y axis (a count out of `total` becomes a percentage)."""
+        return value * 100.0 / self.total if self.total else value
+
+    def format(self, value: float | None) -> str:
+        """One value as the views print it: "0.3412", "1.23e+4", "NaN", "2/8", "6.25%"."""
+        if value is None:
+            return "–"
+        if self.total and math.isfinite(value):
+            return f"{value:g}/{self.total}"
+        return format_number(value) + (self.unit if math.isfinite(value) else "")
+
+    def label_in(self, lang: str) -> str:
+        return self.label[lang]
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A horizontal reference line drawn across a panel, its value taken from the header."""
+
+    key: str
+    label: Text
+    read: Callable[[dict[str, Any]], float | None]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One of the six panels: its series share one y axis, log or linear."""
+
+    number: int                                # 1-6, as DESIGN §4 and the reveal number them
+    key: str                                   # stable id: loss, lr, grad, act, spectral, dead
+    title: Text
+    y_label: Text
+    log: bool
+    series: tuple[Series, ...]
+    guides: tuple[Guide, ...] = ()
+    # Values a linear axis always spans, so that small counts do not fill the panel.
+    y_include: tuple[float, ...] = ()
+
+    def title_in(self, lang: str) -> str:
+        return f"{self.number} · {self.title[lang]}"
+
+
+def format_number(value: float) -> str:
+    """4 significant digits, scientific outside [1e-3, 1e4); NaN and ±inf spelled out."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    size = abs(value)
+    if size and (size >= 1e4 or size < 1e-3):
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{mantissa}e{int(exponent):+d}"
+    return f"{value:.4g}"
+
+
+def finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def first_nonfinite(values: Sequence[float | None]) -> int | None:
+    """The index of the first NaN or ±inf value, or None if every measured value is finite."""
+    for index, value in enumerate(values):
+        if value is not None and not math.isfinite(value):
+            return index
+    return None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a view prints next to a series: its first and last measured values, its finite
+    extremes, and where it first stopped being finite (an index into the values)."""
+
+    first: float | None
+    last: float | None
+    low: float | None
+    high: float | None
+    nonfinite_at: int | None
+
+
+def summarize(values: Sequence[float | None]) -> Summary:
+    measured = [v for v in values if v is not None]
+    finite_values = [v for v in measured if math.isfinite(v)]
+    return Summary(first=measured[0] if measured else None,
+                   last=measured[-1] if measured else None,
+                   low=min(finite_values) if finite_values else None,
+                   high=max(finite_values) if finite_values else None,
+                   nonfinite_at=first_nonfinite(values))
+
+
+def _item(key: str) -> Callable[[Record], float | None]:
+    return lambda record: record[key]
+
+
+def _at(key: str, index: int) -> Callable[[Record], float | None]:
+    return lambda record: record[key][index]
+
+
+def _spectral(name: str) -> Callable[[Record], float | None]:
+    return lambda record: record["spectral_norm"].get(name)
+
+
+def _percent(key: str) -> Callable[[Record], float | None]:
+    return lambda record: None if record[key] is None else record[key] * 100.0
+
+
+def _both(en: str, es: str | None = None) -> Text:
+    return {"en": en, "es": en if es is None else es}
+
+
+@functools.lru_cache(maxsize=8)
+def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[Panel, ...]:
+    """The six panels for a model of `n_layers` blocks with that many heads and MLP neurons."""
+    acts = tuple(
+        Series(f"act.{i}", {"en": f"residual after block h.{i}",
+                            "es": f"residual tras el bloque h.{i}"}, _at("act_mean_abs", i),
+               group=i)
+        for i in range(n_layers))
+    acts += (Series("act.ln_f", {"en": "final LN output (ln_f)",
+                                 "es": "salida de la LN final (ln_f)"},
+                    _at("act_mean_abs", n_layers), group=n_layers),)
+    spectral = (Series("wte", _both("wte (embedding = LM head)", "wte (embedding = cabeza LM)"),
+                       _spectral("wte")),)
+    spectral += tuple(
+        Series(f"h.{i}.{m}", _both(f"h.{i}.{m}"), _spectral(f"h.{i}.{m}.weight"),
+               group=1 + j, variant=i)
+        for i in range(n_layers) for j, m in enumerate(BLOCK_MATRICES))
+    return (
+        Panel(1, "loss", _both("Loss", "Pérdida"), _both("loss (nats)", "pérdida (nats)"), True,
+              (Series("train_loss", _both("train", "entrenamiento"), _item("train_loss")),
+               Series("val_loss", _both("validation", "validación"), _item("val_loss"),
+                      group=1, sparse=True)),
+              (Guide("entropy_floor", _both("entropy floor", "suelo de entropía"),
+                     _item("entropy_floor")),
+               Guide("ln_vocab", _both("ln(vocab): a uniform guess", "ln(vocab): azar uniforme"),
+                     _item("ln_vocab")))),
+        Panel(2, "lr", _both("Learning rate"), _both("learning rate"), False,
+              (Series("lr", _both("learning rate"), _item("lr")),),
+              (Guide("lr_max", _both("lr_max"), _item("lr_max")),)),
+        Panel(3, "grad", _both("Gradient norm", "Norma del gradiente"),
+              _both("global L2 norm", "norma L2 global"), True,
+              (Series("grad_norm_preclip", _both("before clipping", "antes del recorte"),
+                      _item("grad_norm_preclip")),
+               Series("grad_norm_postclip", _both("after clipping", "después del recorte"),
+                      _item("grad_norm_postclip"), group=1)),
+              (Guide("grad_clip", _both("clip threshold", "umbral de recorte"),
+                     lambda header: clip_threshold()),)),
+        Panel(4, "act", _both("Activations", "Activaciones"), _both("mean |x|", "media |x|"),
+              True, acts),
+        Panel(5, "spectral", _both("Spectral norm", "Norma espectral"),
+              _both("largest singular value σ", "mayor valor singular σ"), True, spectral),
+        Panel(6, "dead", _both("Dead units", "Unidades muertas"), _both("% dead", "% muertas"),
+              False,
+              (Series("dead_heads", _both(f"attention heads (of {heads_total})",
+                                          f"cabezas de atención (de {heads_total})"),
+                      _item("dead_heads"), sparse=True, total=heads_total),
+               Series("dead_neurons", _both(f"MLP neurons (% of {neurons_total})",
+                                            f"neuronas MLP (% de {neurons_total})"),
+                      _percent("dead_neurons_frac"), group=1, sparse=True, unit="%")),
+              y_include=(0.0, 25.0)),
+    )
+
+
+def clip_threshold() -> float:
+    """Panel 3's threshold: the healthy config's, which no break changes (metrics omit it)."""
+    from scenarios import healthy_config
+
+    return healthy_config().grad_clip
+
+
+def panels_for(records: Sequence[Record]) -> tuple[Panel, ...]:
+    """The panels for these records: the block count comes from the data, the head and neuron
+    totals from the healthy config (the metrics record counts, not totals)."""
+    from scenarios import healthy_config
+
+    config = healthy_config()
+    n_layers = len(records[0]["act_mean_abs"]) - 1 if records else config.n_layers
+    return build_panels(n_layers, n_layers * config.n_heads, n_layers * config.d_ff)
+
+
+def guide_values(panel: Panel, header: dict[str, Any]) -> list[tuple[Guide, float]]:
+    """The panel's guides that have a finite value in this header."""
+    out = []
+    for guide in panel.guides:
+        value = guide.read(header)
+        if finite(value):
+            out.append((guide, float(value)))
+    return out
+
+
+# --- Scales: where a value sits on a panel's y axis, shared so every view draws alike. -------
+
+@dataclass(frozen=True)
+class Axis:
+    """A fitted y axis from `lo` to `hi`, on a log or linear scale."""
+
+    lo: float
+    hi: float
+    log: bool
+
+    def fraction(self, value: float | None) -> float | None:
+        """Where `value` sits between lo (0) and hi (1); None if it cannot be drawn here
+        (missing, NaN, ±inf, or ≤ 0 on a log axis)."""
+        if not finite(value) or (self.log and value <= 0):
+            return None
+        if self.log:
+            return (math.log10(value) - math.log10(self.lo)) / (
+                math.log10(self.hi) - math.log10(self.lo))
+        return (value - self.lo) / (self.hi - self.lo)
+
+
+def nice_step(span: float, count: int) -> float:
+    """A 1-2-2.5-5 step that cuts `span` into about `count` pieces."""
+    raw = span / max(count, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    for mantissa in (1, 2, 2.5, 5, 10):
+        if mantissa * power >= raw:
+            return mantissa * power
+    return 10 * power
+
+
+def _snap_down(value: float) -> float:
+    power = 10 ** math.floor(math.log10(value))
+    return max(m * power for m in (1, 2, 5) if m * power <= value * (1 + 1e-9))
+
+
+def _snap_up(value: float) -> float:
+    power = 10 ** math.floor(math.log10(value))
+    return min(m * power for m in (1, 2, 5, 10) if m * power >= value * (1 - 1e-9))
+
+
+def fit_axis(values: Iterable[float | None], log: bool) -> Axis:
+    """An axis holding every drawable value, ending at nice numbers. A linear axis starts at
+    0 (learning rates and dead shares are read against zero); a log axis spans at least one
+    decade, so a flat curve is drawn flat instead of as magnified noise."""
+    if log:
+        positive = [v for v in values if finite(v) and v > 0]
+        if not positive:
+            return Axis(0.1, 10.0, True)
+        lo, hi = min(positive), max(positive)
+        if hi / lo < 10:
+            middle = math.sqrt(lo * hi)
+            lo, hi = min(lo, middle / math.sqrt(10)), max(hi, middle * math.sqrt(10))
+        return Axis(_snap_down(lo), _snap_up(hi), True)
+    drawable = [v for v in values if finite(v)]
+    lo, hi = min([0.0, *drawable]), max([0.0, *drawable])
+    if hi - lo <= 0:
+        hi = lo + 1.0
+    step = nice_step(hi - lo, 5)
+    return Axis(math.floor(lo / step) * step, math.ceil(hi / step - 1e-9) * step, False)
+
+
+def panel_axis(panel: Panel, runs: Iterable[Sequence[Sequence[float | None]]],
+               extra: Iterable[float] = ()) -> Axis:
+    """The y axis of `panel` for one or more runs (each a list of value lists aligned with
+    `panel.series`, as `Series.values` gives them), plus any `extra` values (guides)."""
+    plotted = [series.plotted(v) for run in runs
+               for series, values in zip(panel.series, run, strict=True)
+               for v in values if v is not None]
+    return fit_axis([*plotted, *extra, *panel.y_include], panel.log)

@@ -1,0 +1,221 @@
+"""`diagnose show`: the six panels of one run printed in any terminal, with rich.
+
+    show_run(Path("experiments/19-break-it"), "01", steps="0:50", lang="es")
+
+Each panel (from the shared specs in `diagnose.panels`) is a title, its guide values, and one
+row per series: a block sparkline of the chosen steps, downsampled to the terminal's width on
+the panel's own log or linear scale, then the first, last, min and max values. A step range
+that holds NaN/inf is drawn as a red `×` in the sparkline and named below the row with the
+step where it started. Piped output is plain text: rich drops colours when its output is not a
+terminal.
+
+Left out: training, writing files, and any interaction (that is the TUI's). Errors are
+`ShowError` (a fixable problem: unknown run, missing scenario) or `StepsError` (a bad
+`--steps`); the CLI turns them into one-line messages.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from diagnose.panels import (
+    Axis,
+    Panel,
+    Series,
+    finite,
+    format_number,
+    guide_values,
+    panel_axis,
+    panels_for,
+    summarize,
+)
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+NONFINITE = "×"
+COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan")
+NUMBER_WIDTH = 9
+STEPS = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
+REFERENCE_ALIASES = ("reference", "ref", "0", "00")
+
+WORDS = {
+    "en": {"run": "Run {run}", "reference_run": "Reference run", "scenario": "scenario {code}",
+           "steps": "steps {a}–{b} of {n}", "columns": ("first", "last", "min", "max"),
+           "nonfinite": "{value} from step {step}", "empty": "No steps recorded yet."},
+    "es": {"run": "Ejecución {run}", "reference_run": "Ejecución de referencia",
+           "scenario": "escenario {code}", "steps": "pasos {a}–{b} de {n}",
+           "columns": ("primero", "último", "mín", "máx"),
+           "nonfinite": "{value} desde el paso {step}", "empty": "Aún no hay pasos registrados."},
+}
+
+
+class ShowError(Exception):
+    """A problem the user can fix (unknown run ID, no scenario); one line."""
+
+
+class StepsError(ValueError):
+    """A `--steps` value that is malformed or outside the run; one line."""
+
+
+def parse_steps(text: str | None) -> tuple[int | None, int | None]:
+    """`"A:B"` → (A, B), either end optional (`"50:"`, `":20"`); B is exclusive, like a slice."""
+    if text is None:
+        return None, None
+    match = STEPS.match(text)
+    if not match:
+        raise StepsError(f"expected A:B with whole step numbers, e.g. 0:50; got {text!r}")
+    start, stop = (int(g) if g else None for g in match.groups())
+    if start is not None and stop is not None and start >= stop:
+        raise StepsError(f"the start must be before the end; got {text!r}")
+    return start, stop
+
+
+def select_steps(span: tuple[int | None, int | None], count: int) -> range:
+    """The record indices `span` picks out of a run of `count` steps, or StepsError."""
+    start, stop = span
+    start = 0 if start is None else start
+    stop = count if stop is None else stop
+    if count == 0:
+        if span == (None, None):
+            return range(0)
+        raise StepsError("this run has no steps recorded yet")
+    if start >= count or stop > count:
+        raise StepsError(f"this run has steps 0 to {count - 1}; use an end of at most {count}")
+    if start >= stop:
+        raise StepsError(f"the start must be before the end; got {start}:{stop}")
+    return range(start, stop)
+
+
+def resolve_run(text: str, runs: Sequence[str]) -> str:
+    """The run folder an ID names: `01`, `1`, `reference`, `ref` or `0` (case-insensitive)."""
+    wanted = text.strip().lower()
+    if wanted in REFERENCE_ALIASES:
+        wanted = "reference"
+    elif wanted.isdigit() and len(wanted) == 1:
+        wanted = "0" + wanted
+    if wanted not in runs:
+        raise ShowError(f"no run {text!r} here; choose one of {', '.join(runs)}")
+    return wanted
+
+
+def _buckets(count: int, width: int) -> list[range]:
+    """Split `count` steps into at most `width` consecutive, nearly equal groups."""
+    columns = min(count, width)
+    return [range(i * count // columns, (i + 1) * count // columns) for i in range(columns)]
+
+
+def sparkline(series: Series, values: Sequence[float | None], axis: Axis,
+              width: int) -> Text:
+    """One block per column: a column takes the largest value of its steps (spikes survive
+    downsampling), `×` if any of them is NaN/inf; a sparse series holds its last measurement
+    across the columns between two measurements."""
+    colour = COLOURS[series.group % len(COLOURS)]
+    line = Text()
+    held: str | None = None
+    for bucket in _buckets(len(values), width):
+        measured = [values[i] for i in bucket if values[i] is not None]
+        if any(not math.isfinite(v) for v in measured):
+            line.append(NONFINITE, style="bold red")
+            held = None
+            continue
+        if measured:
+            fraction = axis.fraction(series.plotted(max(measured)))
+            # Below a log axis (a zero) is the bottom block, like a zero on a linear axis.
+            fraction = 0.0 if fraction is None else min(max(fraction, 0.0), 1.0)
+            held = BLOCKS[round(fraction * (len(BLOCKS) - 1))]
+        line.append(held if held and (measured or series.sparse) else " ", style=colour)
+    return line
+
+
+def _number(series: Series, value: float | None) -> Text:
+    style = "bold red" if value is not None and not finite(value) else ""
+    return Text(series.format(value).rjust(NUMBER_WIDTH), style=style)
+
+
+def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[str, Any]],
+                 steps: Sequence[int], lang: str, width: int) -> list[Text]:
+    """The lines of one panel. Wide terminals put each sparkline beside its label; narrow ones
+    give it a line of its own, so it is never squeezed below a readable width."""
+    values = [s.values(records) for s in panel.series]
+    axis = panel_axis(panel, [values])
+    words = WORDS[lang]
+    title = Text(panel.title_in(lang), style="bold")
+    title.append(f"  ({'log' if panel.log else 'lin'})", style="dim")
+    for guide, value in guide_values(panel, header):
+        title.append(f"  {guide.label[lang]} {format_number(value)}", style="dim")
+    label_width = min(max(len(s.label_in(lang)) for s in panel.series), 30)
+    numbers_width = 4 * (NUMBER_WIDTH + 1)
+    beside = width - 2 - label_width - 2 - numbers_width
+    wide = beside >= 32
+    # One block per step at most: a short range is not stretched, it stays a short line.
+    spark_width = min(beside if wide else max(width - 4, 8), len(steps))
+    beside = spark_width
+
+    column_names = Text(" " * (2 + label_width + (2 + beside if wide else 0)), style="dim")
+    for name in words["columns"]:
+        column_names.append(" " + name.rjust(NUMBER_WIDTH), style="dim")
+    lines = [title, column_names]
+    for series, vals in zip(panel.series, values, strict=True):
+        summary = summarize(vals)
+        row = Text("  " + series.label_in(lang)[:label_width].ljust(label_width))
+        if wide:
+            row.append("  ")
+            row.append_text(sparkline(series, vals, axis, spark_width))
+            row.pad_right(2 + label_width + 2 + beside - len(row))
+        for value in (summary.first, summary.last, summary.low, summary.high):
+            row.append(" ")
+            row.append_text(_number(series, value))
+        lines.append(row)
+        if not wide:
+            lines.append(Text("    ").append_text(sparkline(series, vals, axis, spark_width)))
+        if summary.nonfinite_at is not None:
+            note = words["nonfinite"].format(value=format_number(vals[summary.nonfinite_at]),
+                                             step=steps[summary.nonfinite_at])
+            lines.append(Text(f"    {NONFINITE} {note}", style="bold red"))
+    return lines
+
+
+def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[str, Any]], *,
+               run: str, lang: str = "en", code: str | None = None,
+               steps: range | None = None) -> None:
+    """Print the six panels of one run (the records `steps` selects, all by default)."""
+    words = WORDS[lang]
+    chosen = list(records) if steps is None else [records[i] for i in steps]
+    heading = Text(words["reference_run"] if run == "reference" else words["run"].format(run=run),
+                   style="bold")
+    if code:
+        heading.append("  " + words["scenario"].format(code=code), style="dim")
+    console.print(heading, highlight=False)
+    if not chosen:
+        console.print(words["empty"], highlight=False)
+        return
+    step_numbers = [r["step"] for r in chosen]
+    console.print(Text(words["steps"].format(a=step_numbers[0], b=step_numbers[-1],
+                                             n=len(records)), style="dim"), highlight=False)
+    for panel in panels_for(chosen):
+        console.print()
+        for line in render_panel(panel, header, chosen, step_numbers, lang, console.width):
+            console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
+
+
+def show_run(directory: Path, run_id: str, *, steps: str | None = None, lang: str = "en",
+             console: Console | None = None) -> None:
+    """`diagnose show`: open the workspace, pick the run, slice its steps, print it.
+
+    Raises ShowError or `diagnose.workspace.WorkspaceError` (fixable problems) and StepsError
+    (a bad `steps`)."""
+    from diagnose.workspace import open_workspace
+
+    span = parse_steps(steps)
+    workspace = open_workspace(directory)
+    run = resolve_run(run_id, workspace.runs)
+    header, records = workspace.read_run(run)
+    chosen = select_steps(span, len(records))
+    render_run(console or Console(), header, records, run=run, lang=lang, code=workspace.code,
+               steps=chosen)
