@@ -371,7 +371,9 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         return
     click.echo(report.render(_grade_style))
     if solutions:
-        click.echo(f"Solutions: {solutions}")
+        from grading.texts import say
+
+        click.echo(say(lang, "solutions", path=solutions))
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,

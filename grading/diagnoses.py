@@ -1,0 +1,266 @@
+"""Reading a diagnoses file: which break each ID's section names, and how that was decided.
+
+Forgiving in what it reads (DESIGN §8): UTF-8 with or without a BOM, any line ending, headings
+of any level or `01:` lines for sections, answer labels in English or Spanish, bold or not, a
+table with a Diagnosis column, even a bare numbered list when nothing else marks sections.
+Strict in what it calls an answer: for each section, the first of these that exists decides —
+
+1. its answer lines (`Diagnosis:`, `Diagnóstico:`, `Break:`, `Fallo:`, `Answer:`, ...),
+   even when they name nothing ("not sure") — the explicit answer wins over the evidence;
+2. the words after the ID on the line that opened it ("## 01 — no warmup"), if they name a break;
+3. the section's free text.
+
+What decides must name exactly one break (`NAMED`); two or more is `AMBIGUOUS`, none is
+`NOTHING`/`EMPTY`/`UNSURE`, and an ID without a section is `MISSING`. Negation is not
+understood: "not bad-init" names bad-init (words.py). Scoring and feedback live elsewhere.
+
+Refused, with `DiagnosesError`: a file over 1 MiB (before reading it all), UTF-16 text, binary
+content (a NUL byte), text that is not UTF-8. Anything else parses, the same way every time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grading import markdown as md
+from grading.words import Mention, Vocabulary, default_vocabulary, folded_words
+
+MAX_BYTES = 1024 * 1024
+
+NAMED, AMBIGUOUS, NOTHING, EMPTY, UNSURE, MISSING = (
+    "named", "ambiguous", "nothing", "empty", "unsure", "missing")
+FROM_LABEL, FROM_HEADING, FROM_TEXT = "label", "heading", "text"
+
+# Answers that say "I don't know" (folded words), told apart from answers naming no break.
+UNSURE_WORDS = frozenset({
+    "not sure", "unsure", "dont know", "don t know", "do not know", "no idea", "unknown",
+    "idk", "tbd", "todo", "pending", "n a", "no lo se", "no se", "no estoy seguro",
+    "no estoy segura", "ni idea", "desconocido", "pendiente"})
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class GradeError(Exception):
+    """Anything about grading the user must fix; one line saying what. The package's root error."""
+
+
+class DiagnosesError(GradeError):
+    """A diagnoses file that cannot be read at all; one line saying why."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How one ID's section was read."""
+
+    id: str
+    status: str  # NAMED, AMBIGUOUS, NOTHING, EMPTY, UNSURE or MISSING
+    slug: str | None  # the break named, when exactly one was
+    source: str = ""  # FROM_LABEL, FROM_HEADING or FROM_TEXT: what decided
+    label: str = ""  # the answer label as written ("Diagnóstico"), for FROM_LABEL
+    read: str = ""  # the answer's words (label value or heading text); "" for free text
+    mentions: tuple[Mention, ...] = ()  # the breaks named by what decided
+    evidence: str = ""  # the section's other text, normalised
+
+    @property
+    def slugs(self) -> tuple[str, ...]:
+        return tuple(sorted({s for m in self.mentions for s in m.slugs}))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A whole file, read: an Answer per ID found (in file order) and its scenario comments."""
+
+    answers: tuple[Answer, ...]
+    codes: tuple[str, ...]  # every distinct `<!-- scenario: CODE -->`, in order
+    duplicates: tuple[str, ...]  # IDs with more than one section (read together)
+    sha256: str
+
+    def answer(self, run_id: str) -> Answer:
+        for found in self.answers:
+            if found.id == run_id:
+                return found
+        return Answer(run_id, MISSING, None)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(a.id for a in self.answers)
+
+
+def normalise_evidence(text: str) -> str:
+    """Evidence as it reads back: one newline style, no control characters, no edge blanks."""
+    return "\n".join(CONTROL.sub("", line).rstrip() for line in text.splitlines()).strip()
+
+
+def read_diagnoses(path: Path, vocabulary: Vocabulary | None = None) -> Reading:
+    """Read a diagnoses file, or raise DiagnosesError saying why it cannot be read."""
+    path = Path(path)
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise DiagnosesError(f"{path}: is a directory, not a diagnoses file")
+        if not stat.S_ISREG(info.st_mode):
+            raise DiagnosesError(f"{path}: not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise DiagnosesError(f"{path}: larger than 1 MiB; a diagnoses file is a page of text")
+        with path.open("rb") as stream:
+            data = stream.read(MAX_BYTES + 1)  # the file may have grown since stat
+    except FileNotFoundError:
+        raise DiagnosesError(f"{path}: no such file") from None
+    except OSError as err:
+        raise DiagnosesError(f"{path}: cannot be read ({err.strerror or err})") from None
+    return parse_diagnoses(data, vocabulary, source=str(path))
+
+
+def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
+                    source: str = "diagnoses") -> Reading:
+    """Read a diagnoses file's content; DiagnosesError only for the refusals above."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) > MAX_BYTES:
+        raise DiagnosesError(f"{source}: larger than 1 MiB; a diagnoses file is a page of text")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # what Windows Notepad calls "Unicode"
+        raise DiagnosesError(f"{source}: UTF-16 text; save it as UTF-8")
+    if b"\x00" in raw:
+        raise DiagnosesError(f"{source}: binary content, not a Markdown text file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DiagnosesError(f"{source}: not UTF-8 text; save it as UTF-8") from None
+    vocabulary = vocabulary or default_vocabulary()
+
+    lines, comments = md.visible_lines(text)
+    sections = _sections(lines) or _sections(lines, numbered=True)
+    codes = (md.scenario_code(c) for c in comments)
+    return Reading(
+        answers=tuple(_resolve(s, vocabulary) for s in sections.values()),
+        codes=tuple(dict.fromkeys(c for c in codes if c)),
+        duplicates=tuple(s.id for s in sections.values() if s.opened > 1),
+        sha256=hashlib.sha256(raw).hexdigest())
+
+
+@dataclass
+class _Section:
+    id: str
+    level: int  # the heading level that opened it (md.ROW_LEVEL for other lines)
+    opened: int = 1
+    labels: list[tuple[str, str]] = field(default_factory=list)  # (label as written, value)
+    headline: list[str] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+    awaiting: bool = False  # a bare "Diagnosis:" takes the next line as its value
+
+    def answer(self, label: str, value: str) -> None:
+        value = md.strip_emphasis(value).strip()
+        self.labels.append((label, value))
+        self.awaiting = not value
+
+
+@dataclass(frozen=True)
+class _Table:
+    roles: tuple[str | None, ...]  # each header cell's label role
+    labels: tuple[str, ...]
+    keyed: bool  # rows that start with an ID are sections
+
+
+def _header(cells: tuple[str, ...]) -> _Table:
+    roles = tuple(md.label_role(c) for c in cells)
+    first = " ".join(folded_words(cells[0]))
+    keyed = md.ANSWER in roles or first in md.ID_WORDS or not first
+    return _Table(roles, cells, keyed)
+
+
+def _sections(lines: list[tuple[str, bool]], numbered: bool = False) -> dict[str, _Section]:
+    sections: dict[str, _Section] = {}
+
+    def open_section(run_id: str, level: int) -> _Section:
+        section = sections.get(run_id)
+        if section is None:
+            section = sections[run_id] = _Section(run_id, level)
+        else:  # a second section for the same ID: read both together
+            section.opened += 1
+            section.level = level
+        section.awaiting = False
+        return section
+
+    current: _Section | None = None
+    table: _Table | None = None
+    for text, literal in lines:
+        line = md.Line(text) if literal else md.classify(text, numbered)
+        if line.cells:
+            if md.is_rule(line.cells):
+                continue
+            row_id = md.cell_id(line.cells[0])
+            if table is None:  # a table's first row: its header, unless it starts with an ID
+                table = _header(line.cells) if row_id is None else _Table((), (), True)
+                if row_id is None and table.keyed:
+                    continue
+            if row_id and table.keyed:
+                _fill_row(open_section(row_id, md.ROW_LEVEL), line.cells, table)
+                current = None  # a row is a whole section
+                continue
+        else:
+            table = None
+
+        if line.id:
+            current = open_section(line.id, line.level or md.ROW_LEVEL)
+            if line.role == md.ANSWER:
+                current.answer(line.label, line.value)
+            elif line.value:
+                current.headline.append(md.strip_emphasis(line.value))
+        elif current is None:
+            continue
+        elif line.level and line.level <= current.level:
+            current = None  # a heading as high as the section's own closes it
+        elif line.role == md.ANSWER:
+            current.answer(line.label, line.value)
+        elif line.role == md.EVIDENCE:
+            current.awaiting = False
+            if line.value:
+                current.body.append(line.value)
+        elif current.awaiting and line.text.strip() and not line.level:
+            current.answer(current.labels.pop()[0], md.BULLETS.sub("", line.text, count=1))
+        else:
+            current.body.append(line.text)
+    return sections
+
+
+def _fill_row(section: _Section, cells: tuple[str, ...], table: _Table) -> None:
+    """A table row: the header's answer column answers; without one, the second cell."""
+    if md.ANSWER in table.roles:
+        for index, cell in enumerate(cells[1:], start=1):
+            if index < len(table.roles) and table.roles[index] == md.ANSWER:
+                section.answer(table.labels[index], cell)
+            elif cell:
+                section.body.append(cell)
+        return
+    if len(cells) > 1 and cells[1]:
+        section.headline.append(cells[1])
+    section.body.extend(c for c in cells[2:] if c)
+
+
+def _resolve(section: _Section, vocabulary: Vocabulary) -> Answer:
+    evidence = normalise_evidence("\n".join(section.body))
+    headline = " ".join(section.headline).strip()
+    if section.labels:
+        source, label = FROM_LABEL, section.labels[0][0]
+        read = " / ".join(value for _, value in section.labels if value)
+        mentions = tuple(m for _, value in section.labels for m in vocabulary.mentions(value))
+    elif headline and (mentions := vocabulary.mentions(headline)):
+        source, label, read = FROM_HEADING, "", headline
+    else:
+        source, label, read = FROM_TEXT, "", ""
+        mentions = vocabulary.mentions(evidence)
+    slugs = {s for m in mentions for s in m.slugs}
+    if len(slugs) == 1:
+        status = NAMED
+    elif slugs:
+        status = AMBIGUOUS
+    elif source == FROM_LABEL and not read:
+        status = EMPTY
+    elif source == FROM_LABEL and " ".join(folded_words(read)) in UNSURE_WORDS | {""}:
+        status = UNSURE  # "not sure", "no lo sé", "?"
+    else:
+        status = NOTHING
+    return Answer(section.id, status, next(iter(slugs)) if status == NAMED else None, source,
+                  label, read, mentions, evidence)

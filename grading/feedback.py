@@ -1,0 +1,240 @@
+"""Scoring a reading against the truth, and saying so, per ID and for the whole file.
+
+`score` gives one `Result` per ID of the scenario: what was read and what it was taken to mean,
+the truth, right or wrong, and for a miss the panels that would have shown it (the catalog's
+reveal texts) with that run's own numbers when the caller has them (`evidence`, from the app's
+diagnostician: this package reads no metrics). `Report` (a grading) and `Check` (a reading
+without the key) render as plain text for a terminal, with an optional `style(text, role)` hook
+for colour, and as JSON. Reading files, keys and attempts is `grade`'s job.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from grading.attempts import Attempt
+from grading.diagnoses import FROM_TEXT, MISSING, NAMED, Answer, Reading
+from grading.texts import panel_name, quote, say
+from grading.words import Mention
+from scenarios import Break
+
+Style = Callable[[str, str], str]  # (text, role) -> text; roles: title, right, wrong, score, note
+WIDTH = 88
+
+
+def _plain(text: str, role: str) -> str:
+    return text
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _words(mentions: Sequence[Mention], lang: str, limit: int = 3) -> str:
+    unique = list(dict.fromkeys(m.words for m in mentions))
+    return ", ".join(quote(lang, _clip(w, 40)) for w in unique[:limit]) + (
+        ", …" if len(unique) > limit else "")
+
+
+def describe(answer: Answer, lang: str = "en") -> str:
+    """One sentence: the words read for this ID and what they were taken to mean."""
+    if answer.status == MISSING:
+        return say(lang, "missing", id=answer.id)
+    source = "text" if answer.source == FROM_TEXT else answer.source
+    listing = "; ".join(
+        f"{slug} ({_words([m for m in answer.mentions if slug in m.slugs], lang)})"
+        for slug in answer.slugs) if len(answer.slugs) > 1 else ""
+    return say(lang, f"{answer.status}.{source}", read=quote(lang, _clip(answer.read)),
+               label=answer.label, slug=answer.slug, n=len(answer.slugs), listing=listing,
+               words=_words(answer.mentions, lang))
+
+
+def notes(reading: Reading, ids: Sequence[str], lang: str, *,
+          check: bool = False) -> tuple[str, ...]:
+    """What is worth saying about the file as a whole."""
+    said = []
+    if not reading.answers:
+        said.append(say(lang, "note.empty"))
+    extra = [i for i in reading.ids if i not in ids]
+    if extra:
+        said.append(say(lang, "note.extra", ids=", ".join(extra), known=", ".join(ids)))
+    if reading.duplicates:
+        said.append(say(lang, "note.duplicates", ids=", ".join(reading.duplicates)))
+    if check and not reading.codes:
+        said.append(say(lang, "note.no_code"))
+    return tuple(said)
+
+
+@dataclass(frozen=True)
+class Result:
+    id: str
+    answer: Answer
+    truth: str
+    correct: bool
+    reading: str  # describe(answer)
+    verdict: str  # "Right: 01 was no-warmup (...)."
+    panels: tuple[str, ...]  # for a miss: "Panel 2 (LR): ..."
+    numbers: tuple[str, ...]  # for a miss: the run's own evidence, as given
+    lang: str
+
+    @property
+    def feedback(self) -> str:
+        parts = [self.reading, self.verdict]
+        if self.panels:
+            parts += [say(self.lang, "panels"), *self.panels]
+        if self.numbers:
+            parts += [say(self.lang, "this_run"), "; ".join(self.numbers) + "."]
+        return " ".join(parts)
+
+    def render(self, style: Style) -> list[str]:
+        role = "right" if self.correct else "wrong"
+        lines = [style(f"{self.id}  {say(self.lang, 'verdict.' + role)}", role)]
+        lines += _wrap(self.reading, 4) + _wrap(self.verdict, 4)
+        if self.panels:
+            lines += _wrap(say(self.lang, "panels"), 4)
+            lines += [line for panel in self.panels for line in _wrap(panel, 6, 8)]
+        if self.numbers:
+            lines += _wrap(say(self.lang, "this_run"), 4)
+            lines += [line for number in self.numbers for line in _wrap(number, 6, 8)]
+        return lines
+
+
+def _wrap(text: str, indent: int, hanging: int | None = None) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=" " * indent,
+                         subsequent_indent=" " * (hanging or indent),
+                         break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def score(reading: Reading, assignment: Mapping[str, str], catalog: Mapping[str, Break], *,
+          lang: str = "en", evidence: Mapping[str, Sequence[str]] | None = None
+          ) -> tuple[Result, ...]:
+    """One Result per ID of `assignment` (ID -> true slug), in ID order."""
+    results = []
+    for run_id in sorted(assignment):
+        answer, truth = reading.answer(run_id), assignment[run_id]
+        correct = answer.status == NAMED and answer.slug == truth
+        brk = catalog.get(truth)
+        verdict = say(lang, "right" if correct else "wrong", id=run_id, slug=truth,
+                      title=brk.title[lang] if brk else truth)
+        panels = () if correct or brk is None else tuple(
+            say(lang, "panel", n=n, name=panel_name(lang, n), text=text)
+            for n, text in brk.reveal[lang].panels.items())
+        numbers = () if correct else tuple(str(e) for e in (evidence or {}).get(run_id, ()))
+        results.append(Result(run_id, answer, truth, correct, describe(answer, lang), verdict,
+                              panels, numbers, lang))
+    return tuple(results)
+
+
+@dataclass(frozen=True)
+class Report:
+    """One grading of one file against one scenario."""
+
+    code: str
+    file: str
+    time: str  # ISO-8601 UTC of this grading
+    sha256: str
+    results: tuple[Result, ...]
+    attempt: int  # 1 for the first grading of this workspace
+    after_reveal: bool
+    first: Attempt | None  # the attempt that counts, when it is an earlier one
+    notes: tuple[str, ...]
+    lang: str
+
+    @property
+    def score(self) -> int:
+        return sum(r.correct for r in self.results)
+
+    @property
+    def max_score(self) -> int:
+        return len(self.results)
+
+    @property
+    def counts(self) -> bool:
+        return self.first is None
+
+    @property
+    def standing(self) -> str:
+        """Which attempt counts, in one sentence."""
+        if self.first is None:
+            return say(self.lang, "counts")
+        key = "later.revealed" if self.after_reveal else "later"
+        return say(self.lang, key, score=self.first.score, max=self.first.max_score,
+                   date=self.first.date, n=self.attempt)
+
+    def to_json(self) -> dict:
+        first = self.first
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "results": [{"id": r.id, "answer": r.answer.slug, "truth": r.truth,
+                         "correct": r.correct, "feedback": r.feedback} for r in self.results],
+            "attempt": self.attempt,
+            "after_reveal": self.after_reveal,
+            "counts": self.counts,
+            "first_attempt": None if first is None else {
+                "time": first.time, "score": first.score, "max_score": first.max_score},
+            "code": self.code,
+            "file": self.file,
+            "time": self.time,
+            "notes": list(self.notes),
+        }
+
+    def render(self, style: Style | None = None) -> str:
+        style = style or _plain
+        lines = [style(say(self.lang, "header", code=self.code, file=self.file), "title"), ""]
+        for result in self.results:
+            lines += result.render(style)
+        lines += [""] + [style(line, "note") for n in self.notes for line in _wrap(n, 0)]
+        lines.append(style(say(self.lang, "score", score=self.score, max=self.max_score),
+                           "score"))
+        lines += _wrap(self.standing, 0)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A file read without the key: what each ID's answer was taken to mean."""
+
+    file: str
+    code: str | None
+    ids: tuple[str, ...]
+    reading: Reading
+    lang: str
+
+    @property
+    def answers(self) -> tuple[Answer, ...]:
+        return tuple(self.reading.answer(i) for i in self.ids)
+
+    @property
+    def named(self) -> int:
+        return sum(a.status == NAMED for a in self.answers)
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "code": self.code,
+            "ids": [{"id": a.id, "answer": a.slug, "status": a.status,
+                     "reading": describe(a, self.lang)} for a in self.answers],
+            "named": self.named,
+            "notes": list(notes(self.reading, self.ids, self.lang, check=True)),
+        }
+
+    def render(self, style: Style | None = None) -> str:
+        style = style or _plain
+        head = say(self.lang, "check.header", file=self.file)
+        if self.code:
+            head += say(self.lang, "check.scenario", code=self.code)
+        lines = [style(head, "title"), ""]
+        for answer in self.answers:
+            named = answer.status == NAMED
+            shown = answer.slug if named else say(self.lang, f"status.{answer.status}")
+            lines.append(style(f"{answer.id}  {shown}", "right" if named else "wrong"))
+            lines += _wrap(describe(answer, self.lang), 4)
+        lines.append("")
+        lines += [style(line, "note") for n in notes(self.reading, self.ids, self.lang,
+                                                      check=True) for line in _wrap(n, 0)]
+        lines += _wrap(say(self.lang, "check.summary", k=self.named, n=len(self.ids)), 0)
+        return "\n".join(lines)

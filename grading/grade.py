@@ -1,0 +1,178 @@
+"""Grading a diagnoses file against a workspace: its scenario, its sealed key, its attempts.
+
+`grade_workspace` reads `<workspace>/scenario.json`, reads the diagnoses file, opens
+`answer-key.sealed` with the secret, scores, and appends the attempt to `attempts.jsonl` (the
+first one counts; `reveal.json` says whether the answers were already shown). `check_file` reads
+a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
+
+The workspace's file names are those of `diagnose.workspace` (DESIGN §7), which this package may
+not import: `grading` runs on a server with neither numpy nor the app. Revealing the solutions
+after a self-study grading is the app's job.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from grading.attempts import Attempt, append_attempt, read_attempts
+from grading.diagnoses import GradeError, Reading, read_diagnoses
+from grading.feedback import Check, Report, notes, score
+from grading.seal import TAMPERED, SealError, unseal
+from grading.texts import LANGS
+
+DEFAULT_DIR = Path("experiments") / "19-break-it"
+DEFAULT_IDS = ("01", "02", "03")
+SCENARIO_FILE = "scenario.json"
+SCENARIO_SCHEMA = "diagnose.scenario/1"
+KEY_FILE = "answer-key.sealed"
+REVEAL_FILE = "reveal.json"
+SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
+RUN_ID = re.compile(r"^\d\d$")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What `scenario.json` says: nothing about which break is where."""
+
+    path: Path
+    code: str
+    ids: tuple[str, ...]
+    key: str  # "self-study" or "instructor": which secret sealed it
+
+
+def _read_small(path: Path, what: str) -> str:
+    try:
+        if path.stat().st_size > SMALL_FILE_MAX:
+            raise GradeError(f"{path}: corrupt (too large to be {what})")
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise GradeError(f"{path}: cannot be read ({type(err).__name__})") from None
+
+
+def read_scenario(path: Path) -> Scenario:
+    """Read `path/scenario.json`, or raise GradeError saying what is wrong."""
+    path = Path(path)
+    if not path.exists():
+        raise GradeError(f"{path}: no such directory")
+    if not path.is_dir():
+        raise GradeError(f"{path}: not a directory")
+    file = path / SCENARIO_FILE
+    if not file.is_file():
+        raise GradeError(f"{path}: no scenario here ({SCENARIO_FILE} is missing)")
+    try:
+        data = json.loads(_read_small(file, "a scenario file"))
+    except json.JSONDecodeError:
+        data = None
+    ids = data.get("ids") if isinstance(data, dict) else None
+    if (not isinstance(data, dict) or data.get("schema") != SCENARIO_SCHEMA
+            or not isinstance(data.get("code"), str) or not data["code"]
+            or not isinstance(ids, list) or not ids
+            or not all(isinstance(i, str) and RUN_ID.match(i) for i in ids)
+            or data.get("key") not in ("self-study", "instructor")):
+        raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids "
+                         "and key)")
+    return Scenario(path, data["code"], tuple(ids), data["key"])
+
+
+def find_scenario(file: Path, default: Path = DEFAULT_DIR) -> Path | None:
+    """The workspace a diagnoses file belongs to: its folder, its folder's
+    `experiments/19-break-it`, else `default`; None when none holds a scenario."""
+    folder = Path(file).parent
+    for candidate in (folder, folder / DEFAULT_DIR, Path(default)):
+        if (candidate / SCENARIO_FILE).is_file():
+            return candidate
+    return None
+
+
+def same_code(a: str, b: str) -> bool:
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def _refuse_other_scenario(reading: Reading, code: str, file: Path) -> None:
+    other = [c for c in reading.codes if not same_code(c, code)]
+    if other:
+        raise GradeError(f"{file}: written for scenario {other[0]}, but the answer key is for "
+                         f"scenario {code}")
+
+
+def open_key(scenario: Scenario, secret: bytes) -> dict[str, str]:
+    """The assignment ID -> slug sealed in the workspace, or GradeError saying why not."""
+    path = scenario.path / KEY_FILE
+    if not path.is_file():
+        raise GradeError(f"{path}: the answer key is missing")
+    try:
+        assignment = unseal(_read_small(path, "an answer key"), secret, scenario.code)
+    except SealError as err:
+        raise GradeError(f"{path}: {err}") from None
+    if sorted(assignment) != sorted(scenario.ids):
+        raise GradeError(f"{path}: {TAMPERED} (its IDs are not the scenario's)")
+    return assignment
+
+
+def _utc(now: datetime | None) -> str:
+    now = now or datetime.now(UTC)
+    now = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes, *,
+                  lang: str = "en", evidence: Mapping[str, Sequence[str]] | None = None,
+                  now: datetime | None = None, record: bool = True) -> Report:
+    """Grade an already read file; `grade_workspace` without the reading."""
+    from scenarios import breaks
+
+    if lang not in LANGS:
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
+    _refuse_other_scenario(reading, scenario.code, file)
+    assignment = open_key(scenario, secret)
+    previous = read_attempts(scenario.path)
+    after_reveal = (scenario.path / REVEAL_FILE).exists()
+    stamp = _utc(now)
+    results = score(reading, assignment, breaks(), lang=lang, evidence=evidence)
+    report = Report(scenario.code, str(file), stamp, reading.sha256, results,
+                    attempt=len(previous) + 1, after_reveal=after_reveal,
+                    first=previous[0] if previous else None,
+                    notes=notes(reading, scenario.ids, lang), lang=lang)
+    if record:
+        attempt = Attempt(stamp, reading.sha256, Path(file).name, report.score,
+                          report.max_score, after_reveal, scenario.key,
+                          {r.id: r.answer.slug for r in results},
+                          tuple(r.id for r in results if r.correct))
+        try:
+            append_attempt(scenario.path, attempt)
+        except OSError as err:
+            raise GradeError(f"{scenario.path}: cannot record the attempt "
+                             f"({err.strerror or err})") from None
+    return report
+
+
+def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str = "en",
+                    evidence: Mapping[str, Sequence[str]] | None = None,
+                    now: datetime | None = None, record: bool = True) -> Report:
+    """Grade `file` against the scenario in `workspace_dir`, sealed under `secret`.
+
+    `evidence` maps an ID to sentences with that run's numbers, shown for a miss. The attempt
+    is appended to the workspace's `attempts.jsonl` unless `record` is False.
+    """
+    reading = read_diagnoses(Path(file))
+    scenario = read_scenario(Path(workspace_dir))
+    return grade_reading(reading, Path(file), scenario, secret, lang=lang, evidence=evidence,
+                         now=now, record=record)
+
+
+def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,
+               lang: str = "en") -> Check:
+    """Read `file` without a key: what each of `ids` was taken to mean. With `code`, a file
+    whose scenario comment names another scenario is refused, as grading would."""
+    if lang not in LANGS:
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
+    reading = read_diagnoses(Path(file))
+    if code is not None:
+        _refuse_other_scenario(reading, code, Path(file))
+    shown = code or (reading.codes[0] if reading.codes else None)
+    return Check(str(file), shown, tuple(ids), reading, lang)

@@ -1,0 +1,149 @@
+"""Matching a diagnosis's words to the catalog's breaks.
+
+Every break of the catalog lists phrases a diagnosis may use for it, in English and Spanish
+(`scenarios/breaks/*.toml`, `[words]`); its slug is always one of them. A phrase matches
+ignoring case, accents and the separators between words: "sin warm-up", "Sin Warmup" and
+"sin_warmup" are the same; "Xavier ×100" and "xavier x100" too. Two rules keep that from
+inventing words:
+
+- a match starts and ends on word boundaries ("init" is not found in "initial");
+- a phrase's word may be split by the text only when it is 5 letters or longer, or where
+  letters meet digits: "warm up" is "warmup" and "x 100" is "x100", but "in it" is not "init".
+
+The longest match wins and matches never overlap, so "máscara causal rota" is one mention of
+broken-mask, not three. Negation is not understood: "not a warmup problem" mentions no-warmup.
+This module knows nothing of Markdown, sections or scores.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scenarios import Break
+
+WORD = re.compile(r"[^\W_]+")
+SPLIT_MIN = 5  # a phrase word this long may be written in pieces ("warm up" for "warmup")
+
+
+def _fold_char(char: str) -> str:
+    if char == "×":  # the multiplication sign of "Xavier ×100"; NFKD leaves it alone
+        return "x"
+    decomposed = unicodedata.normalize("NFKD", char)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def fold(text: str) -> str:
+    """Lowercase, accents removed, × read as x: the form every comparison uses."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(c) for c in text)
+
+
+def folded_words(text: str) -> list[str]:
+    return WORD.findall(fold(text))
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One place where the text names a break: the words as written, and the break(s) meant.
+
+    `slugs` holds more than one slug only when the catalog gives two breaks the same phrase.
+    """
+
+    words: str
+    slugs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    squashed: str  # the phrase's words folded and joined without separators
+    pieces: tuple[tuple[int, int], ...]  # each word's (start, end) in `squashed`
+    slugs: tuple[str, ...]
+
+    def may_split(self, offset: int, squashed_text: str, at: int) -> bool:
+        """Whether the text may have a word boundary `offset` characters into this phrase."""
+        for start, end in self.pieces:
+            if offset == start:
+                return True
+            if start < offset < end:
+                return (end - start >= SPLIT_MIN
+                        or squashed_text[at - 1].isdigit() != squashed_text[at].isdigit())
+        return False
+
+
+class Vocabulary:
+    """The catalog's phrases, compiled once; `mentions(text)` finds them in any text."""
+
+    def __init__(self, breaks: Mapping[str, Break]) -> None:
+        by_phrase: dict[tuple[str, ...], set[str]] = {}
+        for slug, brk in breaks.items():
+            for phrase in (slug, *(w for words in brk.words.values() for w in words)):
+                words = tuple(folded_words(phrase))
+                if words:
+                    by_phrase.setdefault(words, set()).add(slug)
+        phrases = []
+        for words, slugs in by_phrase.items():
+            pieces, at = [], 0
+            for word in words:
+                pieces.append((at, at + len(word)))
+                at += len(word)
+            phrases.append(_Phrase("".join(words), tuple(pieces), tuple(sorted(slugs))))
+        # Longest first, so the greedy choice below keeps "máscara causal rota" whole.
+        self.phrases = tuple(sorted(phrases, key=lambda p: (-len(p.squashed), p.squashed)))
+        self.slugs = tuple(breaks)
+
+    def mentions(self, text: str) -> tuple[Mention, ...]:
+        """Every non-overlapping mention of a break in `text`, in reading order."""
+        folded, origin = _fold_with_origin(text)
+        spans = [m.span() for m in WORD.finditer(folded)]
+        if not spans:
+            return ()
+        squashed = "".join(folded[s:e] for s, e in spans)
+        boundaries, at = [], 0  # where each text word starts in `squashed`, then its end
+        for s, e in spans:
+            boundaries.append(at)
+            at += e - s
+        boundaries.append(at)
+        word_at = {b: k for k, b in enumerate(boundaries)}
+
+        taken: list[tuple[int, int]] = []
+        found: list[tuple[int, int, _Phrase]] = []
+        for phrase in self.phrases:
+            start = squashed.find(phrase.squashed)
+            while start != -1:
+                end = start + len(phrase.squashed)
+                if (start in word_at and end in word_at
+                        and not any(s < end and start < e for s, e in taken)
+                        and all(phrase.may_split(b - start, squashed, b)
+                                for b in boundaries[word_at[start] + 1:word_at[end]])):
+                    taken.append((start, end))
+                    found.append((word_at[start], word_at[end], phrase))
+                start = squashed.find(phrase.squashed, start + 1)
+        found.sort(key=lambda f: f[0])
+        return tuple(
+            Mention(text[origin(spans[first][0]):origin(spans[last - 1][1] - 1) + 1],
+                    phrase.slugs)
+            for first, last, phrase in found)
+
+
+def _fold_with_origin(text: str):
+    """The folded text, and a function from a folded position to the original one."""
+    if text.isascii():
+        return text.lower(), lambda i: i
+    chars, origin = [], []
+    for i, char in enumerate(text):
+        folded = _fold_char(char)
+        chars.append(folded)
+        origin.extend([i] * len(folded))
+    return "".join(chars), origin.__getitem__
+
+
+@functools.cache
+def default_vocabulary() -> Vocabulary:
+    from scenarios import breaks
+
+    return Vocabulary(breaks())

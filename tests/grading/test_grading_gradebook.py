@@ -1,0 +1,148 @@
+"""Grading a class: matching files to bundles, attempts in the bundles, CSV and Gradescope."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, datetime
+
+import pytest
+from grading_testkit import make_workspace
+
+from grading import (
+    DEFAULT_DIR,
+    GradeError,
+    grade_bundles,
+    gradebook_rows,
+    read_attempts,
+    write_gradebook,
+    write_gradescope,
+)
+from grading.gradebook import match, read_roster
+from grading.seal import new_secret
+
+CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222", "luis": "CCCC-3333"}
+TRUTHS = {"borja": {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"},
+          "ana": {"01": "bad-init", "02": "no-warmup", "03": "broken-mask"},
+          "luis": {"01": "broken-mask", "02": "bad-init", "03": "no-warmup"}}
+DAY = datetime(2025, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def answers(truth, wrong=()):
+    other = {"no-warmup": "bad init", "bad-init": "broken mask", "broken-mask": "no warmup"}
+    return "".join(f"## {i}\nDiagnosis: {other[s] if i in wrong else s}\n"
+                   for i, s in truth.items())
+
+
+@pytest.fixture
+def course(tmp_path):
+    key = new_secret()
+    bundles = tmp_path / "bundles"
+    for student, code in CODES.items():
+        make_workspace(bundles / student / DEFAULT_DIR, key, code, TRUTHS[student], "instructor")
+    (bundles / "manifest.csv").write_text(
+        "student,code\n" + "".join(f"{s},{c}\n" for s, c in CODES.items()))
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    (subs / "borja-diagnoses.md").write_text(
+        "<!-- scenario: AAAA-1111 -->\n" + answers(TRUTHS["borja"], wrong={"02"}))
+    (subs / "Ana.md").write_text(answers(TRUTHS["ana"]))  # no comment: by its name
+    (subs / "luis").mkdir()
+    (subs / "luis" / "diagnoses.md").write_text(answers(TRUTHS["luis"], wrong={"01", "02"}))
+    return key, bundles, subs
+
+
+def test_a_class_is_graded_into_its_bundles(course):
+    key, bundles, subs = course
+    files = [subs / "borja-diagnoses.md", subs / "Ana.md", subs / "luis" / "diagnoses.md"]
+    graded = grade_bundles(files, bundles, key, now=DAY)
+    assert [(g.student, g.report.score, g.error) for g in graded] == [
+        ("borja", 2, ""), ("ana", 3, ""), ("luis", 1, "")]
+    (attempt,) = read_attempts(bundles / "borja" / DEFAULT_DIR)
+    assert (attempt.by, attempt.score, attempt.file) == ("instructor", 2, "borja-diagnoses.md")
+
+
+def test_matching_refuses_what_it_cannot_place(course):
+    key, bundles, subs = course
+    roster = read_roster(bundles)
+    assert [s.name for s in roster] == ["borja", "ana", "luis"]
+    assert match(subs / "x" / "ANA-diagnoses.md", (), roster).name == "ana"
+    assert match(subs / "whatever.md", ("bbbb-2222",), roster).name == "ana"
+    cases = {
+        (subs / "luis-diagnoses.md", ("AAAA-1111",)):
+            "named for luis, but written for borja's scenario AAAA-1111",
+        (subs / "maria.md", ()): "no scenario comment, and its name matches no student",
+        (subs / "ana.md", ("ZZZZ-9999",)): "written for scenario ZZZZ-9999, which no bundle",
+    }
+    for (file, codes), message in cases.items():
+        with pytest.raises(GradeError, match=message):
+            match(file, codes, roster)
+
+
+def test_files_that_cannot_be_graded_are_reported_and_the_rest_go_on(course):
+    key, bundles, subs = course
+    (subs / "luis-diagnoses.md").write_text("<!-- scenario: AAAA-1111 -->\n## 01\nbad init\n")
+    graded = grade_bundles([subs / "luis-diagnoses.md", subs / "nope.md", subs / "Ana.md"],
+                           bundles, key)
+    assert [g.error.split(": ", 1)[1] if g.error else g.report.score for g in graded] == [
+        "named for luis, but written for borja's scenario AAAA-1111", "no such file", 3]
+    assert graded[0].student is None and graded[2].student == "ana"
+
+
+def test_gradebook_and_gradescope(course, tmp_path):
+    key, bundles, subs = course
+    graded = grade_bundles([subs / "borja-diagnoses.md", subs / "Ana.md"], bundles, key,
+                           now=DAY)
+    # A second session: borja hands in again; his first attempt still counts.
+    (subs / "borja-diagnoses.md").write_text(answers(TRUTHS["borja"]))
+    later = grade_bundles([subs / "borja-diagnoses.md"], bundles, key)
+    assert (later[0].report.score, later[0].report.counts) == (3, False)
+
+    rows = gradebook_rows(bundles, key)
+    write_gradebook(rows, tmp_path / "grades.csv")
+    with (tmp_path / "grades.csv").open(newline="") as stream:
+        table = list(csv.DictReader(stream))
+    assert list(table[0]) == ["student", "code", "score", "max_score", "first_attempt",
+                              "attempts", "file", "answer_01", "truth_01", "answer_02",
+                              "truth_02", "answer_03", "truth_03", "note"]
+    borja, ana, luis = table
+    assert (borja["score"], borja["attempts"], borja["first_attempt"]) == (
+        "2", "2", "2025-03-02T09:00:00Z")
+    assert (borja["answer_02"], borja["truth_02"]) == ("no-warmup", "broken-mask")
+    assert (ana["score"], ana["file"], ana["note"]) == ("3", "Ana.md", "")
+    assert (luis["score"], luis["truth_01"], luis["note"]) == (
+        "", "broken-mask", "no submission graded")
+
+    written = write_gradescope(rows, graded + later, tmp_path / "gs")
+    assert sorted(p.parent.name for p in written) == ["ana", "borja"]
+    ana_results = json.loads((tmp_path / "gs" / "ana" / "results.json").read_text())
+    assert list(ana_results) == ["score", "output", "tests"]
+    assert ana_results["score"] == 3
+    assert ana_results["tests"][0] == {
+        "name": "01", "score": 1, "max_score": 1, "status": "passed",
+        "output": graded[1].report.results[0].feedback, "visibility": "after_published"}
+    borja_results = json.loads((tmp_path / "gs" / "borja" / "results.json").read_text())
+    assert borja_results["score"] == 2
+    assert borja_results["tests"][1]["status"] == "failed"
+    assert borja_results["tests"][1]["output"] == "no-warmup → broken-mask"
+    assert "this one (attempt 2) does not count" in borja_results["output"]
+
+
+def test_bundles_without_a_manifest_are_found_by_their_folders(course):
+    key, bundles, _ = course
+    (bundles / "manifest.csv").unlink()
+    assert [s.name for s in read_roster(bundles)] == ["ana", "borja", "luis"]
+
+
+def test_a_folder_without_bundles_is_refused(tmp_path):
+    with pytest.raises(GradeError, match="no bundles here"):
+        read_roster(tmp_path)
+    with pytest.raises(GradeError, match="no such directory of bundles"):
+        read_roster(tmp_path / "nope")
+
+
+def test_a_broken_bundle_is_a_note_in_the_gradebook(course, tmp_path):
+    key, bundles, _ = course
+    (bundles / "luis" / DEFAULT_DIR / "answer-key.sealed").write_text("{}")
+    rows = gradebook_rows(bundles, key)
+    assert "the answer key has been changed" in rows[2].error

@@ -1,0 +1,74 @@
+"""Matching words to breaks: case, accents and separators ignored; longest match; no negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.words import Vocabulary, default_vocabulary, fold
+from scenarios import breaks
+
+
+def slugs(text: str) -> list[str]:
+    return [s for m in default_vocabulary().mentions(text) for s in m.slugs]
+
+
+@pytest.mark.parametrize("text, slug", [
+    ("no warmup", "no-warmup"), ("No-Warmup", "no-warmup"), ("NO_WARMUP", "no-warmup"),
+    ("nowarmup", "no-warmup"), ("sin warm-up", "no-warmup"), ("Sin Warm Up", "no-warmup"),
+    ("missing LR warm-up", "no-warmup"), ("sin calentamiento", "no-warmup"),
+    ("bad init", "bad-init"), ("BAD-INIT", "bad-init"), ("Xavier ×100", "bad-init"),
+    ("Xavier x100", "bad-init"), ("xavier × 100", "bad-init"), ("mala inicialización", "bad-init"),
+    ("MALA INICIALIZACION", "bad-init"), ("pesos demasiado grandes", "bad-init"),
+    ("máscara causal rota", "broken-mask"), ("mascara causal rota", "broken-mask"),
+    ("MÁSCARA", "broken-mask"), ("look ahead", "broken-mask"), ("lookahead", "broken-mask"),
+    ("ve el futuro", "broken-mask"), ("broken_mask", "broken-mask"),
+])
+def test_each_way_of_writing_a_break_names_it_once(text, slug):
+    assert slugs(text) == [slug]
+
+
+def test_longest_match_is_one_mention():
+    (mention,) = default_vocabulary().mentions("Creo que es una máscara causal rota.")
+    assert mention.words == "máscara causal rota"
+    assert mention.slugs == ("broken-mask",)
+
+
+def test_mentions_keep_the_words_as_written_and_in_order():
+    mentions = default_vocabulary().mentions("Sin Warm-Up, o quizá MÁSCARA rota")
+    assert [m.words for m in mentions] == ["Sin Warm-Up", "MÁSCARA rota"]
+
+
+@pytest.mark.parametrize("text", [
+    "the initial loss is 4.2",  # "init" inside a word
+    "there is a spike in it",  # "in it" is not "init": short words are not glued
+    "masked language model",  # "mask" inside a word
+    "warmed up quickly",
+    "the learning rate decays by cosine",
+    "",
+])
+def test_words_inside_other_words_name_nothing(text):
+    assert slugs(text) == []
+
+
+def test_negation_is_not_understood():
+    # Documented: "not X" names X. The feedback says so when an answer names two breaks.
+    assert sorted(slugs("not the mask, it is the warmup")) == ["broken-mask", "no-warmup"]
+
+
+def test_fold_removes_case_and_accents():
+    assert fold("Diagnóstico MÁSCARA ×100") == "diagnostico mascara x100"
+
+
+def test_a_phrase_two_breaks_share_names_both():
+    catalog = breaks()
+    shared = {slug: brk for slug, brk in catalog.items()}
+    no_warmup = shared["no-warmup"]
+    shared["no-warmup"] = type(no_warmup)(**{**no_warmup.__dict__, "words": {
+        "en": (*no_warmup.words["en"], "mask"), "es": no_warmup.words["es"]}})
+    (mention,) = Vocabulary(shared).mentions("mask")
+    assert mention.slugs == ("broken-mask", "no-warmup")
+
+
+def test_every_slug_is_a_word_of_its_break():
+    for slug in breaks():
+        assert slugs(slug) == [slug]
