@@ -1,0 +1,93 @@
+"""The calibration's promises: each break's signature, as checks on a run and its reference.
+
+`signature_checks` turns the bullets of the fidelity issue into named pass/fail checks with the
+figure that decided, for one run against the healthy reference trained with the same seed.
+`bench/fidelity.py` prints them over many seeds; the tests assert them on a few. The figures
+themselves come from `diagnose.diagnostician.figures`: one definition of each number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from diagnose.diagnostician import HEALTHY, figures
+
+Records = Sequence[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    value: float
+    wanted: str
+
+
+def _smoothness(records: Records) -> float:
+    """The largest rise of the validation loss between two evaluations after the warmup (nats)."""
+    vals = [r["val_loss"] for r in records if r["val_loss"] is not None]
+    rises = [b - a for a, b in zip(vals[1:], vals[2:], strict=False)]
+    return max(rises, default=0.0)
+
+
+def signature_checks(slug: str, run: Records, reference: Records,
+                     header: dict[str, Any]) -> list[Check]:
+    fig = figures(run, reference, header)
+    ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
+    finite = all(math.isfinite(r["train_loss"]) for r in run)
+
+    def check(name: str, value: float, ok: bool, wanted: str) -> Check:
+        return Check(name, bool(ok) and not math.isnan(value), value, wanted)
+
+    if slug == "bad-init":
+        return [
+            check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 50, ">= 50x"),
+            check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] >= 100,
+                  ">= 100x"),
+            check("loss0", fig["loss0"], fig["loss0"] >= 5 * ln_vocab, f">= {5 * ln_vocab:.1f}"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
+            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 20,
+                  ">= 20x"),
+            check("finite", float(finite), finite, "no NaN (stable log-softmax)"),
+        ]
+    if slug == "no-warmup":
+        recovered = max(0.25 * fig["ref_final_val"], 0.15)
+        gap = abs(fig["final_val"] - fig["ref_final_val"])
+        return [
+            check("lr0_frac", fig["lr0_frac"], fig["lr0_frac"] >= 0.999, "= 1 (starts at lr_max)"),
+            check("ref_lr0_frac", fig["ref_lr0_frac"], fig["ref_lr0_frac"] <= 0.1,
+                  "<= 0.1 (reference starts near 0)"),
+            check("early_excess", fig["early_excess"], fig["early_excess"] >= 0.3,
+                  ">= 0.3 nats in steps 1-5"),
+            check("spectral_jump", fig["spectral_jump"], fig["spectral_jump"] >= 0.15,
+                  ">= 15% in the first update"),
+            check("ref_spectral_jump", fig["ref_spectral_jump"], fig["ref_spectral_jump"] < 0.05,
+                  "< 5% (reference)"),
+            check("recovery_gap", gap, gap <= recovered, f"<= {recovered:.3f} nats"),
+        ]
+    if slug == "broken-mask":
+        same_lr = all(a["lr"] == b["lr"] for a, b in zip(run, reference, strict=False))
+        close = abs(fig["final_train"] - fig["final_val"])
+        return [
+            check("val_floor_ratio", fig["val_floor_ratio"], fig["val_floor_ratio"] < 1,
+                  "< 1 (val below the entropy floor)"),
+            check("train_floor_ratio", fig["train_floor_ratio"], fig["train_floor_ratio"] < 1,
+                  "< 1 (train below the entropy floor)"),
+            check("train_val_gap", close, close <= 0.5 * floor, f"<= {0.5 * floor:.3f} nats"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+            check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
+                  fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)"),
+        ]
+    if slug == HEALTHY:
+        rise = _smoothness(run)
+        return [
+            check("val_above_floor", fig["final_val"], fig["final_val"] > floor,
+                  f"> {floor:.3f}"),
+            check("val_well_below_ln_vocab", fig["final_val"], fig["final_val"] < ln_vocab / 4,
+                  f"< {ln_vocab / 4:.2f}"),
+            check("smooth", rise, rise < 0.1 and finite, "val rises < 0.1 nats between evals"),
+        ]
+    return []
