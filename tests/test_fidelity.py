@@ -1,0 +1,111 @@
+"""Fidelity: with the real default config, every break shows its signature, from the arithmetic.
+
+Each seed trains the reference and the three breaks with that same seed for the full default
+length (the signatures are calibrated there; a shorter run would prove something else), then
+every check of `diagnose.fidelity` must hold and the diagnostician must name every run. The
+game's own path (a dealt scenario, a seed per ID) is checked once more through `create_scenario`.
+`bench/fidelity.py --seeds 20` runs the same checks on twenty seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import scenarios
+from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
+from diagnose.engine import run_header_fields
+from diagnose.fidelity import signature_checks
+from diagnose.reveal import evidence, open_assignment
+from diagnose.scenario import RunPlan, TrainingPool, create_scenario
+
+SEEDS = (101, 202)
+TRUTHS = (HEALTHY, "bad-init", "no-warmup", "broken-mask")
+
+
+@pytest.fixture(scope="module")
+def header():
+    return run_header_fields(scenarios.healthy_config())
+
+
+@pytest.fixture(scope="module")
+def trained():
+    healthy = scenarios.healthy_config()
+    catalog = scenarios.breaks()
+    by_seed = {}
+    with TrainingPool(2) as pool:
+        for seed in SEEDS:
+            plans = [RunPlan(HEALTHY, healthy, seed)]
+            plans += [RunPlan(slug, catalog[slug].apply(healthy), seed) for slug in TRUTHS[1:]]
+            by_seed[seed] = pool.run(plans)
+    return by_seed
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("truth", TRUTHS)
+def test_signature_holds(trained, header, seed, truth):
+    records = trained[seed]
+    checks = signature_checks(truth, records[truth], records[HEALTHY], header)
+    assert checks
+    failed = [f"{c.name}={c.value:.4g} (want {c.wanted})" for c in checks if not c.passed]
+    assert not failed, f"seed {seed}, {truth}: " + "; ".join(failed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("truth", TRUTHS)
+def test_diagnostician_names_the_run(trained, header, seed, truth):
+    records = trained[seed]
+    verdict = diagnose_run(records[truth], records[HEALTHY], header)
+    assert verdict.slug == truth, verdict.figures
+    assert verdict.confidence >= 0.5
+    assert verdict.findings and all(f.text["en"] and f.text["es"] for f in verdict.findings)
+
+
+def test_bad_init_stays_finite_under_a_stable_softmax(trained):
+    for records in trained.values():
+        assert all(math.isfinite(r["train_loss"]) for r in records["bad-init"])
+
+
+def test_no_warmup_shows_no_grad_norm_spike(trained):
+    """The course promises a spike at steps 1-5; a pre-LN model with Adam peaks at step 0."""
+    for records in trained.values():
+        run = [r["grad_norm_preclip"] for r in records["no-warmup"][:6]]
+        ref_peak = max(r["grad_norm_preclip"] for r in records[HEALTHY][:6])
+        assert max(run[1:]) < 2 * ref_peak
+
+
+def test_findings_speak_both_languages_with_the_runs_numbers(trained, header):
+    records = trained[SEEDS[0]]
+    fig = figures(records["bad-init"], records[HEALTHY], header)
+    lines = findings_for("bad-init", fig, header)
+    assert {f.panel for f in lines} >= {1, 3, 4, 5}
+    act = next(f for f in lines if f.name == "act0_ratio")
+    assert act.value > 50 and f"{act.value:.1e}" in act.text["en"]
+    assert "activaciones" in act.text["es"]
+    assert findings_for("no-such-break", fig, header) == []
+
+
+def test_a_dealt_scenario_is_told_apart(tmp_path, private_home):
+    from diagnose.home import self_study_secret
+
+    secret = self_study_secret(create=True)
+    workspace = create_scenario(tmp_path / "ws", secret=secret, code="FIDELITY-1")
+    truth = open_assignment(workspace, secret)
+    _, reference = workspace.read_run("reference")
+    ref_header = workspace.read_run("reference")[0]
+    for rid, slug in truth.items():
+        assert diagnose_run(workspace.read_run(rid)[1], reference, ref_header).slug == slug
+    lines = evidence(workspace, "en", truth)
+    assert all(lines[rid] for rid in truth)
+
+
+def test_diagnostician_survives_degenerate_input(header):
+    nan = float("nan")
+    record = {"step": 0, "lr": nan, "train_loss": nan, "val_loss": None,
+              "grad_norm_preclip": float("inf"), "grad_norm_postclip": nan,
+              "act_mean_abs": [nan, nan, nan], "spectral_norm": {"wte": nan},
+              "dead_heads": None, "dead_neurons_frac": None}
+    verdict = diagnose_run([record], [record], header)
+    assert verdict.slug in TRUTHS
+    assert diagnose_run([], [], header).slug == HEALTHY
