@@ -44,8 +44,8 @@ from diagnose.workspace import (
     Workspace,
     is_workspace,
     open_workspace,
-    scenario_json,
 )
+from grading.grade import scenario_json
 from grading.seal import seal
 
 ENGINE_VERSION = "1"

@@ -9,6 +9,7 @@ reveal.json            present once the answers were revealed (by `reveal` or `g
 ```
 
 The solutions file is written next to `experiments/`: `<workspace>/../../solutions/`.
+`scenario.json` is read and written by `grading.grade`, whose grader reads it on a bare server.
 Making a workspace (training, sealing) is `diagnose.scenario`'s job; this module only reads
 and knows the names.
 """
@@ -16,26 +17,30 @@ and knows the names.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import MetricsError, read_metrics
+from grading.grade import (  # the scenario file is the grader's contract too
+    DEFAULT_DIR,
+    KEY_FILE,
+    REVEAL_FILE,
+    SCENARIO_FILE,
+    GradeError,
+    read_scenario,
+)
 
-DEFAULT_DIR = Path("experiments") / "19-break-it"
-SCENARIO_FILE = "scenario.json"
-SCENARIO_SCHEMA = "diagnose.scenario/1"
-KEY_FILE = "answer-key.sealed"
+__all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
+           "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
+           "WorkspaceError", "is_workspace", "open_workspace"]
+
 ATTEMPTS_FILE = "attempts.jsonl"
-REVEAL_FILE = "reveal.json"
 METRICS_FILE = "metrics.jsonl"
 DASHBOARD_FILE = "dashboard.html"
 REFERENCE = "reference"
 SOLUTIONS = Path("solutions") / "03-three-failures-ref.md"
-RUN_ID = re.compile(r"^\d\d$")
-SCENARIO_MAX_BYTES = 64 * 1024
 
 
 class WorkspaceError(Exception):
@@ -108,37 +113,17 @@ def is_workspace(path: Path) -> bool:
     return (Path(path) / SCENARIO_FILE).is_file()
 
 
-def scenario_json(code: str, ids: list[str], steps: int, engine_version: str, key: str) -> str:
-    return json.dumps({"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
-                       "steps": steps, "ids": ids, "key": key}, indent=2) + "\n"
-
-
 def open_workspace(path: Path) -> Workspace:
     """Read `path/scenario.json`, or raise WorkspaceError saying what is wrong."""
-    path = Path(path)
-    if not path.exists():
-        raise WorkspaceError(f"{path}: no such directory; make a scenario with `diagnose new`")
-    if not path.is_dir():
-        raise WorkspaceError(f"{path}: not a directory")
-    file = path / SCENARIO_FILE
-    if not file.is_file():
-        raise WorkspaceError(f"{path}: no scenario here ({SCENARIO_FILE} is missing); "
-                             "make one with `diagnose new`")
     try:
-        if file.stat().st_size > SCENARIO_MAX_BYTES:
-            raise WorkspaceError(f"{file}: corrupt (too large to be a scenario file)")
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise WorkspaceError(f"{file}: corrupt ({type(err).__name__})") from None
-    ok = (isinstance(data, dict) and data.get("schema") == SCENARIO_SCHEMA
-          and isinstance(data.get("code"), str) and data["code"]
-          and isinstance(data.get("steps"), int) and data["steps"] > 0
-          and isinstance(data.get("ids"), list) and len(data["ids"]) >= 1
-          and all(isinstance(i, str) and RUN_ID.match(i) for i in data["ids"])
-          and isinstance(data.get("engine_version"), str)
-          and data.get("key") in ("self-study", "instructor"))
-    if not ok:
-        raise WorkspaceError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, "
-                             "steps, ids, engine_version and key)")
-    return Workspace(path=path, code=data["code"], ids=tuple(data["ids"]), steps=data["steps"],
-                     engine_version=data["engine_version"], key=data["key"])
+        scenario = read_scenario(Path(path))
+    except GradeError as err:
+        message = str(err)
+        if message.endswith("no such directory"):
+            message += "; make a scenario with `diagnose new`"
+        elif message.endswith("is missing)"):
+            message += "; make one with `diagnose new`"
+        raise WorkspaceError(message) from None
+    return Workspace(path=scenario.path, code=scenario.code, ids=scenario.ids,
+                     steps=scenario.steps, engine_version=scenario.engine_version,
+                     key=scenario.key)

@@ -43,6 +43,15 @@ class Scenario:
     code: str
     ids: tuple[str, ...]
     key: str  # "self-study" or "instructor": which secret sealed it
+    steps: int
+    engine_version: str
+
+
+def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str,
+                  key: str) -> str:
+    """The text of `scenario.json`; `read_scenario` reads it back."""
+    return json.dumps({"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
+                       "steps": steps, "ids": list(ids), "key": key}, indent=2) + "\n"
 
 
 def _read_small(path: Path, what: str) -> str:
@@ -73,10 +82,13 @@ def read_scenario(path: Path) -> Scenario:
             or not isinstance(data.get("code"), str) or not data["code"]
             or not isinstance(ids, list) or not ids
             or not all(isinstance(i, str) and RUN_ID.match(i) for i in ids)
-            or data.get("key") not in ("self-study", "instructor")):
-        raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids "
-                         "and key)")
-    return Scenario(path, data["code"], tuple(ids), data["key"])
+            or data.get("key") not in ("self-study", "instructor")
+            or not isinstance(data.get("steps"), int) or isinstance(data["steps"], bool)
+            or data["steps"] < 1 or not isinstance(data.get("engine_version"), str)):
+        raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids, "
+                         "steps, engine_version and key)")
+    return Scenario(path, data["code"], tuple(ids), data["key"], data["steps"],
+                    data["engine_version"])
 
 
 def find_scenario(file: Path, default: Path = DEFAULT_DIR) -> Path | None:

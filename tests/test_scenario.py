@@ -193,7 +193,7 @@ def test_new_refuses_bad_steps():
     (lambda d: None, "no such directory; make a scenario with `diagnose new`"),
     (lambda d: d.mkdir(), "no scenario here (scenario.json is missing)"),
     (lambda d: (d.mkdir(), (d / "scenario.json").write_text("{not json")),
-     "scenario.json: corrupt (JSONDecodeError)"),
+     "scenario.json: corrupt (expected schema diagnose.scenario/1"),
 ])
 def test_reveal_without_a_scenario(tmp_path, setup, message):
     target = tmp_path / "ws"

@@ -27,7 +27,8 @@ from diagnose.show import (
     select_steps,
     sparkline,
 )
-from diagnose.workspace import SCENARIO_FILE, scenario_json
+from diagnose.workspace import SCENARIO_FILE
+from grading.grade import scenario_json
 
 ANSI = re.compile(r"\x1b\[")
 

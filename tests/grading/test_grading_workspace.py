@@ -193,7 +193,7 @@ def test_refusals(tmp_path):
     assert refused() == f"{key}: the answer key is missing"
     (workspace / "scenario.json").write_text('{"schema": "diagnose.scenario/1"}')
     assert refused() == (f"{workspace / 'scenario.json'}: corrupt (expected schema "
-                         "diagnose.scenario/1 with code, ids and key)")
+                         "diagnose.scenario/1 with code, ids, steps, engine_version and key)")
 
 
 def test_check_reads_without_a_key(tmp_path):
