@@ -112,9 +112,11 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     except (HomeError, ScenarioError) as err:
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
+        import shlex
+
         click.echo(f"\nInterrupted: nothing was written to {directory}. To start again with "
-                   f"the same scenario: diagnose new --dir {directory} --seed {code!r}"
-                   + (" --force" if force else ""), err=True)
+                   f"the same scenario: diagnose new --dir {shlex.quote(str(directory))} "
+                   f"--seed {shlex.quote(code)}" + (" --force" if force else ""), err=True)
         raise SystemExit(130) from None
     seconds = time.perf_counter() - started
     click.echo(f"Scenario {workspace.code} ready in {workspace.path} "
