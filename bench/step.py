@@ -1,0 +1,131 @@
+"""How long one training step takes: forward, backward, clip, AdamW and the instruments.
+
+    python bench/step.py                 # the healthy config, B = 32
+    python bench/step.py --steps 100 --torch
+    python bench/step.py --no-threads --break bad-init
+
+Trains two runs of the same seed side by side, one with the instruments and one without, and
+alternates their steps so that both see the same load on a shared machine. Prints the median
+and the mean ms a step (the mean over whole `eval_every` cycles, so the evaluation steps'
+extra work is amortised as in a real run), the instruments' share of a step, and the peak
+RSS of the process. With --torch (if PyTorch is installed) it times the same step in PyTorch
+eager, from the same weights and batches, on 1 and 2 threads.
+
+A benchmark, not a test: numbers depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import scenarios
+from diagnose.engine import Trainer, lr_at
+from diagnose.engine.runtime import tune_process
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed_steps(trainers: list[Trainer], steps: int,
+                turn: int) -> tuple[list[list[float]], list[float]]:
+    """Wall ms of each step of each trainer, and each trainer's CPU ms a step (all threads),
+    the trainers taking turns `turn` steps at a time (long enough for each to run from its
+    own caches, short enough for both to share the machine's load)."""
+    times: list[list[float]] = [[] for _ in trainers]
+    cpu = [0.0 for _ in trainers]
+    for _ in range(0, steps, turn):
+        for i, (trainer, out) in enumerate(zip(trainers, times, strict=True)):
+            cpu_start = time.process_time()
+            for _ in range(turn):
+                start = time.perf_counter()
+                trainer.step()
+                out.append((time.perf_counter() - start) * 1e3)
+            cpu[i] += (time.process_time() - cpu_start) * 1e3
+    return times, [total / len(out) for total, out in zip(cpu, times, strict=True)]
+
+
+def torch_times(config, seed: int, steps: int, threads: int) -> list[float]:
+    import torch
+
+    sys.path.insert(0, str(ROOT))
+    from tests.engine import torch_gpt
+
+    torch.set_num_threads(threads)
+    reference = Trainer(config, seed, instruments=False)    # the same weights and batches
+    params = torch_gpt.to_torch(reference.params)
+    opt = torch_gpt.optimizer(params, config)
+    times = []
+    for step in range(steps):
+        x, y = next(reference._batches)
+        start = time.perf_counter()
+        torch_gpt.train_step(params, opt, x, y, lr_at(step, config), config)
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=60, help="timed steps (default 60)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--break", dest="slug", default=None,
+                        help="time a broken config instead (bad-init, no-warmup, broken-mask)")
+    parser.add_argument("--no-threads", action="store_true",
+                        help="train without the trainers' worker threads")
+    parser.add_argument("--torch", action="store_true", help="PyTorch side by side")
+    args = parser.parse_args()
+
+    config = scenarios.healthy_config()
+    if args.slug:
+        config = scenarios.breaks()[args.slug].apply(config)
+    malloc_kept, blas_single = tune_process()
+    threads = not args.no_threads
+    watched = Trainer(config, args.seed, threads=threads)
+    blind = Trainer(config, args.seed, instruments=False, threads=threads)
+    timed_steps([watched, blind], args.warmup, 1)
+    # start the timed window on an evaluation step, and time whole eval cycles
+    cycle = config.eval_every
+    while watched.step_index % cycle:
+        timed_steps([watched, blind], 1, 1)
+    steps = max(cycle, args.steps // cycle * cycle)
+    (on, off), (cpu_on, cpu_off) = timed_steps([watched, blind], steps, cycle)
+
+    mean_on, mean_off = statistics.fmean(on), statistics.fmean(off)
+    print(f"config: {args.slug or 'healthy'}, B={config.batch_size}, "
+          f"{steps} steps from step {watched.step_index - steps} "
+          f"(malloc kept: {malloc_kept}, single-threaded BLAS: {blas_single}, "
+          f"worker threads: {threads})")
+    print(f"step with instruments:    median {statistics.median(on):6.2f} ms, "
+          f"mean {mean_on:6.2f} ms (CPU {cpu_on:6.2f} ms, both threads)")
+    print(f"step without instruments: median {statistics.median(off):6.2f} ms, "
+          f"mean {mean_off:6.2f} ms (CPU {cpu_off:6.2f} ms)")
+    median_on, median_off = statistics.median(on), statistics.median(off)
+    print(f"instruments' share:       {100 * (mean_on - mean_off) / mean_on:5.1f} % of a step "
+          f"(median {100 * (median_on - median_off) / median_on:.1f} % off the evaluation steps)")
+    evals = on[::cycle]
+    print(f"an evaluation step:       {statistics.median(evals):6.2f} ms "
+          f"(val loss, dead heads and neurons, every {cycle} steps)")
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS:                 {peak_mb:6.1f} MB")
+
+    if args.torch:
+        try:
+            import torch
+        except ImportError:
+            print("PyTorch: not installed")
+            return
+        for threads in (1, 2):
+            times = torch_times(config, args.seed, args.warmup + steps, threads)[args.warmup:]
+            print(f"PyTorch {torch.__version__} eager, {threads} thread(s): "
+                  f"median {statistics.median(times):6.2f} ms, mean {np.mean(times):6.2f} ms "
+                  f"(no instruments)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""Training that streams: one step at a time, each step's metrics record as soon as it is done.
+
+`Trainer(config, seed).step()` runs step s: forward → backward → clip → AdamW update, then (only
+diagnostics from there on) the instruments read what they need. Record s describes the
+weights step s's forward pass used (after s updates): the instruments read a copy of them taken
+before the update, so they can never touch the training. The lr and the post-clip norm are the
+ones applied at step s. `train(config, seed)` yields the records of a whole run; closing the
+generator cancels it between steps.
+
+The record has exactly `diagnose.metrics.STEP_KEYS`, in that order. A diverging run never
+raises: every step runs under `np.errstate(all="ignore")`, non-finite values are recorded as
+nan/inf. With `instruments=False` the instruments' values are None (lr, the batch's loss and
+the grad norms are always real) and the weights are bit-identical.
+
+A Trainer owns two worker threads (unless threads=False). One computes the weights'
+gradients while the main thread goes on down the backward pass, and the spectral norms of the
+copied weights; the other runs the evaluation steps' forward pass of val and the probes on
+the copy while the step trains. BLAS is single-threaded (`runtime.py`) and every job writes
+its own arrays, so the numbers do not depend on any of this.
+
+`seed` decides the initialisation and the batch order; the corpus is the same for every seed.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from diagnose.engine.corpus import build_corpus, probe_batch
+from diagnose.engine.instruments import SpectralNorms, act_mean_abs, evaluate
+from diagnose.engine.model import (
+    count_params,
+    flat_of,
+    forward_backward,
+    init_params,
+    matrix_names,
+    n_decayed,
+    point_into,
+    quietly,
+)
+from diagnose.engine.optim import adam_state, adamw_update, clip_grad_norm, lr_at
+from diagnose.engine.runtime import tune_process
+
+
+class Trainer:
+    """One run of `config` from `seed`, stepped by the caller."""
+
+    def __init__(self, config, seed: int, *, instruments: bool = True,
+                 threads: bool = True) -> None:
+        tune_process()
+        self.config = config
+        self.seed = seed
+        self.corpus = build_corpus(config)
+        self.params = init_params(config, seed)
+        self.step_index = 0
+        self._flat = flat_of(self.params)
+        self._grads_flat = np.zeros_like(self._flat)
+        self._grads = point_into(self._grads_flat, config)
+        self._scratch = np.empty_like(self._flat)
+        self._adam = adam_state(self._flat)
+        self._n_decay = n_decayed(config)
+        self._batches = self.corpus.batches("train", config.batch_size,
+                                            np.random.default_rng([seed, 1]))
+        # worker threads: one for the weights' gradients and the spectral norms, one for the
+        # evaluations (the validation loss and the probes), which take a forward pass of val;
+        # without them (threads=False) the same work runs in turn on the caller's thread
+        self._pool = self._eval_pool = None
+        if threads:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="diagnose-grads")
+            self._eval_pool = ThreadPoolExecutor(max_workers=1,
+                                                 thread_name_prefix="diagnose-eval")
+            for pool in (self._pool, self._eval_pool):
+                weakref.finalize(self, pool.shutdown, wait=False)
+        self._instruments = instruments
+        if instruments:
+            self._seen_flat = np.empty_like(self._flat)   # the weights the forward pass used
+            self._seen = point_into(self._seen_flat, config)
+            self._spectral = SpectralNorms(matrix_names(config), config.d_model)
+            self._probe = probe_batch(config)                       # the first of val
+            rest = np.arange(len(self._probe[0]), len(self.corpus.val))
+            self._rest = self.corpus.batch("val", rest) if len(rest) else None
+
+    def is_eval_step(self, step: int) -> bool:
+        return step % self.config.eval_every == 0 or step == self.config.steps - 1
+
+    def step(self) -> dict[str, Any]:
+        """Run one training step and return its metrics record."""
+        config, s = self.config, self.step_index
+        x, y = next(self._batches)
+        lr = lr_at(s, config)
+        with np.errstate(all="ignore"):
+            if self._instruments:  # a copy of the weights this step uses, measured meanwhile
+                np.copyto(self._seen_flat, self._flat)
+                spectral = submit(self._pool, self._spectral.measure, self._seen)
+                if self.is_eval_step(s):
+                    evaluation = submit(self._eval_pool, evaluate, self._seen, self._probe,
+                                        self._rest, config)
+            loss, cache = forward_backward(self.params, x, y, config, self._grads, self._pool)
+            preclip, postclip = clip_grad_norm(self._grads_flat, config.grad_clip)
+            adamw_update(self._flat, self._grads_flat, self._adam, s + 1, lr, config,
+                         self._n_decay, self._scratch)
+            # --- the update is done: below only diagnostics, reading the copy and the cache
+            record = {"step": s, "lr": lr, "train_loss": loss, "val_loss": None,
+                      "grad_norm_preclip": preclip, "grad_norm_postclip": postclip,
+                      "act_mean_abs": None, "spectral_norm": None, "dead_heads": None,
+                      "dead_neurons_frac": None}
+            if self._instruments:
+                record["act_mean_abs"] = act_mean_abs(cache)
+                record["spectral_norm"] = spectral.result()
+                if self.is_eval_step(s):
+                    val_loss, heads, neurons = evaluation.result()
+                    record["val_loss"] = val_loss
+                    record["dead_heads"] = int(heads.sum())
+                    record["dead_neurons_frac"] = float(neurons.mean())
+        self.step_index += 1
+        return record
+
+
+class Deferred:
+    """fn(*args), computed when its result is asked for: a thread-less stand-in for a Future,
+    so that without threads the instruments run after the update, in the step's order."""
+
+    def __init__(self, fn, *args) -> None:
+        self.fn, self.args = fn, args
+
+    def result(self):
+        return self.fn(*self.args)
+
+
+def submit(pool: ThreadPoolExecutor | None, fn, *args) -> Future | Deferred:
+    """fn(*args) on the pool's thread, or later on the caller's without a pool."""
+    return Deferred(fn, *args) if pool is None else pool.submit(quietly, fn, *args)
+
+
+def train(config, seed: int, *, instruments: bool = True,
+          threads: bool = True) -> Iterator[dict[str, Any]]:
+    """Yield each step's record of a whole run as soon as the step is done."""
+    trainer = Trainer(config, seed, instruments=instruments, threads=threads)
+    for _ in range(config.steps):
+        yield trainer.step()
+
+
+def run_header_fields(config) -> dict[str, Any]:
+    """The metrics header's fields that follow from the config (the caller adds `run`)."""
+    return {"steps": config.steps, "params": count_params(config),
+            "vocab_size": config.vocab_size, "lr_max": config.lr_max,
+            "eval_every": config.eval_every,
+            "entropy_floor": build_corpus(config).entropy_floor,
+            "ln_vocab": math.log(config.vocab_size)}

@@ -1,0 +1,1 @@
+"""Tests of `diagnose.engine`: layers, model, optimizer, corpus, instruments and training."""
