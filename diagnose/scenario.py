@@ -144,10 +144,11 @@ def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
 
 # --- training in worker processes ---------------------------------------------------------
 
-def _train_worker(tasks: Any, out: Any, threads: int) -> None:
-    """A worker process: train each plan it is handed, sending every record to the parent."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(threads)  # before numpy loads: small matrices, no oversubscription
+def _train_worker(tasks: Any, out: Any) -> None:
+    """A worker process: train each plan it is handed, sending every record to the parent.
+
+    The engine's Trainer sets the process up (one BLAS thread, see diagnose/engine/runtime.py).
+    """
     try:
         from diagnose.engine import train
 
@@ -178,9 +179,8 @@ class TrainingPool:
         context = multiprocessing.get_context("spawn")  # never fork a threaded parent (Textual)
         self._tasks = context.Queue()
         self._inbox = context.Queue()
-        threads = max(1, (os.cpu_count() or 1) // jobs)
         self._workers = [context.Process(target=_train_worker, daemon=True,
-                                         args=(self._tasks, self._inbox, threads),
+                                         args=(self._tasks, self._inbox),
                                          name=f"diagnose-train-{i}") for i in range(jobs)]
         for worker in self._workers:
             worker.start()

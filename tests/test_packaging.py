@@ -33,6 +33,10 @@ def test_wheel_holds_the_catalog(wheel):
         assert f"scenarios/breaks/{slug}.toml" in names
     for package in ("diagnose", "grading", "scenarios"):
         assert f"{package}/__init__.py" in names
+    # files the app reads with importlib.resources at run time
+    for resource in ("diagnose/dashboard/dashboard.css", "diagnose/dashboard/dashboard.js",
+                     "diagnose/tui/play.tcss"):
+        assert resource in names
     assert not any(name.startswith(("tests/", "bench/")) for name in names)
 
 
