@@ -5,13 +5,16 @@ diagnostician's confusion matrix and, per break, the min/median/max of each sign
 with how many seeds passed its check.
 
 Run: python bench/fidelity.py --seeds 20 [--jobs 2] [--steps N] [--first-seed 0]
+     [--set lr_max=3e-2 --set lr_min=3e-3]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
+import tomllib
 from collections import defaultdict
 
 import scenarios
@@ -19,6 +22,7 @@ from diagnose.diagnostician import HEALTHY, diagnose_run
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
+from scenarios.config import validate_value
 
 
 def main() -> None:
@@ -27,12 +31,18 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="try a healthy.toml value without editing it (calibration)")
     args = parser.parse_args()
 
     healthy = scenarios.healthy_config()
-    if args.steps:
-        import dataclasses
-        healthy = dataclasses.replace(healthy, steps=args.steps)
+    changes = {"steps": args.steps} if args.steps else {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        changes[key] = validate_value(key, tomllib.loads(f"v = {value}")["v"])
+    healthy = dataclasses.replace(healthy, **changes)
+    if changes:
+        print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
     catalog = scenarios.breaks()
     header = run_header_fields(healthy)
     truths = [HEALTHY, *catalog]

@@ -89,7 +89,8 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         out += [f"- {line}" for line in numbers[rid]]
         out += ["", f"{words['verdict']} `{verdict.slug}` "
                 f"({verdict.confidence:.0%}).", "", f"**{words['panels']}:**", ""]
-        out += [f"- Panel {n}: {panel}" for n, panel in text.panels.items()]
+        rest = [n for n in text.panels if n not in brk.signature]
+        out += [f"- Panel {n}: {text.panels[n]}" for n in (*brk.signature, *rest)]
         out += ["", f"**{words['differs']}.** {text.engine_differs}", "",
                 f"**{words['real']}.** {text.real_world}"]
     return "\n".join(out) + "\n"

@@ -120,8 +120,8 @@ def score(reading: Reading, assignment: Mapping[str, str], catalog: Mapping[str,
         verdict = say(lang, "right" if correct else "wrong", id=run_id, slug=truth,
                       title=brk.title[lang] if brk else truth)
         panels = () if correct or brk is None else tuple(
-            say(lang, "panel", n=n, name=panel_name(lang, n), text=text)
-            for n, text in brk.reveal[lang].panels.items())
+            say(lang, "panel", n=n, name=panel_name(lang, n), text=brk.reveal[lang].panels[n])
+            for n in brk.signature)
         numbers = () if correct else tuple(str(e) for e in (evidence or {}).get(run_id, ()))
         results.append(Result(run_id, answer, truth, correct, describe(answer, lang), verdict,
                               panels, numbers, lang))

@@ -52,6 +52,7 @@ class Break:
     summary: dict[str, str]
     override: dict[str, Any]
     words: dict[str, tuple[str, ...]]
+    signature: tuple[str, ...]  # the panels ("1".."6") that show it, the clearest first
     reveal: dict[str, Reveal]
     source: str
 
@@ -162,7 +163,7 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
     )
 
 
-BREAK_KEYS = ("slug", "title", "summary", "override", "words", "reveal")
+BREAK_KEYS = ("slug", "title", "summary", "override", "words", "signature", "reveal")
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
@@ -205,8 +206,22 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
 
     reveal_table = _per_lang(shown, data, "reveal")
     reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
+    listed = data.get("signature")
+    if (not isinstance(listed, list) or not listed
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in listed)
+            or len(set(listed)) != len(listed)):
+        raise _fail(shown, "signature: expected a list of distinct panel numbers 1-6, "
+                    "the clearest first")
+    signature = tuple(str(n) for n in listed)
+    for number in signature:
+        if number not in PANELS:
+            raise _fail(shown, f"signature: {number} is not a panel number 1-6")
+        for lang in LANGS:
+            if number not in reveal[lang].panels:
+                raise _fail(shown, f"signature: panel {number} has no text in "
+                            f"[reveal.{lang}.panels]")
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 reveal=reveal, source=shown)
+                 signature=signature, reveal=reveal, source=shown)
 
 
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Catalog:

@@ -121,11 +121,19 @@ def edit(path: Path, old: str, new: str) -> None:
      "scenarios/breaks/no-warmup.toml: [title] es: missing"),
     ("breaks/no-warmup.toml", "[words]", "[wordz]",
      "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of slug, title, "
-     "summary, override, words, reveal"),
+     "summary, override, words, signature, reveal"),
     ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
      "scenarios/breaks/broken-mask.toml: [words] en: expected a list of non-empty phrases"),
     ("breaks/broken-mask.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
      "scenarios/breaks/broken-mask.toml: [reveal.es] panels.7: expected a panel number 1-6"),
+    ("breaks/broken-mask.toml", "signature = [1, 6]", "signature = [1, 9]",
+     "scenarios/breaks/broken-mask.toml: signature: 9 is not a panel number 1-6"),
+    ("breaks/broken-mask.toml", "signature = [1, 6]", "signature = [1, 1]",
+     "scenarios/breaks/broken-mask.toml: signature: expected a list of distinct panel numbers"),
+    ("breaks/broken-mask.toml", "signature = [1, 6]\n", "",
+     "scenarios/breaks/broken-mask.toml: signature: expected a list of distinct panel numbers"),
+    ("breaks/broken-mask.toml", '\n6 = "Copying', '\n# 6 = "Copying',
+     "scenarios/breaks/broken-mask.toml: signature: panel 6 has no text in [reveal.en.panels]"),
 ])
 def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new, message):
     edit(catalog_dir / file, old, new)
@@ -167,6 +175,7 @@ def test_random_overrides_load_or_are_refused_cleanly(key, value):
     brk = dict(scenarios.breaks()["no-warmup"].__dict__)
     data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
             "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
+            "signature": [int(n) for n in brk["signature"]],
             "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
                               "engine_differs": r.engine_differs, "real_world": r.real_world}
                        for lang, r in brk["reveal"].items()}}
