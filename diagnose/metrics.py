@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -20,6 +21,7 @@ HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval
                "entropy_floor", "ln_vocab")
 STEP_KEYS = ("step", "lr", "train_loss", "val_loss", "grad_norm_preclip", "grad_norm_postclip",
              "act_mean_abs", "spectral_norm", "dead_heads", "dead_neurons_frac")
+MAX_BYTES = 256 << 20  # a default run's file is about 200 KB; refuse what cannot be one
 NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
@@ -94,6 +96,16 @@ def write_metrics(path: Path, header: dict[str, Any], records: Iterable[dict[str
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise MetricsError(f"{path}: missing metrics file") from None
+    except OSError as err:
+        raise MetricsError(f"{path}: cannot be read ({err.strerror or err})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise MetricsError(f"{path}: not a metrics file (not a regular file)")
+    if info.st_size > MAX_BYTES:
+        raise MetricsError(f"{path}: not a metrics file (over {MAX_BYTES >> 20} MiB)")
     try:
         with open(path, encoding="utf-8") as stream:
             for number, line in enumerate(stream, start=1):
