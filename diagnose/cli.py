@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
-from diagnose.workspace import DEFAULT_DIR
+from grading.layout import DEFAULT_DIR
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(["en", "es"])
@@ -528,6 +528,8 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
     app.run()
     if app.error:
         raise click.ClickException(app.error)
+    if app.note:
+        click.echo(app.note, err=True)
 
 
 def main() -> None:

@@ -23,14 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import MetricsError, read_metrics
-from grading.grade import (  # the scenario file is the grader's contract too
-    DEFAULT_DIR,
-    KEY_FILE,
-    REVEAL_FILE,
-    SCENARIO_FILE,
-    GradeError,
-    read_scenario,
-)
+from grading.layout import DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
@@ -115,6 +108,8 @@ def is_workspace(path: Path) -> bool:
 
 def open_workspace(path: Path) -> Workspace:
     """Read `path/scenario.json`, or raise WorkspaceError saying what is wrong."""
+    from grading.grade import GradeError, read_scenario  # the scenario file is the grader's too
+
     try:
         scenario = read_scenario(Path(path))
     except GradeError as err:

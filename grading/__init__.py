@@ -10,48 +10,64 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     writer.py      writing a file the reader reads back exactly (what the TUI saves)
     feedback.py    scoring, per-ID feedback, the Report and Check, text and JSON
     attempts.py    attempts.jsonl: the first grading counts
+    layout.py      the names of a workspace's files
     grade.py       grading a file against a workspace; checking one without a key
     gradebook.py   grading a class into its bundles; CSV and Gradescope exports
 """
 
-from grading.attempts import Attempt, read_attempts
-from grading.diagnoses import (
-    AMBIGUOUS,
-    EMPTY,
-    MAX_BYTES,
-    MISSING,
-    NAMED,
-    NOTHING,
-    UNSURE,
-    Answer,
-    DiagnosesError,
-    GradeError,
-    Reading,
-    normalise_evidence,
-    parse_diagnoses,
-    read_diagnoses,
-)
-from grading.feedback import Check, Report, Result, describe
-from grading.grade import (
-    DEFAULT_DIR,
-    Scenario,
-    check_file,
-    find_scenario,
-    grade_reading,
-    grade_workspace,
-    read_scenario,
-)
-from grading.gradebook import (
-    Graded,
-    Row,
-    grade_bundles,
-    gradebook_rows,
-    write_gradebook,
-    write_gradescope,
-)
-from grading.seal import SealError, read_key_file
-from grading.words import Mention, Vocabulary
-from grading.writer import format_diagnoses
+import importlib
+from typing import Any
+
+# Loaded on first use (PEP 562): `import grading.layout` stays cheap for the CLI's --help.
+_HOME = {
+    "AMBIGUOUS": "grading.diagnoses",
+    "Answer": "grading.diagnoses",
+    "Attempt": "grading.attempts",
+    "Check": "grading.feedback",
+    "DEFAULT_DIR": "grading.layout",
+    "DiagnosesError": "grading.diagnoses",
+    "EMPTY": "grading.diagnoses",
+    "GradeError": "grading.diagnoses",
+    "Graded": "grading.gradebook",
+    "MAX_BYTES": "grading.diagnoses",
+    "MISSING": "grading.diagnoses",
+    "Mention": "grading.words",
+    "NAMED": "grading.diagnoses",
+    "NOTHING": "grading.diagnoses",
+    "Reading": "grading.diagnoses",
+    "Report": "grading.feedback",
+    "Result": "grading.feedback",
+    "Row": "grading.gradebook",
+    "Scenario": "grading.grade",
+    "SealError": "grading.seal",
+    "UNSURE": "grading.diagnoses",
+    "Vocabulary": "grading.words",
+    "check_file": "grading.grade",
+    "describe": "grading.feedback",
+    "find_scenario": "grading.grade",
+    "format_diagnoses": "grading.writer",
+    "grade_bundles": "grading.gradebook",
+    "grade_reading": "grading.grade",
+    "grade_workspace": "grading.grade",
+    "gradebook_rows": "grading.gradebook",
+    "normalise_evidence": "grading.diagnoses",
+    "parse_diagnoses": "grading.diagnoses",
+    "read_attempts": "grading.attempts",
+    "read_diagnoses": "grading.diagnoses",
+    "read_key_file": "grading.seal",
+    "read_scenario": "grading.grade",
+    "write_gradebook": "grading.gradebook",
+    "write_gradescope": "grading.gradebook",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'grading' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AMBIGUOUS", "DEFAULT_DIR", "EMPTY", "MAX_BYTES", "MISSING", "NAMED", "NOTHING", "UNSURE",

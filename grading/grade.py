@@ -13,7 +13,6 @@ after a self-study grading is the app's job.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,17 +21,19 @@ from pathlib import Path
 from grading.attempts import Attempt, append_attempt, read_attempts
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Check, Report, notes, score
+from grading.layout import (
+    DEFAULT_DIR,
+    DEFAULT_IDS,
+    KEY_FILE,
+    REVEAL_FILE,
+    RUN_ID,
+    SCENARIO_FILE,
+    SCENARIO_SCHEMA,
+)
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
 
-DEFAULT_DIR = Path("experiments") / "19-break-it"
-DEFAULT_IDS = ("01", "02", "03")
-SCENARIO_FILE = "scenario.json"
-SCENARIO_SCHEMA = "diagnose.scenario/1"
-KEY_FILE = "answer-key.sealed"
-REVEAL_FILE = "reveal.json"
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
-RUN_ID = re.compile(r"^\d\d$")
 
 
 @dataclass(frozen=True)

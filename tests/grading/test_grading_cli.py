@@ -174,7 +174,8 @@ def test_corrupt_or_missing_scenario(here):
                                                      "(scenario.json is missing)\n")
     (WS / "scenario.json").write_text("{")
     assert error_line(run("d.md")) == (f"Error: {WS / 'scenario.json'}: corrupt (expected "
-                                       "schema diagnose.scenario/1 with code, ids, steps, engine_version and key)\n")
+                                       "schema diagnose.scenario/1 with code, ids, steps, "
+                                       "engine_version and key)\n")
 
 
 @pytest.fixture
