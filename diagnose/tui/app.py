@@ -1,0 +1,308 @@
+"""`PlayApp`: `diagnose play` — a scenario's runs on screen, the diagnosis form, the grade.
+
+The app owns the state and the actions; screens and widgets only draw it:
+
+- `RunStore`: the runs' records. A finished workspace is read at start-up; otherwise a
+  thread worker trains one (`training.train_into`: `create_scenario`, whose `on_step`
+  appends to the store from that thread), and a timer (4 Hz) redraws when the store
+  changed. Keys redraw at once, so the screen answers a key however fast steps arrive.
+- `View`: run, log, overlay, zoom, cursor — one for every screen.
+- `Drafts`: the answers, written to `<workspace>/.drafts.json` on every change.
+
+Screens: `PlayScreen` (tabs and the six panels), `DetailScreen` (one panel with axes), and
+modal ones for the diagnosis form, the name, the help and the grade. Only the first is
+imported at start-up: the first frame must come within a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from diagnose.panels import panels_for
+from diagnose.tui.diagnoses import write_diagnoses
+from diagnose.tui.drafts import Drafts
+from diagnose.tui.messages import (
+    AnswerChanged,
+    PanelChosen,
+    Redealt,
+    TrainingFailed,
+    TrainingFinished,
+)
+from diagnose.tui.play_screen import PlayScreen
+from diagnose.tui.scale import window
+from diagnose.tui.state import RunStore, View
+from diagnose.tui.text import tr
+from diagnose.tui.training import fresh_runs, prepare, train_into
+from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
+
+REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
+
+
+class PlayApp(App[None]):
+    CSS_PATH = "play.tcss"
+    TITLE = "diagnose"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
+                 lang: str = "en", steps: int | None = None, jobs: int = 2,
+                 make_scenario: Callable[..., Workspace] | None = None,
+                 cwd: Path | None = None) -> None:
+        """Open the scenario in `directory`, or get ready to train one there.
+
+        Raises WorkspaceError when `directory` holds a scenario that cannot be read.
+        `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
+        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`.
+        """
+        super().__init__()
+        # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
+        self.animation_level = "none"
+        self.directory, self.code, self.lang = Path(directory), code, lang
+        self.steps, self.jobs, self.cwd = steps, jobs, cwd
+        self.make_scenario = make_scenario
+        self.view = View()
+        self.error: str | None = None  # why the app stopped, for the CLI to print
+        self.note: str | None = None  # what the CLI prints after a quit mid-training
+        self.workspace: Workspace | None = None
+        if is_workspace(self.directory):
+            self.workspace = open_workspace(self.directory)
+            self.store = RunStore.from_workspace(self.workspace)
+            self.drafts = Drafts.load(self.workspace.path)
+        else:
+            from diagnose.scenario import new_code
+
+            self.code = code or new_code()  # drawn here so the screen can show it at once
+            self.store = RunStore(*fresh_runs(steps))
+            self.drafts = Drafts()
+            prepare()  # before Textual takes sys.stderr
+        if name:
+            self.drafts.name = name.strip()
+        self.play = PlayScreen(self.store, self.view, panels_for([]), lang)
+        self._drawn = -1
+
+    # --- life cycle ----------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(self.play)
+        self._set_scenario_title()
+        if self.drafts.warning:
+            self.notify(self.drafts.warning, severity="warning")
+        if self.workspace is None:
+            self.train()
+        self.set_interval(1 / REDRAW_HZ, self._tick)
+
+    @property
+    def training(self) -> bool:
+        return self.workspace is None
+
+    def _set_scenario_title(self) -> None:
+        if self.workspace is None:
+            self.play.scenario = tr(self.lang, "training", code=self.code)
+        else:
+            self.play.scenario = tr(self.lang, "scenario", code=self.workspace.code)
+
+    def _tick(self) -> None:
+        if self.store.version != self._drawn:
+            self.redraw()
+
+    def redraw(self) -> None:
+        if not self.play.is_mounted:
+            return  # its on_mount draws the first frame
+        self._drawn = self.store.version
+        with self.batch_update():  # one composed frame for all the widgets a redraw touches
+            self.play.redraw(self.training)
+            if self.screen is not self.play and hasattr(self.screen, "redraw"):
+                self.screen.redraw()  # the detail view
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="training")
+    def train(self) -> None:
+        """Train a fresh scenario into the directory (a thread: the screen stays live)."""
+        worker = get_current_worker()
+        workspace = train_into(self.store, self.directory, code=self.code, steps=self.steps,
+                               jobs=self.jobs, lang=self.lang, make=self.make_scenario,
+                               should_stop=lambda: worker.is_cancelled,
+                               on_redeal=lambda note: self.post_message(Redealt(note)))
+        if workspace is not None:
+            self.post_message(TrainingFinished(workspace))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "training" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.post_message(TrainingFailed(str(error) or type(error).__name__))
+
+    def on_training_finished(self, message: TrainingFinished) -> None:
+        self.workspace = message.workspace
+        self.store = RunStore.from_workspace(message.workspace)  # exactly what a reopen shows
+        self.play.store = self.store
+        self._set_scenario_title()
+        self._keep_drafts(lambda: self.drafts.attach(message.workspace.path))
+        self.redraw()
+
+    def on_training_failed(self, message: TrainingFailed) -> None:
+        self.error = tr(self.lang, "training_failed", reason=message.reason)
+        self.exit(return_code=1)
+
+    def on_redealt(self, message: Redealt) -> None:
+        self.notify(tr(self.lang, "redeal"), timeout=8)
+
+    async def action_quit(self) -> None:
+        if self.training:
+            self.workers.cancel_group(self, "training")  # create_scenario stops, writes nothing
+            self.note = tr(self.lang, "interrupted", dir=self.directory, code=self.code)
+        self._keep_drafts(self.drafts.save)
+        self.exit()
+
+    # --- the view ------------------------------------------------------------------------
+
+    def select_run(self, run: str) -> None:
+        self.view.run = run
+        self.play.select(run)
+        self.redraw()
+
+    def action_show_run(self, index: int) -> None:
+        if index < len(self.store.runs):
+            self.select_run(self.store.runs[index])
+
+    def action_toggle_log(self) -> None:
+        self.view.log = not self.view.log
+        self.redraw()
+
+    def action_toggle_overlay(self) -> None:
+        self.view.overlay = not self.view.overlay
+        self.redraw()
+
+    def action_toggle_zoom(self) -> None:
+        self.view.zoom = not self.view.zoom
+        self._set_cursor(self.view.cursor)
+        self.redraw()
+
+    def _cursor_bounds(self) -> range:
+        """The steps the cursor may visit: the window, as far as the run has trained."""
+        steps = window(self.store.extent, self.view.zoom)
+        return range(steps.start, min(steps.stop, self.store.count(self.view.run)))
+
+    def _set_cursor(self, step: int | None) -> None:
+        bounds = self._cursor_bounds()
+        if step is not None and bounds:
+            step = min(max(step, bounds.start), bounds.stop - 1)
+        self.view.cursor = step if bounds else None
+
+    def action_move_cursor(self, delta: int) -> None:
+        bounds = self._cursor_bounds()
+        if self.view.cursor is None:  # the first press lands on the last step shown
+            self._set_cursor(bounds.stop - 1 if bounds else None)
+        else:
+            self._set_cursor(self.view.cursor + delta)
+        self.redraw()
+
+    def action_cursor_to(self, where: str) -> None:
+        bounds = self._cursor_bounds()
+        self._set_cursor({"start": bounds.start, "end": bounds.stop - 1}.get(where))
+        self.redraw()
+
+    def on_panel_chosen(self, message: PanelChosen) -> None:
+        from diagnose.tui.detail_screen import DetailScreen
+
+        panel = next(p for p in self.play.panels if p.number == message.number)
+        self.push_screen(DetailScreen(panel, self))
+
+    # --- diagnoses -----------------------------------------------------------------------
+
+    def _keep_drafts(self, write: Callable[[], Any]) -> None:
+        try:
+            write()
+        except OSError as err:
+            self.notify(tr(self.lang, "drafts_failed", reason=err.strerror or err),
+                        severity="warning")
+
+    def action_diagnose(self) -> None:
+        from diagnose.tui.form_screen import FormScreen
+
+        if self.view.run == REFERENCE:
+            self.notify(tr(self.lang, "form_reference"))
+            return
+        note = tr(self.lang, "form_training") if self.training else None
+        self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
+                                    self.lang, note))
+
+    def on_answer_changed(self, message: AnswerChanged) -> None:
+        self._keep_drafts(lambda: self.drafts.set_answer(message.run, message.choice,
+                                                         message.evidence))
+
+    def _with_name(self, then: Callable[[], None]) -> None:
+        """Run `then` once the drafts have a name, asking for it the first time only."""
+        from diagnose.tui.name_screen import NameScreen
+
+        if self.drafts.name:
+            then()
+            return
+
+        def named(name: str | None) -> None:
+            if name:
+                self._keep_drafts(lambda: self.drafts.set_name(name))
+                then()
+
+        self.push_screen(NameScreen(self.lang), named)
+
+    def _save(self) -> Path | None:
+        assert self.workspace is not None
+        try:
+            path = write_diagnoses(self.workspace, self.drafts, self.lang, self.cwd)
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            self.notify(tr(self.lang, "save_failed", reason=reason), severity="error")
+            return None
+        self.notify(tr(self.lang, "saved", path=path))
+        return path
+
+    def action_save(self) -> None:
+        if self.training:
+            self.notify(tr(self.lang, "wait_training"))
+            return
+        self._with_name(self._save)
+
+    def action_grade(self) -> None:
+        if self.training:
+            self.notify(tr(self.lang, "wait_training"))
+            return
+        self._with_name(self._grade_saved)
+
+    def _grade_saved(self) -> None:
+        path = self._save()
+        if path is None:
+            return
+        assert self.workspace is not None
+        self.notify(tr(self.lang, "grading"), timeout=2)
+        self._grade(path, self.workspace)
+
+    @work(thread=True, exclusive=True, group="grading")
+    def _grade(self, path: Path, workspace: Workspace) -> None:
+        """Grade off the UI thread (the feedback reads every run's metrics). An instructor's
+        bundle cannot be graded here, only checked: its key never leaves the instructor."""
+        from diagnose.home import HomeError
+        from diagnose.tui.grade_screen import GradeScreen, check, grade
+        from diagnose.workspace import WorkspaceError
+        from grading import GradeError, SealError
+
+        judge = grade if workspace.key == "self-study" else check
+        try:
+            graded = judge(path, workspace, self.lang)
+        except (GradeError, SealError, HomeError, WorkspaceError, OSError) as err:
+            self.call_from_thread(self.notify, tr(self.lang, "grade_failed", reason=err),
+                                  severity="error", timeout=10)
+            return
+        self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang))
+        if judge is check:
+            self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
+                                  timeout=10)
+
+    def action_help(self) -> None:
+        from diagnose.tui.help_screen import HelpScreen  # Markdown: imported when first asked
+
+        self.push_screen(HelpScreen(self.lang))
+

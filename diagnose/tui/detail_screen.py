@@ -1,0 +1,65 @@
+"""`DetailScreen`: one panel filling the terminal, every series with a value axis, the steps
+under them, and the panel's guides named in full.
+
+It answers the same view keys as the dashboard (run, log, overlay, zoom, cursor): they act on
+the app's one `View`, and the app redraws this screen. Esc or Enter goes back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from diagnose.panels import Panel, format_number
+from diagnose.tui.axes import AXIS_WIDTH, StepAxis
+from diagnose.tui.frames import panel_frame
+from diagnose.tui.keys import VIEW_BINDINGS
+from diagnose.tui.readout import Readout
+from diagnose.tui.series_plot import SeriesPlot
+from diagnose.tui.text import localise_bindings, tr
+from diagnose.workspace import REFERENCE
+
+if TYPE_CHECKING:
+    from diagnose.tui.app import PlayApp
+
+
+class DetailScreen(Screen[None]):
+    BINDINGS = [*VIEW_BINDINGS, Binding("escape,enter", "app.pop_screen", "back")]
+
+    def __init__(self, panel: Panel, play: PlayApp) -> None:
+        super().__init__()
+        self.panel, self.play = panel, play
+        localise_bindings(self, play.lang)
+
+    def compose(self) -> ComposeResult:
+        yield Readout(id="detail-title")
+        with VerticalScroll(id="detail-plots"):
+            for _ in self.panel.series:
+                yield SeriesPlot(self.play.lang)
+        with Horizontal(id="detail-steps"):
+            yield Static(" " * AXIS_WIDTH, classes="spacer")
+            yield StepAxis()
+        yield Readout(id="detail-guides")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        play, lang = self.play, self.play.lang
+        frame = panel_frame(self.panel, play.store, play.view, lang)
+        for plot, line in zip(self.query(SeriesPlot), frame.lines, strict=True):
+            plot.show(line, frame)
+        run = tr(lang, "reference") if play.view.run == REFERENCE else play.view.run
+        axis = tr(lang, "log" if frame.log else "linear")
+        self.query_one("#detail-title", Readout).show(
+            f"[b]{self.panel.title_in(lang)}[/b] · {run} · {self.panel.y_label[lang]} ({axis})"
+            f"   [dim]{tr(lang, 'detail_keys')}[/dim]")
+        self.query_one(StepAxis).set_steps(frame.steps, frame.cursor)
+        self.query_one("#detail-guides", Readout).show("   ".join(
+            f"┄ {guide.label[lang]} = {format_number(value)}" for guide, value in frame.guides))

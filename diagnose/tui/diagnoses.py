@@ -1,0 +1,53 @@
+"""Where the diagnoses file goes, and writing it from the drafts (the grader formats it).
+
+The file is `<name>-diagnoses.md`, saved in the folder that holds `experiments/` when the
+workspace lives inside one (the default `experiments/19-break-it` layout: the file lands in
+the course folder, next to `experiments/` and `solutions/`), and in the current directory
+otherwise (an instructor's bundle unpacked anywhere: where the student ran `diagnose play`).
+The name becomes a file name by keeping letters, digits, `-` and `_` and turning every other
+run of characters into one `-`: "Ana María García" saves `Ana-María-García-diagnoses.md`.
+
+No Textual: the app calls these from its actions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from diagnose.tui.drafts import Drafts
+from diagnose.workspace import Workspace
+
+SUFFIX = "-diagnoses.md"
+
+
+def file_stem(name: str) -> str:
+    stem = re.sub(r"[^\w-]+", "-", name.strip(), flags=re.UNICODE).strip("-_")
+    return stem or "student"
+
+
+def diagnoses_dir(workspace: Path, cwd: Path | None = None) -> Path:
+    folder = Path(workspace).resolve().parent
+    if folder.name == "experiments":
+        return folder.parent
+    return Path.cwd() if cwd is None else cwd
+
+
+def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None) -> Path:
+    return diagnoses_dir(workspace, cwd) / f"{file_stem(name)}{SUFFIX}"
+
+
+def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
+                    cwd: Path | None = None) -> Path:
+    """Write the drafts as a DESIGN §8 file (atomically); its path. Raises OSError, ValueError."""
+    import grading
+
+    assert drafts.name is not None, "the app asks for the name before saving"
+    text = grading.format_diagnoses(drafts.name, workspace.code,
+                                    drafts.for_grader(workspace.ids), lang)
+    path = diagnoses_path(workspace.path, drafts.name, cwd)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

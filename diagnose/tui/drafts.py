@@ -1,0 +1,107 @@
+"""The student's drafts: each run's chosen break and evidence, and their name, never lost.
+
+Kept in `<workspace>/.drafts.json`, rewritten on every change (each keystroke in the form) by
+writing a temporary file and renaming it over the old one, so a terminal killed at any moment
+leaves either the previous draft or the new one, never half of one. Reopening the workspace
+restores them. No fsync: a killed process loses nothing that reached the OS, and a keystroke
+should not wait on the disk.
+
+While a fresh scenario is still training there is no workspace yet (and `create_scenario`
+refuses a folder that holds other files), so drafts live in memory until `attach` gives them
+their file. A corrupt drafts file is moved aside (`.drafts.json.corrupt`), never overwritten
+silently. stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DRAFTS_FILE = ".drafts.json"
+SCHEMA = "diagnose.drafts/1"
+UNSURE = "unsure"  # the form's "not sure": a section without a diagnosis
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: str | None = None  # a break's slug, UNSURE, or None: nothing chosen yet
+    evidence: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return self.choice is None and not self.evidence.strip()
+
+
+class Drafts:
+    """The name and the answers by run ID; every change is written at once (once attached)."""
+
+    def __init__(self, path: Path | None = None, name: str | None = None,
+                 answers: dict[str, Answer] | None = None) -> None:
+        self.path = path
+        self.name = name
+        self.answers: dict[str, Answer] = dict(answers or {})
+        self.warning: str | None = None  # set when a corrupt file was moved aside
+
+    @classmethod
+    def load(cls, workspace: Path) -> Drafts:
+        path = Path(workspace) / DRAFTS_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(path)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return cls._corrupt(path)
+        try:
+            answers = {rid: Answer(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
+                       for rid, a in data["answers"].items()}
+            name = data.get("name")
+            if data.get("schema") != SCHEMA or not (name is None or isinstance(name, str)):
+                raise ValueError
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return cls._corrupt(path)
+        return cls(path, name, answers)
+
+    @classmethod
+    def _corrupt(cls, path: Path) -> Drafts:
+        aside = path.with_name(path.name + ".corrupt")
+        os.replace(path, aside)
+        drafts = cls(path)
+        drafts.warning = f"{path}: unreadable drafts, moved to {aside.name}; starting afresh"
+        return drafts
+
+    def attach(self, workspace: Path) -> None:
+        """Give in-memory drafts their file (the scenario now exists) and write them."""
+        self.path = Path(workspace) / DRAFTS_FILE
+        self.save()
+
+    def answer(self, run: str) -> Answer:
+        return self.answers.get(run, Answer())
+
+    def set_answer(self, run: str, choice: str | None, evidence: str) -> None:
+        self.answers[run] = Answer(choice, evidence)
+        self.save()
+
+    def set_name(self, name: str) -> None:
+        self.name = name
+        self.save()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "name": self.name,
+                "answers": {rid: {"choice": a.choice, "evidence": a.evidence}
+                            for rid, a in sorted(self.answers.items())}}
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n",
+                       encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def for_grader(self, ids: tuple[str, ...]) -> dict[str, tuple[str | None, str]]:
+        """Every ID's (slug or None for "not sure"/nothing, evidence), as the grader takes it."""
+        return {rid: (None if self.answer(rid).choice in (None, UNSURE) else
+                      self.answer(rid).choice, self.answer(rid).evidence) for rid in ids}

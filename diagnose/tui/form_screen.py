@@ -1,0 +1,71 @@
+"""`FormScreen`: the diagnosis of one run: which designed bug (the catalog's titles, or "not
+sure yet") and the evidence, as free text.
+
+Every change — a choice, a keystroke — is posted as `AnswerChanged` and the app writes it to
+the drafts at once; Esc only closes. The choices are the whole catalog in its own order, the
+same for every run: the form cannot hint at what a run holds.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, RadioButton, RadioSet, TextArea
+
+from diagnose.tui.drafts import UNSURE, Answer
+from diagnose.tui.messages import AnswerChanged
+from diagnose.tui.text import tr
+
+
+def choices(lang: str) -> list[tuple[str, str]]:
+    """(value, title) for each break of the catalog, then "not sure"."""
+    import scenarios
+
+    return ([(slug, brk.title[lang]) for slug, brk in scenarios.breaks().items()]
+            + [(UNSURE, tr(lang, "form_unsure"))])
+
+
+class FormScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+s", "app.save", "save")]
+
+    def __init__(self, run: str, answer: Answer, lang: str, note: str | None = None) -> None:
+        super().__init__()
+        self.run, self.answer, self.lang, self.note = run, answer, lang, note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="form-box", classes="dialog"):
+            yield Label(tr(self.lang, "form_title", run=self.run), classes="dialog-title")
+            yield Label(tr(self.lang, "form_break", run=self.run))
+            with RadioSet(id="choice"):
+                for value, title in choices(self.lang):
+                    yield RadioButton(title, value=value == self.answer.choice,
+                                      id=f"choice-{value}")
+            yield Label(tr(self.lang, "form_evidence"))
+            yield TextArea(self.answer.evidence, id="evidence", soft_wrap=True)
+            if self.note:
+                yield Label(self.note, classes="hint")
+            yield Label(tr(self.lang, "form_keys"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(RadioSet).focus()
+
+    def _choice(self) -> str | None:
+        pressed = self.query_one(RadioSet).pressed_button
+        return None if pressed is None else (pressed.id or "").removeprefix("choice-")
+
+    def _changed(self) -> None:
+        self.post_message(AnswerChanged(self.run, self._choice(),
+                                        self.query_one(TextArea).text))
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        self._changed()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._changed()
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,151 @@
+"""What one panel draws right now: its lines over the window, their scale, guides and stats.
+
+`panel_frame` joins the three things a panel depends on — the panel's definition
+(`diagnose.panels`, shared with the HTML dashboard and `diagnose show`), the runs' values
+(`RunStore`) and the student's `View` — into a plain `PanelFrame` that the widgets only lay
+out. Every line of a panel, and the reference under it, shares one scale: a run and its
+reference on two scales would look alike when they are not.
+
+Also here, the terminal's adapter over `diagnose.panels`: short row labels, and the envelope
+(largest and smallest of a panel's series) that a panel too small for its nine spectral norms
+shows instead of them. No Textual.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from diagnose.panels import (
+    BLOCK_MATRICES,
+    Guide,
+    Panel,
+    Series,
+    Summary,
+    fit_axis,
+    guide_values,
+    summarize,
+)
+from diagnose.tui.scale import Value, held, window, windowed
+from diagnose.tui.state import RunStore, View
+from diagnose.workspace import REFERENCE
+
+SHORT = {  # series key -> (en, es): a compact row's label, at most 6 cells
+    "train_loss": ("train", "entr."), "val_loss": ("val", "val"), "lr": ("lr", "lr"),
+    "grad_norm_preclip": ("pre", "antes"), "grad_norm_postclip": ("post", "desp."),
+    "act.ln_f": ("ln_f", "ln_f"), "wte": ("wte", "wte"),
+    "dead_heads": ("heads", "cabez."), "dead_neurons": ("mlp", "mlp"),
+}
+ENVELOPE_SHORT = {"max": ("max", "máx"), "min": ("min", "mín")}
+GUIDE_SHORT = {  # guide key -> (en, es): a panel's bottom edge names its guides briefly
+    "entropy_floor": ("floor", "suelo"), "ln_vocab": ("ln V", "ln V"),
+    "grad_clip": ("clip", "recorte"),
+}
+MATRIX_SHORT = dict(zip(BLOCK_MATRICES, ("attn", "aprj", "fc", "mprj"), strict=True))
+
+
+def short_label(series: Series, lang: str) -> str:
+    if series.key in SHORT:
+        return SHORT[series.key][lang == "es"]
+    if ".envelope." in series.key:
+        return ENVELOPE_SHORT[series.key.rsplit(".", 1)[1]][lang == "es"]
+    if series.key.startswith("act."):  # act.0 -> h.0: the residual after block h.0
+        return "h." + series.key.removeprefix("act.")
+    layer, _, matrix = series.key.removeprefix("h.").partition(".")  # h.0.mlp.c_fc -> 0.fc
+    return f"{layer}.{MATRIX_SHORT.get(matrix, matrix)}"
+
+
+def short_guide(guide: Guide, lang: str) -> str:
+    return GUIDE_SHORT[guide.key][lang == "es"] if guide.key in GUIDE_SHORT else guide.key
+
+
+def _extreme(pick, values: Sequence[Value]) -> Value:
+    """`pick` (max or min) of the measured values; a NaN anywhere makes the result NaN."""
+    measured = [v for v in values if v is not None]
+    if any(math.isnan(v) for v in measured):
+        return math.nan
+    return pick(measured) if measured else None
+
+
+def envelope(panel: Panel) -> tuple[Series, Series]:
+    """The largest and smallest of the panel's series at each step, as two series."""
+    def reader(pick):
+        return lambda record: _extreme(pick, [s.read(record) for s in panel.series])
+
+    count = len(panel.series)
+    # The key names the panel: RunStore caches values by series key.
+    return (Series(f"{panel.key}.envelope.max", {"en": f"largest of the {count}",
+                                                 "es": f"el mayor de los {count}"}, reader(max)),
+            Series(f"{panel.key}.envelope.min", {"en": f"smallest of the {count}",
+                                                 "es": f"el menor de los {count}"}, reader(min),
+                   group=1))
+
+
+def shown_series(panel: Panel, rows: int | None, overlay: bool) -> tuple[Series, ...]:
+    """The panel's series, or its envelope when `rows` cannot hold one row per series."""
+    needed = len(panel.series) * (2 if overlay else 1)
+    if rows is not None and len(panel.series) > 2 and needed > rows:
+        return envelope(panel)
+    return panel.series
+
+
+@dataclass(frozen=True)
+class Line:
+    """One series as drawn: values on the y axis's units, over the window."""
+
+    series: Series
+    label: str
+    values: list[Value]            # plotted, held; None: not trained yet (drawn blank)
+    reference: list[Value] | None  # the reference's, when overlaid
+    summary: Summary               # of the raw values in the window: last, low, high, NaN
+    at_cursor: Value               # the raw value at the cursor step (held)
+
+
+@dataclass(frozen=True)
+class PanelFrame:
+    panel: Panel
+    log: bool
+    value_range: tuple[float, float]  # panels.fit_axis: shared by every line and guide
+    guides: list[tuple[Guide, float]]
+    lines: tuple[Line, ...]
+    steps: range                   # the window of steps on screen
+    cursor: int | None             # the cursor as an index into `steps`
+    nonfinite_step: int | None     # the first step where a shown series is NaN or ±inf
+
+
+def _plotted(series: Series, raw: Sequence[Value]) -> list[Value]:
+    values = [None if v is None else series.plotted(v) for v in raw]
+    return held(values) if series.sparse else values
+
+
+def panel_frame(panel: Panel, store: RunStore, view: View, lang: str,
+                rows: int | None = None) -> PanelFrame:
+    """The frame of `panel` for the run in `view`; `rows`: the sparkline rows it has room for."""
+    steps = window(store.extent, view.zoom)
+    log = panel.log and view.log
+    overlay = view.overlay and view.run != REFERENCE
+    cursor = None
+    if view.cursor is not None and view.cursor in steps:
+        cursor = view.cursor - steps.start
+    lines = []
+    for series in shown_series(panel, rows, overlay):
+        values = store.values(view.run, series)  # as many as trained: held() stops there
+        reference = None
+        if overlay:
+            reference = windowed(_plotted(series, store.values(REFERENCE, series)), steps)
+        at_cursor = None
+        if cursor is not None:
+            at_cursor = windowed(held(values) if series.sparse else values, steps)[cursor]
+        lines.append(Line(series=series, label=short_label(series, lang),
+                          values=windowed(_plotted(series, values), steps), reference=reference,
+                          summary=summarize(windowed(values, steps)), at_cursor=at_cursor))
+    # A fresh scenario's header arrives from the training thread (in one dict.update).
+    guides = guide_values(panel, store.header) if store.header else []
+    drawn = [v for line in lines for values in (line.values, line.reference or ())
+             for v in values]
+    axis = fit_axis([*drawn, *(v for _, v in guides), *panel.y_include], log)
+    broken = [line.summary.nonfinite_at for line in lines if line.summary.nonfinite_at is not None]
+    return PanelFrame(panel=panel, log=log, value_range=(axis.lo, axis.hi), guides=guides,
+                      lines=tuple(lines), steps=steps, cursor=cursor,
+                      nonfinite_step=steps.start + min(broken) if broken else None)

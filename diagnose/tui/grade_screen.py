@@ -1,0 +1,91 @@
+"""`GradeScreen`: the grader's word inside the app: a self-study grade, or an instructor's
+bundle's check.
+
+`grade` does what `diagnose grade FILE` does for a self-study scenario: grade the saved file
+with the self-study secret, each miss explained with that run's own numbers, then reveal
+(solutions file, workspace marked revealed) — grading shows the truth anyway. `check` does
+what `diagnose grade FILE --check` does for a bundle whose key only the instructor holds: how
+the grader will read each ID, no score. Both raise the grader's and the workspace's own
+errors; the app shows them in one line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from diagnose.tui.text import tr
+from diagnose.workspace import Workspace
+
+STYLES = {"title": "bold", "right": "bold green", "wrong": "bold red", "score": "bold",
+          "note": "yellow"}
+
+
+@dataclass(frozen=True)
+class Graded:
+    feedback: str           # Rich markup
+    score: str | None       # "2/3"; None for a check
+    solutions: Path | None  # None for a check, or when they could not be written
+
+
+def _markup(text: str, role: str) -> str:
+    """The grader's style hook: its roles (title, right, wrong, …) as Rich markup."""
+    return f"[{STYLES[role]}]{escape(text)}[/]" if role in STYLES else escape(text)
+
+
+def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
+    """Grade `path` against `workspace` (self-study); see the module docstring."""
+    import grading
+    from diagnose.home import self_study_secret
+    from diagnose.reveal import evidence, open_assignment, write_solutions
+
+    secret = self_study_secret()
+    assignment = open_assignment(workspace, secret)
+    report = grading.grade_workspace(path, workspace.path, secret, lang=lang,
+                                     evidence=evidence(workspace, lang, assignment))
+    try:
+        solutions: Path | None = write_solutions(workspace, lang, assignment=assignment,
+                                                 by="grade")
+    except OSError:
+        solutions = None
+    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions)
+
+
+def check(path: Path, workspace: Workspace, lang: str) -> Graded:
+    """Read `path` as the instructor's grader will, without the key: no score."""
+    import grading
+
+    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang)
+    return Graded(result.render(_markup), None, None)
+
+
+class GradeScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,g", "close", "close")]
+
+    def __init__(self, graded: Graded, lang: str) -> None:
+        super().__init__()
+        self.graded, self.lang = graded, lang
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="grade-box", classes="dialog"):
+            title = (tr(self.lang, "check_title") if self.graded.score is None
+                     else tr(self.lang, "grade_title", score=self.graded.score))
+            yield Static(title, classes="dialog-title")
+            yield Static(self.graded.feedback)
+            if self.graded.solutions is not None:
+                yield Static(tr(self.lang, "solutions", path=self.graded.solutions),
+                             classes="hint")
+            yield Static(tr(self.lang, "close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#grade-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss()

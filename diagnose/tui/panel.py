@@ -1,0 +1,95 @@
+"""`PanelBox`: one of the six panels as a titled box of `SeriesRow`s.
+
+The title says the panel, its axis (log or linear) and the window; the bottom edge says where
+a series first became NaN/inf (in red), else the cursor's step, else the guides' values. The
+box decides how many rows it has room for and asks `panel_frame` for a frame of that size
+(the nine spectral norms become their envelope in a small box). Focusable: `enter` or a click
+opens the detail view (the screen listens for `PanelChosen`).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import ComposeResult
+from textual.widget import Widget
+
+from diagnose.panels import Panel, format_number
+from diagnose.tui.frames import PanelFrame, panel_frame, short_guide
+from diagnose.tui.messages import PanelChosen
+from diagnose.tui.series_row import SeriesRow
+from diagnose.tui.sparkline import MARKS
+from diagnose.tui.state import RunStore, View
+from diagnose.tui.text import tr
+
+INITIAL_ROWS = 3
+
+
+class PanelBox(Widget, can_focus=True):
+    def __init__(self, panel: Panel, lang: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.panel = panel
+        self.lang = lang
+        self._shown: tuple[RunStore, View] | None = None
+        # Kept, not queried on every redraw. A small box shows at most INITIAL_ROWS rows (the
+        # nine spectral norms become two), so more are mounted only when a frame needs them.
+        self.rows = [SeriesRow(series.group) for series in panel.series[:INITIAL_ROWS]]
+
+    def compose(self) -> ComposeResult:
+        yield from self.rows
+
+    def show(self, store: RunStore, view: View) -> None:
+        """Draw the run in `view`; called on the redraw timer and after every key."""
+        self._shown = (store, view)
+        if not self.content_size:
+            return  # not laid out yet: on_resize draws the first frame, at the right size
+        frame = panel_frame(self.panel, store, view, self.lang, rows=self.content_size.height)
+        if len(frame.lines) > len(self.rows):
+            self.call_later(self._complete, len(frame.lines))  # then shows again
+        for row, line in zip(self.rows, frame.lines, strict=False):
+            row.display = True
+            row.show(line, frame)
+        for row in self.rows[len(frame.lines):]:
+            row.display = False
+        self.border_title = self._title(frame)
+        self.border_subtitle = self._subtitle(frame)
+        self.set_class(frame.nonfinite_step is not None, "-nonfinite")
+
+    def on_mount(self) -> None:
+        # The rows' reference sparklines wait until after the first frame: hidden widgets
+        # (styles, component classes) would cost that frame a good part of its time.
+        self.call_after_refresh(self._complete, len(self.rows))
+
+    async def _complete(self, count: int) -> None:
+        """Give the panel `count` rows, each with its reference sparkline; then redraw it."""
+        new = [SeriesRow(series.group) for series in self.panel.series[len(self.rows):count]]
+        self.rows += new  # at once: a second call while this one awaits adds nothing twice
+        if not self.is_attached:
+            return  # the app is closing already
+        await self.mount_all(new)
+        for row in self.rows:
+            if row.reference is None and row.curves.is_attached:
+                await row.add_reference()
+        if self._shown is not None:
+            self.show(*self._shown)
+
+    def on_resize(self) -> None:
+        if self._shown is not None:  # the envelope or the full series may fit now
+            self.show(*self._shown)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.focus()
+        self.post_message(PanelChosen(self.panel.number))
+
+    def _title(self, frame: PanelFrame) -> str:
+        axis = tr(self.lang, "log" if frame.log else "linear")
+        return f"{self.panel.title_in(self.lang)} · {axis}"
+
+    def _subtitle(self, frame: PanelFrame) -> str:
+        if frame.nonfinite_step is not None:
+            return "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
+                                  step=frame.nonfinite_step) + "[/]"
+        if frame.cursor is not None:
+            return tr(self.lang, "cursor", step=frame.steps.start + frame.cursor)
+        return "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
+                                 for guide, value in frame.guides) if frame.guides else ""

@@ -1,0 +1,108 @@
+"""`PlayScreen`: the game's main screen: the runs as tabs, the six panels, the keys.
+
+```
+ reference  01  02  03                     scenario 7KQ2-M9XF · log · step 12
+ (while training: one progress line per run)
+ ┌ 1 · Loss · log ─────────────┐┌ 2 · Learning rate · linear ┐
+ │train ▁▂▃▅▇█▆▅▃▂▁▁    0.3121 │ ...
+ └──────── ┄ entropy floor 0.2514 ┘
+ 0123 runs  l log  r overlay  z zoom  ←→ cursor  ⏎ detail  d diagnose  ^s save  g grade …
+```
+
+The screen only lays out and forwards: the `View`, the store and every action live on the app,
+which calls `redraw` after a key and on its timer.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Tab, Tabs
+
+from diagnose.panels import Panel
+from diagnose.tui.dashboard import Dashboard
+from diagnose.tui.keys import VIEW_BINDINGS
+from diagnose.tui.messages import PanelChosen
+from diagnose.tui.panel import PanelBox
+from diagnose.tui.progress import TrainingProgress
+from diagnose.tui.readout import Readout
+from diagnose.tui.scale import ZOOM_STEPS
+from diagnose.tui.state import RunStore, View
+from diagnose.tui.text import localise_bindings, tr
+from diagnose.workspace import REFERENCE
+
+
+class PlayScreen(Screen[None]):
+    BINDINGS = [
+        *VIEW_BINDINGS,
+        Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
+        Binding("enter", "detail", "detail", show=False),
+        Binding("d", "app.diagnose", "diagnose"),
+        Binding("ctrl+s", "app.save", "save"),
+        Binding("g", "app.grade", "grade"),
+        Binding("question_mark", "app.help", "help"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    def __init__(self, store: RunStore, view: View, panels: tuple[Panel, ...],
+                 lang: str) -> None:
+        super().__init__()
+        self.store, self.view, self.panels, self.lang = store, view, panels, lang
+        self.scenario = ""  # the status line's first words, set by the app
+        localise_bindings(self, lang)
+        self.tabs = Tabs(*(Tab(self._tab_label(run), id=f"tab-{run}") for run in store.runs),
+                         id="runs")
+        self.status = Readout(id="status")
+        self.progress = TrainingProgress(lang, len(store.runs), id="progress")
+        self.dashboard = Dashboard(panels, lang)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield self.tabs
+            yield self.status
+        yield self.progress
+        yield self.dashboard
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.tabs.can_focus = False  # ←/→ move the step cursor, not the tabs
+        self.dashboard.boxes[0].focus()
+        self.app.redraw()  # type: ignore[attr-defined]
+
+    def _tab_label(self, run: str) -> str:
+        return tr(self.lang, "reference") if run == REFERENCE else run
+
+    def select(self, run: str) -> None:
+        """Show `run`'s tab as active (the app has already switched the view)."""
+        self.tabs.active = f"tab-{run}"
+
+    def redraw(self, training: bool) -> None:
+        self.dashboard.show(self.store, self.view)
+        self.progress.display = training
+        if training:
+            self.progress.show(self.store)
+        self.status.show(self._status())
+
+    def _status(self) -> str:
+        parts = [self.scenario]
+        if self.view.cursor is not None:
+            parts.append(f"[reverse] {tr(self.lang, 'cursor', step=self.view.cursor)} [/]")
+        if self.view.zoom:
+            parts.append(tr(self.lang, "zoomed", last=ZOOM_STEPS - 1))
+        if self.view.overlay and self.view.run != REFERENCE:
+            parts.append(tr(self.lang, "overlay"))
+        if not self.view.log:
+            parts.append(tr(self.lang, "linear"))
+        return " · ".join(p for p in parts if p)
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        run = (event.tab.id or "").removeprefix("tab-")
+        if run and run != self.view.run:
+            self.app.select_run(run)  # type: ignore[attr-defined]
+
+    def action_detail(self) -> None:
+        focused = self.focused
+        box = focused if isinstance(focused, PanelBox) else self.dashboard.boxes[0]
+        self.post_message(PanelChosen(box.panel.number))

@@ -1,0 +1,34 @@
+"""`Readout`: a line or a few of text whose box the stylesheet sizes, redrawn without a layout.
+
+`Static.update` asks Textual for a new layout of the whole screen (its content might need
+another size). The dashboard's numbers change on every key and every redraw tick, in boxes
+whose size never depends on them; re-laying out ~150 widgets each time would cost more than
+the 100 ms a key may take. A `Readout` only repaints itself, and only when its text changed.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+
+class Readout(Widget):
+    DEFAULT_CSS = """
+    Readout {
+        height: 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.text = Text()
+
+    def show(self, text: Text | str) -> None:
+        text = Text.from_markup(text) if isinstance(text, str) else text.copy()
+        text.no_wrap, text.overflow = True, "ellipsis"  # a box of fixed size: cut, never wrap
+        if text != self.text:
+            self.text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return self.text

@@ -1,0 +1,65 @@
+"""`SeriesPlot`: one series in the detail view: a heading with its full name and numbers, then
+its sparkline with a value axis, and the reference's under it when overlaid.
+
+Draws a `frames.Line` of a frame computed without a row limit, so every series of the panel
+gets its own plot (all nine spectral norms, where the dashboard may show their envelope).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+
+from diagnose.tui.axes import YAxis
+from diagnose.tui.frames import Line, PanelFrame
+from diagnose.tui.readout import Readout
+from diagnose.tui.series_row import GROUPS, group_class, value_text
+from diagnose.tui.sparkline import SafeSparkline, nonfinite_mark
+from diagnose.tui.text import tr
+
+
+class SeriesPlot(Vertical):
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        yield Readout(classes="heading")
+        with Horizontal(classes="plot run"):
+            yield YAxis()
+            yield SafeSparkline(classes="run")
+        with Horizontal(classes="plot ref"):
+            yield YAxis()
+            yield SafeSparkline(classes="ref")
+
+    def show(self, line: Line, frame: PanelFrame) -> None:
+        self.remove_class(*(group_class(g) for g in range(GROUPS)))
+        self.add_class(group_class(line.series.group))
+        self.query_one(".heading", Readout).show(self._heading(line, frame))
+        self.query_one(".plot.ref").display = line.reference is not None
+        for kind, values in (("run", line.values), ("ref", line.reference)):
+            if values is None:
+                continue
+            self.query_one(f".plot.{kind} YAxis", YAxis).set_scale(frame.value_range, frame.log)
+            self.query_one(f"SafeSparkline.{kind}", SafeSparkline).plot(
+                values, log=frame.log, value_range=frame.value_range, cursor=frame.cursor,
+                guides=[value for _, value in frame.guides])
+
+    def _heading(self, line: Line, frame: PanelFrame) -> Text:
+        s = line.summary
+        words = [Text(line.series.label[self.lang], style="bold")]
+        if frame.cursor is not None:
+            words += [Text(f"{tr(self.lang, 'at')} {frame.steps.start + frame.cursor}"),
+                      value_text(line, line.at_cursor, "reverse")]
+        words += [Text(tr(self.lang, "last")), value_text(line, s.last),
+                  Text(tr(self.lang, "low")), value_text(line, s.low),
+                  Text(tr(self.lang, "high")), value_text(line, s.high)]
+        if s.nonfinite_at is not None:
+            bad = line.values[s.nonfinite_at]
+            mark = nonfinite_mark(bad) if bad is not None else ""
+            words.append(Text(tr(self.lang, "nonfinite_from", mark=mark,
+                                 step=frame.steps.start + s.nonfinite_at), style="bold red"))
+        if line.reference is not None:
+            words.append(Text(f"({tr(self.lang, 'ref_below')})", style="dim"))
+        return Text(" ").join(words)

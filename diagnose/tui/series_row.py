@@ -1,0 +1,78 @@
+"""`SeriesRow`: one series of a panel: its label, its sparkline (the reference's under it when
+overlaid), and its numbers: the value at the cursor or the last one, then the minimum and the
+maximum of what is shown, as many of the three as the row's height holds.
+
+The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widget import AwaitMount
+
+from diagnose.panels import format_number
+from diagnose.tui.frames import Line, PanelFrame
+from diagnose.tui.readout import Readout
+from diagnose.tui.sparkline import SafeSparkline, nonfinite_mark
+
+GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
+
+
+def group_class(group: int) -> str:
+    return f"-g{group % GROUPS}"
+
+
+class SeriesRow(Horizontal):
+    def __init__(self, group: int) -> None:
+        super().__init__(classes=group_class(group))  # the colour at once: no restyle later
+        # Kept, not queried: a redraw touches every row, and DOM queries would dominate it.
+        self.label, self.stats = Readout(classes="label"), Readout(classes="stats")
+        self.curves = Vertical(classes="curves")
+        self.run = SafeSparkline(classes="run")
+        self.reference: SafeSparkline | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.label
+        with self.curves:
+            yield self.run
+        yield self.stats
+
+    def add_reference(self) -> AwaitMount:
+        """Give the row its reference sparkline (the panel does, after the first frame)."""
+        self.reference = SafeSparkline(classes="ref")
+        return self.curves.mount(self.reference)
+
+    def show(self, line: Line, frame: PanelFrame) -> None:
+        if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
+            self.remove_class(*(group_class(g) for g in range(GROUPS)))
+            self.add_class(group_class(line.series.group))
+        self.label.show(line.label)
+        scale = {"log": frame.log, "value_range": frame.value_range, "cursor": frame.cursor,
+                 "guides": [value for _, value in frame.guides]}
+        self.run.plot(line.values, **scale)
+        if self.reference is not None:
+            self.reference.display = line.reference is not None
+            if line.reference is not None:
+                self.reference.plot(line.reference, **scale)
+        self.stats.show(stats_text(line, frame.cursor is not None))
+
+
+def value_text(line: Line, value: float | None, style: str = "") -> Text:
+    """One value as the panels print it; a NaN or infinity in red with its marker."""
+    if value is not None and not math.isfinite(value):
+        return Text(f"{nonfinite_mark(value)}{format_number(value)}", style="bold red")
+    return Text(line.series.format(value), style=style)
+
+
+def stats_text(line: Line, at_cursor: bool) -> Text:
+    """Three lines: the cursor's (highlighted) or the last value, then ↓min and ↑max."""
+    summary = line.summary
+    first = (value_text(line, line.at_cursor, "reverse") if at_cursor
+             else value_text(line, summary.last))
+    low = Text("↓") + value_text(line, summary.low)
+    high = Text("↑") + value_text(line, summary.high)
+    return Text("\n").join([first, low, high])

@@ -1,0 +1,272 @@
+"""Every word the TUI shows, in English and Spanish, and the help screen's text.
+
+Panel titles and series names come from `diagnose.panels` and break titles from the catalog;
+this module holds only the app's own words. The help explains how to read each panel against
+the reference and never what any run holds: the same text for every scenario.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from textual.binding import Binding
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "reference": "reference",
+        "scenario": "scenario {code}",
+        "training": "training {code}…",
+        "interrupted": "Stopped before the end of training: nothing was written to {dir}. The "
+                       "same scenario again: diagnose play --dir '{dir}' --seed '{code}'",
+        "step_of": "{done}/{total} steps",
+        "cursor": "step {step}",
+        "nonfinite_from": "{mark} from step {step}",
+        "log": "log",
+        "linear": "linear",
+        "zoomed": "steps 0-{last}",
+        "overlay": "+reference",
+        "ref_below": "the reference below, same scale",
+        "last": "last",
+        "low": "min",
+        "high": "max",
+        "at": "at step",
+        "form_title": "Diagnosis of run {run}",
+        "form_break": "Which designed bug does {run} show?",
+        "form_unsure": "not sure yet",
+        "form_evidence": "Evidence: which panels show it, and their numbers",
+        "form_keys": "Tab moves · Esc closes (your draft is kept) · Ctrl+S saves the file",
+        "form_reference": "The reference is the healthy run: pick 1, 2 or 3 to diagnose a run.",
+        "form_training": "Your draft is kept in memory until training ends, then on disk.",
+        "name_title": "Your name, for the diagnoses file",
+        "name_placeholder": "e.g. Ana García",
+        "name_hint": "Asked once. Enter saves, Esc cancels.",
+        "saved": "Saved {path}",
+        "save_failed": "Could not save: {reason}",
+        "drafts_failed": "Drafts cannot be written ({reason}); they are kept in memory only",
+        "wait_training": "Training is still running: wait for it to finish.",
+        "grading": "Grading…",
+        "grade_title": "Score {score}",
+        "grade_instructor": "This is an instructor's bundle: hand in {path}; your instructor "
+                            "grades it.",
+        "grade_failed": "Could not grade: {reason}",
+        "check_title": "Your file, as your instructor's grader will read it",
+        "solutions": "Solutions, with each run's own numbers: {path}",
+        "close": "Esc closes",
+        "redeal": "The runs could not be told apart; training again with fresh seeds.",
+        "training_failed": "Training failed: {reason}",
+        "detail_keys": "←/→ cursor · esc back",
+    },
+    "es": {
+        "reference": "referencia",
+        "scenario": "escenario {code}",
+        "training": "entrenando {code}…",
+        "interrupted": "Parado antes de acabar el entrenamiento: no se escribió nada en {dir}. "
+                       "El mismo escenario otra vez: diagnose play --dir '{dir}' --seed '{code}'",
+        "step_of": "{done}/{total} pasos",
+        "cursor": "paso {step}",
+        "nonfinite_from": "{mark} desde el paso {step}",
+        "log": "log",
+        "linear": "lineal",
+        "zoomed": "pasos 0-{last}",
+        "overlay": "+referencia",
+        "ref_below": "la referencia debajo, misma escala",
+        "last": "último",
+        "low": "mín",
+        "high": "máx",
+        "at": "en el paso",
+        "form_title": "Diagnóstico de la ejecución {run}",
+        "form_break": "¿Qué fallo diseñado muestra {run}?",
+        "form_unsure": "aún no lo sé",
+        "form_evidence": "Evidencia: qué paneles lo muestran, y sus números",
+        "form_keys": "Tab cambia de campo · Esc cierra (el borrador se guarda) · Ctrl+S guarda "
+                     "el archivo",
+        "form_reference": "La referencia es la ejecución sana: elige 1, 2 o 3 para diagnosticar.",
+        "form_training": "El borrador se guarda en memoria hasta que acabe el entrenamiento, "
+                         "luego en disco.",
+        "name_title": "Tu nombre, para el archivo de diagnósticos",
+        "name_placeholder": "p. ej. Ana García",
+        "name_hint": "Se pregunta una vez. Enter guarda, Esc cancela.",
+        "saved": "Guardado {path}",
+        "save_failed": "No se pudo guardar: {reason}",
+        "drafts_failed": "No se pueden escribir los borradores ({reason}); quedan solo en "
+                         "memoria",
+        "wait_training": "El entrenamiento sigue en marcha: espera a que termine.",
+        "grading": "Corrigiendo…",
+        "grade_title": "Nota {score}",
+        "grade_instructor": "Es un paquete del profesor: entrega {path}; lo corrige tu profesor.",
+        "grade_failed": "No se pudo corregir: {reason}",
+        "check_title": "Tu archivo, tal como lo leerá el corrector de tu profesor",
+        "solutions": "Soluciones, con los números de cada ejecución: {path}",
+        "close": "Esc cierra",
+        "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
+        "training_failed": "El entrenamiento falló: {reason}",
+        "detail_keys": "←/→ cursor · esc vuelve",
+    },
+}
+
+# The footer's key descriptions are written in English in each screen's BINDINGS.
+KEYS_ES = {
+    "runs": "ejec.", "log": "log", "reference": "referencia", "ref": "ref", "zoom": "zoom",
+    "cursor": "cursor", "detail": "detalle", "diagnose": "diagnosticar", "save": "guardar",
+    "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
+    "clear cursor": "quitar cursor", "start": "inicio", "end": "fin",
+}
+
+
+def tr(lang: str, key: str, **fields: Any) -> str:
+    return WORDS[lang][key].format(**fields)
+
+
+def localise_bindings(node: Any, lang: str) -> None:
+    """Translate the footer descriptions of `node`'s bindings (they are English in BINDINGS)."""
+    if lang == "en":
+        return
+    def translated(binding: Binding) -> Binding:
+        group = binding.group
+        if group is not None:
+            group = Binding.Group(KEYS_ES.get(group.description, group.description),
+                                  group.compact)
+        return replace(binding, description=KEYS_ES.get(binding.description,
+                                                        binding.description), group=group)
+
+    for key, bindings in node._bindings.key_to_bindings.items():
+        node._bindings.key_to_bindings[key] = [translated(b) for b in bindings]
+
+
+HELP = {
+    "en": """\
+# How to read the dashboard
+
+The **reference** is a healthy run. Each of **01 02 03** is the same model, data and schedule
+with exactly one designed bug. Compare each run with the reference, panel by panel, step by
+step, and name its bug. `r` draws the reference under the run on the same scale, `z` zooms on
+the first {zoom} steps (where most of what matters happens), `←`/`→` move a step cursor that
+shows every panel's value at that step, `enter` (or a click) opens a panel with axes.
+
+A panel's rows share one scale; the dotted line is a guide (the entropy floor, the clip
+threshold, lr_max). A red **×** marks a NaN, **▲**/**▼** an infinite value: the run kept
+going and so do the curves. Values at the right of a row: the last (or the cursor's), the
+minimum and the maximum of what is shown.
+
+## 1 · Loss (log axis)
+Train loss every step, validation loss every {eval_every} steps, in nats per target token.
+The dotted line is the **entropy floor**: the lowest average loss any model can reach on this
+corpus when it predicts each token from the tokens before it (each example is one of a finite
+table of conjugations drawn uniformly). A fresh model should start near ln(vocab) = {ln_vocab}:
+a uniform guess. Read where the loss starts, how fast it falls, whether validation follows
+train, and where it ends against the floor.
+
+## 2 · Learning rate (linear)
+The learning rate the optimizer applied at each step. The healthy schedule climbs linearly
+from near zero to lr_max (the dotted line) over its first {warmup} steps, then decays along a
+cosine to lr_max/10. Read its value at step 0 and the shape of the first steps.
+
+## 3 · Gradient norm (log axis)
+The global L2 norm of all gradients, before clipping and after. Clipping rescales the
+gradient so its norm is at most {clip} (the dotted line): the post-clip norm never exceeds it,
+and while the pre-clip norm sits above the line every update is clipped. Read the size of the
+pre-clip norm in the first steps and any later spikes, against the reference's.
+
+## 4 · Activations (log axis)
+Mean absolute value of the residual stream after each block (h.0, h.1) and of the final
+LayerNorm's output (ln_f). Read the order of magnitude at step 0 and how it moves: a healthy
+residual stream stays within an order of magnitude of 1.
+
+## 5 · Spectral norm (log axis)
+The largest singular value σ of each weight matrix: how much it can stretch a vector. A small
+panel shows the largest and smallest of the nine; `enter` shows each one. Read the level at
+step 0 (set by the initialisation) and how fast it moves in the first updates, against the
+reference, which barely moves there.
+
+## 6 · Dead units (linear, in %)
+Measured every {eval_every} steps on a fixed batch of {probe} validation examples. A **head**
+is dead when its attention is degenerate — near-uniform (entropy at least {uniform:.0%} of the
+uniform's) or collapsed (top weight at least {collapse}) for at least {queries:.0%} of the
+queries — *and* zeroing its output changes the probe loss by less than {ablation} nats: it is
+not needed. Shown as a count of {heads}. A **neuron** of an MLP is dead when its GELU input is
+negative on every probe token; shown as a % of {neurons}. A healthy model needs its heads.
+
+## Keys
+`0` reference · `1` `2` `3` runs · `l` log/linear · `r` reference under the run · `z` zoom ·
+`←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) · `enter` detail ·
+`d` diagnosis form · `ctrl+s` save your diagnoses file · `g` grade · `?` this help · `q` quit.
+Your diagnoses are kept as a draft at every keystroke.
+""",
+    "es": """\
+# Cómo leer el panel de control
+
+La **referencia** es una ejecución sana. Cada una de **01 02 03** usa el mismo modelo, datos y
+schedule con exactamente un fallo diseñado. Compara cada ejecución con la referencia, panel a
+panel, paso a paso, y nombra su fallo. `r` dibuja la referencia debajo de la ejecución en la
+misma escala, `z` amplía los primeros {zoom} pasos (donde pasa casi todo lo importante), `←`/`→`
+mueven un cursor que muestra el valor de cada panel en ese paso, `enter` (o un clic) abre un
+panel con ejes.
+
+Las filas de un panel comparten escala; la línea de puntos es una guía (el suelo de entropía,
+el umbral de recorte, lr_max). Una **×** roja marca un NaN, **▲**/**▼** un valor infinito: la
+ejecución siguió y las curvas también. Los valores a la derecha de una fila: el último (o el
+del cursor), el mínimo y el máximo de lo que se ve.
+
+## 1 · Pérdida (eje log)
+Pérdida de entrenamiento en cada paso y de validación cada {eval_every} pasos, en nats por
+token objetivo. La línea de puntos es el **suelo de entropía**: la menor pérdida media que un
+modelo puede alcanzar en este corpus cuando predice cada token a partir de los anteriores
+(cada ejemplo es una conjugación de una tabla finita, elegida al azar). Un modelo recién
+iniciado debería empezar cerca de ln(vocab) = {ln_vocab}: adivinar al azar. Mira dónde empieza,
+lo rápido que baja, si validación sigue a entrenamiento y dónde acaba frente al suelo.
+
+## 2 · Learning rate (lineal)
+El learning rate que aplicó el optimizador en cada paso. El schedule sano sube linealmente
+desde casi cero hasta lr_max (la línea de puntos) en sus primeros {warmup} pasos y luego baja
+en coseno hasta lr_max/10. Mira su valor en el paso 0 y la forma de los primeros pasos.
+
+## 3 · Norma del gradiente (eje log)
+La norma L2 global de todos los gradientes, antes y después del recorte. El recorte reescala
+el gradiente para que su norma sea como mucho {clip} (la línea de puntos): la norma recortada
+nunca la supera, y mientras la norma sin recortar está por encima, cada actualización se
+recorta. Mira su tamaño en los primeros pasos y los picos posteriores, frente a la referencia.
+
+## 4 · Activaciones (eje log)
+Media del valor absoluto del residual stream tras cada bloque (h.0, h.1) y de la salida de la
+LayerNorm final (ln_f). Mira el orden de magnitud en el paso 0 y cómo evoluciona: un residual
+sano se queda a menos de un orden de magnitud de 1.
+
+## 5 · Norma espectral (eje log)
+El mayor valor singular σ de cada matriz de pesos: cuánto puede estirar un vector. Un panel
+pequeño muestra la mayor y la menor de las nueve; `enter` las muestra todas. Mira el nivel en
+el paso 0 (lo fija la inicialización) y lo rápido que cambia en las primeras actualizaciones,
+frente a la referencia, que apenas se mueve ahí.
+
+## 6 · Unidades muertas (lineal, en %)
+Se miden cada {eval_every} pasos sobre un lote fijo de {probe} ejemplos de validación. Una
+**cabeza** está muerta cuando su atención es degenerada — casi uniforme (entropía de al menos
+el {uniform:.0%} de la uniforme) o colapsada (peso máximo de al menos {collapse}) en al menos
+el {queries:.0%} de las consultas — *y* anular su salida cambia la pérdida de la sonda menos de
+{ablation} nats: no hace falta. Se cuenta sobre {heads}. Una **neurona** de un MLP está muerta
+cuando la entrada de su GELU es negativa en todos los tokens de la sonda; en % de {neurons}.
+Un modelo sano necesita sus cabezas.
+
+## Teclas
+`0` referencia · `1` `2` `3` ejecuciones · `l` log/lineal · `r` referencia debajo · `z` zoom ·
+`←` `→` cursor (`shift` ×10, `home` `end`, `esc` lo quita) · `enter` detalle ·
+`d` formulario de diagnóstico · `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige ·
+`?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador con cada tecla.
+""",
+}
+
+
+def help_text(lang: str) -> str:
+    """The help in `lang`, with the healthy config's numbers (the same for every run)."""
+    import math
+
+    from diagnose.tui.scale import ZOOM_STEPS
+    from scenarios import healthy_config
+
+    c = healthy_config()
+    return HELP[lang].format(
+        zoom=ZOOM_STEPS, eval_every=c.eval_every, ln_vocab=f"{math.log(c.vocab_size):.2f}",
+        warmup=c.warmup_steps, clip=f"{c.grad_clip:g}", probe=c.probe_examples,
+        uniform=c.head_uniform_entropy, collapse=f"{c.head_collapse_weight:g}",
+        queries=c.head_query_fraction, ablation=f"{c.head_ablation_nats:g}",
+        heads=c.n_layers * c.n_heads, neurons=c.n_layers * c.d_ff)

@@ -1,0 +1,83 @@
+"""Training a fresh scenario behind the screen: what the app's worker thread runs.
+
+`train_into` calls `create_scenario` (or a stand-in the tests pass) with the app's `RunStore`
+as the step sink, and the two things a Textual app needs from a training pool:
+
+- multiprocessing's resource tracker must be started before the app runs (`prepare`): the
+  first spawn starts it with sys.stderr's file descriptor, and inside the app sys.stderr is
+  Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
+- the training processes run at a lower CPU priority than the screen (`_yield_to_the_screen`),
+  or on a machine with as many busy cores as runs every key would wait behind them.
+
+No Textual here; numpy only through the engine, imported by the worker thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from diagnose.tui.state import RunStore
+from diagnose.workspace import REFERENCE, Workspace
+
+TRAINING_NICENESS = 10
+
+
+def fresh_runs(steps: int | None) -> tuple[tuple[str, ...], int]:
+    """The runs and the step count a fresh scenario will have, known before it trains."""
+    from diagnose.scenario import choose_breaks, run_ids
+    from scenarios import healthy_config
+
+    return (REFERENCE, *run_ids(len(choose_breaks(None)))), steps or healthy_config().steps
+
+
+def prepare() -> None:
+    """Start multiprocessing's resource tracker while sys.stderr is the real one."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+
+
+def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None, jobs: int,
+               lang: str, should_stop: Callable[[], bool], on_redeal: Callable[[str], None],
+               make: Callable[..., Workspace] | None = None) -> Workspace | None:
+    """Train and write the scenario, streaming every step into `store`; None if stopped.
+
+    Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
+    """
+    from diagnose.engine import run_header_fields
+    from diagnose.home import self_study_secret
+    from diagnose.scenario import Cancelled, create_scenario
+    from scenarios import healthy_config
+
+    store.header.update(run_header_fields(healthy_config()))  # the guides, before the files
+
+    def on_step(run: str, record: dict[str, Any]) -> None:
+        if record["step"] == 0:
+            _yield_to_the_screen()
+        store.add(run, record)
+
+    try:
+        return (make or create_scenario)(
+            directory, secret=self_study_secret(create=True), code=code, steps=steps,
+            jobs=jobs, lang=lang, on_step=on_step, should_stop=should_stop,
+            on_redeal=on_redeal)
+    except Cancelled:
+        return None
+
+
+def _yield_to_the_screen() -> None:
+    """Lower the training processes' CPU priority below the screen's.
+
+    They are this process's multiprocessing children (the scenario's training pool). Raising
+    a child's niceness needs no privilege; a child already gone is skipped.
+    """
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(OSError, TypeError):
+            if os.getpriority(os.PRIO_PROCESS, child.pid) < TRAINING_NICENESS:
+                os.setpriority(os.PRIO_PROCESS, child.pid, TRAINING_NICENESS)

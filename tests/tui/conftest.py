@@ -1,0 +1,105 @@
+"""Fixtures for the TUI tests: real scenarios copied into tmp_path, never trained here.
+
+`data/scenario` is a finished 40-step scenario from the real engine (`data/make_fixture.py`),
+sealed under `data/home/self-study.key`. Each test gets its own copy inside a course folder
+(`<tmp>/course/experiments/19-break-it`, the default layout) and the key in its private
+DIAGNOSE_HOME (the root conftest points DIAGNOSE_HOME into tmp_path).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from diagnose.metrics import read_metrics, write_metrics
+from diagnose.workspace import open_workspace
+
+DATA = Path(__file__).resolve().parent / "data"
+NAN_FROM = 25  # the NaN fixture's run 02 diverges here
+
+
+def copy_scenario(target: Path) -> Path:
+    shutil.copytree(DATA / "scenario", target)
+    return target
+
+
+@pytest.fixture
+def home(private_home: Path) -> Path:
+    """The fixture's self-study secret, in this test's private DIAGNOSE_HOME."""
+    key = private_home / "self-study.key"
+    shutil.copyfile(DATA / "home" / "self-study.key", key)
+    os.chmod(key, 0o600)
+    return private_home
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    """A course folder: the diagnoses file and the solutions land here."""
+    folder = tmp_path / "course"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def workspace(course: Path, home: Path) -> Path:
+    return copy_scenario(course / "experiments" / "19-break-it")
+
+
+@pytest.fixture
+def nan_workspace(course: Path) -> Path:
+    """The scenario with run 02 made to diverge: NaN from step NAN_FROM, an infinity before.
+
+    Hand-made on purpose: the engine's stable log-softmax never diverges on these breaks.
+    """
+    target = copy_scenario(course / "experiments" / "nan")
+    path = target / "02" / "metrics.jsonl"
+    header, records = read_metrics(path)
+    records[NAN_FROM - 1]["grad_norm_preclip"] = math.inf
+    for record in records[NAN_FROM:]:
+        record["train_loss"] = record["grad_norm_preclip"] = math.nan
+        record["act_mean_abs"] = [math.nan] * len(record["act_mean_abs"])
+        record["spectral_norm"] = dict.fromkeys(record["spectral_norm"], math.nan)
+        if record["val_loss"] is not None:
+            record["val_loss"] = math.nan
+    write_metrics(path, {k: v for k, v in header.items() if k != "schema"}, records)
+    return target
+
+
+class ReplayScenario:
+    """A stand-in for `create_scenario`: streams the fixture's records, then writes it.
+
+    `hold` keeps it training (streaming nothing more after `hold` steps per run) until it is
+    told to stop, for the tests of a quit mid-training. The keyword arguments are checked
+    against the real signature's, so a change there fails here first.
+    """
+
+    def __init__(self, hold: int | None = None) -> None:
+        self.hold = hold
+        self.calls: list[dict] = []
+
+    def __call__(self, target: Path, *, secret: bytes, code: str | None, steps: int | None,
+                 jobs: int, lang: str, on_step, should_stop, on_redeal) -> object:
+        from diagnose.scenario import Cancelled, create_scenario
+
+        inspect.signature(create_scenario).bind(  # the app's call must suit the real one
+            target, secret=secret, code=code, steps=steps, jobs=jobs, lang=lang,
+            on_step=on_step, should_stop=should_stop, on_redeal=on_redeal)
+        self.calls.append({"target": target, "code": code, "steps": steps, "lang": lang})
+        source = open_workspace(DATA / "scenario")
+        runs = {run: source.read_run(run)[1] for run in source.runs}
+        for step in range(source.steps if self.hold is None else self.hold):
+            for run, records in runs.items():  # interleaved, as the training pool sends them
+                if should_stop():
+                    raise Cancelled()
+                on_step(run, records[step])
+        while self.hold is not None:
+            if should_stop():
+                raise Cancelled()
+            time.sleep(0.01)
+        return open_workspace(copy_scenario(Path(target)))

@@ -1,0 +1,42 @@
+"""`diagnose play` at the command line: its help, and the problems it refuses before the TUI
+starts (exit 1, one `Error:` line)."""
+
+import json
+
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["play", *args], catch_exceptions=False)
+
+
+def test_help_has_an_example():
+    result = run("--help")
+    assert result.exit_code == 0 and "Example:" in result.output and "--seed" in result.output
+
+
+def test_a_file_is_not_a_scenario_folder(tmp_path):
+    (tmp_path / "f").write_text("x")
+    result = run("--dir", str(tmp_path / "f"))
+    assert result.exit_code == 1
+    assert result.output == f"Error: {tmp_path / 'f'}: exists and is not a directory\n"
+
+
+def test_a_folder_of_other_files_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    result = run("--dir", str(tmp_path))
+    assert result.exit_code == 1 and "holds other files, not a scenario" in result.output
+
+
+def test_a_scenario_with_another_code_is_refused(workspace):
+    result = run("--dir", str(workspace), "--seed", "OTHER")
+    assert result.exit_code == 1
+    assert "holds scenario TUI-FIXTURE, not OTHER" in result.output
+
+
+def test_a_corrupt_scenario_is_refused(workspace):
+    (workspace / "scenario.json").write_text(json.dumps({"schema": "nope"}))
+    result = run("--dir", str(workspace))
+    assert result.exit_code == 1 and result.output.startswith("Error: ")

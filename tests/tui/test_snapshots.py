@@ -1,0 +1,17 @@
+"""Snapshots of a finished scenario (the 40-step fixture), at the smallest supported terminal
+and at a large one. Review a change with `pytest tests/tui --snapshot-update` and the report."""
+
+from diagnose.tui.app import PlayApp
+
+
+def test_dashboard_at_80x24(workspace, snap_compare):
+    assert snap_compare(PlayApp(workspace), terminal_size=(80, 24))
+
+
+def test_a_run_with_its_reference_and_cursor_at_160x48(workspace, snap_compare):
+    assert snap_compare(PlayApp(workspace), terminal_size=(160, 48),
+                        press=["2", "r", "z", "home", "right", "right"])
+
+
+def test_detail_view_at_80x24(workspace, snap_compare):
+    assert snap_compare(PlayApp(workspace), terminal_size=(80, 24), press=["3", "enter"])
