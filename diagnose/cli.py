@@ -305,41 +305,13 @@ def _grade_style(text: str, role: str) -> str:
     return click.style(text, **GRADE_STYLES.get(role, {}))
 
 
-def _grade_evidence(workspace: Path, lang: str, secret: bytes) -> dict[str, list[str]] | None:
-    """Each run's own numbers for the feedback of a miss, from the diagnostician."""
-    from diagnose.reveal import evidence
-    from grading.grade import open_key, read_scenario
-
-    try:
-        assignment = open_key(read_scenario(workspace), secret)
-        return evidence(workspace, lang, assignment)
-    except Exception:  # the numbers are a hint: no problem of the metrics stops a grade
-        return None
-
-
-def _grade_reveal(workspace: Path, lang: str, secret: bytes) -> Path | None:
-    """Self-study grading shows the truth, so it reveals, like `diagnose reveal`."""
-    from diagnose.reveal import write_solutions
-    from diagnose.workspace import WorkspaceError, open_workspace
-    from grading.seal import SealError
-
-    try:
-        return write_solutions(workspace, lang, secret=secret, by="grade")
-    except (WorkspaceError, SealError, OSError) as err:
-        click.echo(f"Warning: solutions not written ({err})", err=True)
-    try:
-        open_workspace(workspace).mark_revealed("grade")
-    except (WorkspaceError, OSError) as err:
-        click.echo(f"Warning: the reveal was not recorded ({err})", err=True)
-    return None
-
-
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import json
 
     import grading
     from diagnose.home import self_study_secret
+    from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file)
@@ -363,10 +335,12 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     else:
         secret = self_study_secret()
     report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
-                           evidence=_grade_evidence(found, lang, secret))
+                                   evidence=feedback_numbers(found, lang, secret))
     solutions = None
     if key_file is None:
-        solutions = _grade_reveal(found, lang, secret)
+        solutions, warnings = reveal_after_grading(found, lang, secret)
+        for warning in warnings:
+            click.echo(f"Warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
                               ensure_ascii=False, indent=2))
@@ -383,10 +357,11 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
     import json
 
     import grading
+    from diagnose.reveal import feedback_numbers
 
     secret = grading.read_key_file(key_file)
     graded = grading.grade_bundles(files, bundles, secret, lang=lang,
-                           evidence=lambda workspace: _grade_evidence(workspace, lang, secret))
+                                   evidence=lambda ws: feedback_numbers(ws, lang, secret))
     rows = grading.gradebook_rows(bundles, secret) if gradebook or gradescope else []
     written: list[Path] = []
     try:

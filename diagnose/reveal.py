@@ -110,3 +110,38 @@ def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
     tmp.replace(path)
     workspace.mark_revealed(by)
     return path
+
+
+def feedback_numbers(workspace: Path, lang: str, secret: bytes) -> dict[str, list[str]] | None:
+    """Each run's own numbers for the grader's feedback on a miss; None if they cannot be had.
+
+    The numbers are a hint: a missing or corrupt metrics file must not stop a grade.
+    """
+    from grading.grade import open_key, read_scenario
+
+    try:
+        return evidence(workspace, lang, open_key(read_scenario(workspace), secret))
+    except Exception:  # noqa: BLE001 - see the docstring
+        return None
+
+
+def reveal_after_grading(workspace: Path, lang: str, secret: bytes) -> tuple[Path | None,
+                                                                           list[str]]:
+    """Self-study grading shows the truth, so it reveals too: (solutions file, warnings).
+
+    When the solutions cannot be written, the reveal is still recorded: the feedback already
+    showed every answer.
+    """
+    from diagnose.workspace import WorkspaceError
+    from grading.seal import SealError
+
+    warnings = []
+    try:
+        return write_solutions(workspace, lang, secret=secret, by="grade"), warnings
+    except (WorkspaceError, SealError, OSError) as err:
+        warnings.append(f"solutions not written ({err})")
+    try:
+        open_workspace(workspace).mark_revealed("grade")
+    except (WorkspaceError, OSError) as err:
+        warnings.append(f"the reveal was not recorded ({err})")
+    return None, warnings

@@ -44,17 +44,12 @@ def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Grade `path` against `workspace` (self-study); see the module docstring."""
     import grading
     from diagnose.home import self_study_secret
-    from diagnose.reveal import evidence, open_assignment, write_solutions
+    from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     secret = self_study_secret()
-    assignment = open_assignment(workspace, secret)
     report = grading.grade_workspace(path, workspace.path, secret, lang=lang,
-                                     evidence=evidence(workspace, lang, assignment))
-    try:
-        solutions: Path | None = write_solutions(workspace, lang, assignment=assignment,
-                                                 by="grade")
-    except OSError:
-        solutions = None
+                                     evidence=feedback_numbers(workspace.path, lang, secret))
+    solutions, _ = reveal_after_grading(workspace.path, lang, secret)
     return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions)
 
 
