@@ -53,6 +53,7 @@ LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
+BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
 
@@ -144,11 +145,18 @@ def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
 
 # --- training in worker processes ---------------------------------------------------------
 
-def _train_worker(tasks: Any, out: Any) -> None:
+def _train_worker(tasks: Any, out: Any, background: bool) -> None:
     """A worker process: train each plan it is handed, sending every record to the parent.
 
     The engine's Trainer sets the process up (one BLAS thread, see diagnose/engine/runtime.py).
+    In the background (under the TUI) the worker yields the CPU to the screen and keeps quiet:
+    its stderr is the terminal the app draws on, and failures reach the parent as messages.
     """
+    if background:
+        os.nice(BACKGROUND_NICENESS)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
     try:
         from diagnose.engine import train
 
@@ -172,7 +180,7 @@ class TrainingPool:
     The workers live as long as the pool, so dealing a class pays their start-up once.
     """
 
-    def __init__(self, jobs: int = 2) -> None:
+    def __init__(self, jobs: int = 2, background: bool = False) -> None:
         if jobs < 1:
             raise ScenarioError(f"--jobs must be at least 1, got {jobs}")
         self.jobs = jobs
@@ -180,7 +188,7 @@ class TrainingPool:
         self._tasks = context.Queue()
         self._inbox = context.Queue()
         self._workers = [context.Process(target=_train_worker, daemon=True,
-                                         args=(self._tasks, self._inbox),
+                                         args=(self._tasks, self._inbox, background),
                                          name=f"diagnose-train-{i}") for i in range(jobs)]
         for worker in self._workers:
             worker.start()
@@ -354,7 +362,8 @@ def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
                     lang: str = "en", on_step: OnStep | None = None,
                     should_stop: Callable[[], bool] | None = None,
                     on_redeal: Callable[[str], None] | None = None,
-                    pool: TrainingPool | None = None, prefix: str = "") -> Workspace:
+                    pool: TrainingPool | None = None, prefix: str = "",
+                    background: bool = False) -> Workspace:
     """Deal, train and write one scenario into `target`; see the module docstring."""
     target = Path(target)
     code = check_code(code) if code is not None else new_code()
@@ -369,7 +378,7 @@ def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
         check_target(target, force)  # again, now that we hold the lock
         verdict = _verdict() if steps == default_steps else None
         own_pool = pool is None
-        pool = pool or TrainingPool(min(jobs, len(slugs) + 1))
+        pool = pool or TrainingPool(min(jobs, len(slugs) + 1), background=background)
         try:
             for redeal in range(REDEALS):
                 deal, plans = plan_runs(secret, code, slugs, steps, redeal)

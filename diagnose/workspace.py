@@ -8,7 +8,8 @@ attempts.jsonl         one line per grading (written by grading)
 reveal.json            present once the answers were revealed (by `reveal` or `grade`)
 ```
 
-The solutions file is written next to `experiments/`: `<workspace>/../../solutions/`.
+The solutions file is written next to `experiments/` (`<workspace>/../../solutions/`), or in
+the current directory when the workspace is not inside an `experiments/` folder.
 `scenario.json` is read and written by `grading.grade`, whose grader reads it on a bare server.
 Making a workspace (training, sealing) is `diagnose.scenario`'s job; this module only reads
 and knows the names.
@@ -27,7 +28,7 @@ from grading.layout import DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
-           "WorkspaceError", "is_workspace", "open_workspace"]
+           "WorkspaceError", "course_dir", "is_workspace", "open_workspace"]
 
 ATTEMPTS_FILE = "attempts.jsonl"
 METRICS_FILE = "metrics.jsonl"
@@ -87,7 +88,7 @@ class Workspace:
 
     @property
     def solutions_path(self) -> Path:
-        return self.path.resolve().parent.parent / SOLUTIONS
+        return course_dir(self.path) / SOLUTIONS
 
     @property
     def revealed(self) -> bool:
@@ -100,6 +101,15 @@ class Workspace:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
             marker.write_text(json.dumps({"revealed_at": stamp, "by": by}) + "\n",
                               encoding="utf-8")
+
+
+def course_dir(workspace: Path, cwd: Path | None = None) -> Path:
+    """Where the student's own files go (diagnoses, solutions): the folder that holds
+    `experiments/` in the course's layout, else the current directory."""
+    folder = Path(workspace).resolve().parent
+    if folder.name == "experiments":
+        return folder.parent
+    return Path.cwd() if cwd is None else cwd
 
 
 def is_workspace(path: Path) -> bool:

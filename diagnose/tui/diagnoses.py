@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from diagnose.tui.drafts import Drafts
-from diagnose.workspace import Workspace
+from diagnose.workspace import Workspace, course_dir
 
 SUFFIX = "-diagnoses.md"
 
@@ -27,15 +27,8 @@ def file_stem(name: str) -> str:
     return stem or "student"
 
 
-def diagnoses_dir(workspace: Path, cwd: Path | None = None) -> Path:
-    folder = Path(workspace).resolve().parent
-    if folder.name == "experiments":
-        return folder.parent
-    return Path.cwd() if cwd is None else cwd
-
-
 def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None) -> Path:
-    return diagnoses_dir(workspace, cwd) / f"{file_stem(name)}{SUFFIX}"
+    return course_dir(workspace, cwd) / f"{file_stem(name)}{SUFFIX}"
 
 
 def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,

@@ -6,24 +6,20 @@ as the step sink, and the two things a Textual app needs from a training pool:
 - multiprocessing's resource tracker must be started before the app runs (`prepare`): the
   first spawn starts it with sys.stderr's file descriptor, and inside the app sys.stderr is
   Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
-- the training processes run at a lower CPU priority than the screen (`_yield_to_the_screen`),
-  or on a machine with as many busy cores as runs every key would wait behind them.
+- the training processes run in the background (`create_scenario(background=True)`): at a
+  lower CPU priority than the screen, or on a machine with as many busy cores as runs every
+  key would wait behind them, and silent, since their stderr is the screen.
 
 No Textual here; numpy only through the engine, imported by the worker thread.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from diagnose.tui.state import RunStore
 from diagnose.workspace import REFERENCE, Workspace
-
-TRAINING_NICENESS = 10
 
 
 def fresh_runs(steps: int | None) -> tuple[tuple[str, ...], int]:
@@ -55,29 +51,10 @@ def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None
 
     store.header.update(run_header_fields(healthy_config()))  # the guides, before the files
 
-    def on_step(run: str, record: dict[str, Any]) -> None:
-        if record["step"] == 0:
-            _yield_to_the_screen()
-        store.add(run, record)
-
     try:
         return (make or create_scenario)(
             directory, secret=self_study_secret(create=True), code=code, steps=steps,
-            jobs=jobs, lang=lang, on_step=on_step, should_stop=should_stop,
-            on_redeal=on_redeal)
+            jobs=jobs, lang=lang, on_step=store.add, should_stop=should_stop,
+            on_redeal=on_redeal, background=True)
     except Cancelled:
         return None
-
-
-def _yield_to_the_screen() -> None:
-    """Lower the training processes' CPU priority below the screen's.
-
-    They are this process's multiprocessing children (the scenario's training pool). Raising
-    a child's niceness needs no privilege; a child already gone is skipped.
-    """
-    import multiprocessing
-
-    for child in multiprocessing.active_children():
-        with contextlib.suppress(OSError, TypeError):
-            if os.getpriority(os.PRIO_PROCESS, child.pid) < TRAINING_NICENESS:
-                os.setpriority(os.PRIO_PROCESS, child.pid, TRAINING_NICENESS)

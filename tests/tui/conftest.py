@@ -84,12 +84,15 @@ class ReplayScenario:
         self.calls: list[dict] = []
 
     def __call__(self, target: Path, *, secret: bytes, code: str | None, steps: int | None,
-                 jobs: int, lang: str, on_step, should_stop, on_redeal) -> object:
+                 jobs: int, lang: str, on_step, should_stop, on_redeal,
+                 background: bool) -> object:
         from diagnose.scenario import Cancelled, create_scenario
 
         inspect.signature(create_scenario).bind(  # the app's call must suit the real one
             target, secret=secret, code=code, steps=steps, jobs=jobs, lang=lang,
-            on_step=on_step, should_stop=should_stop, on_redeal=on_redeal)
+            on_step=on_step, should_stop=should_stop, on_redeal=on_redeal,
+            background=background)
+        assert background, "under the TUI, training must yield the CPU and keep quiet"
         self.calls.append({"target": target, "code": code, "steps": steps, "lang": lang})
         source = open_workspace(DATA / "scenario")
         runs = {run: source.read_run(run)[1] for run in source.runs}
