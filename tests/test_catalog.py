@@ -78,7 +78,7 @@ def edit(path: Path, old: str, new: str) -> None:
 @pytest.mark.parametrize(("file", "old", "new", "message"), [
     ("healthy.toml", "d_model = 64", "d_modle = 64",
      "scenarios/healthy.toml: [model] d_modle: unknown key"),
-    ("healthy.toml", "lr_max = 2.5e-2", 'lr_max = "fast"',
+    ("healthy.toml", "lr_max = 2.85e-2", 'lr_max = "fast"',
      "scenarios/healthy.toml: [schedule] lr_max: expected a number > 0 (peak learning rate), "
      "got the text 'fast'"),
     ("healthy.toml", "n_layers = 2", "n_layers = 2.5",
@@ -95,10 +95,10 @@ def edit(path: Path, old: str, new: str) -> None:
     ("healthy.toml", "[init]", "[initialisation]",
      "scenarios/healthy.toml: [initialisation]: unknown table, expected one of model, init, "
      "optimizer, schedule, clipping, training, attention, corpus, dead_units"),
-    ("healthy.toml", "warmup_steps = 20\n", "",
+    ("healthy.toml", "warmup_steps = 10\n", "",
      "scenarios/healthy.toml: [schedule] warmup_steps: missing"),
-    ("healthy.toml", "lr_min = 2.5e-3", "lr_min = 1.0",
-     "scenarios/healthy.toml: lr_min: expected at most lr_max (0.025), got 1"),
+    ("healthy.toml", "lr_min = 2.85e-3", "lr_min = 1.0",
+     "scenarios/healthy.toml: lr_min: expected at most lr_max (0.0285), got 1"),
     ("healthy.toml", "n_heads = 4", "n_heads = 5",
      "scenarios/healthy.toml: d_model: expected a multiple of n_heads (5), got 64"),
     ("healthy.toml", "[model]", "[model",

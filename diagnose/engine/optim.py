@@ -20,14 +20,15 @@ def lr_at(step: int, config) -> float:
     warmup, last = config.warmup_steps, config.steps - 1
     # 1) linear warmup: lr_max * (t + 1) / warmup, reaching lr_max at t = warmup - 1
     if step < warmup:
-        return config.lr_max * (step + 1) / warmup
+        return config.lr_max * ((step + 1) / warmup)  # the fraction first: exact lr_max at the end
     # 2) past the last step: lr_min
     if step > last:
         return config.lr_min
     # 3) cosine from lr_max at t = warmup down to lr_min at t = steps - 1
     ratio = (step - warmup) / max(last - warmup, 1)
     coeff = 0.5 * (1.0 + math.cos(math.pi * ratio))
-    return config.lr_min + coeff * (config.lr_max - config.lr_min)
+    # a weighted mean, exact at both ends (lr_min + coeff * (lr_max - lr_min) misses lr_max)
+    return coeff * config.lr_max + (1.0 - coeff) * config.lr_min
 
 
 def clip_grad_norm(grads: np.ndarray, max_norm: float) -> tuple[float, float]:

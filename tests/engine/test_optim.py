@@ -35,8 +35,9 @@ def test_no_warmup_starts_at_lr_max(healthy):
 
 def test_the_healthy_schedule(healthy):
     lrs = [lr_at(s, healthy) for s in range(healthy.steps)]
-    assert lrs[0] == healthy.lr_max / healthy.warmup_steps
-    assert max(lrs) == healthy.lr_max
+    assert lrs[0] == pytest.approx(healthy.lr_max / healthy.warmup_steps, rel=1e-15)
+    assert max(lrs) == healthy.lr_max  # reached exactly, at the end of warmup
+    assert lrs[healthy.warmup_steps - 1] == lrs[healthy.warmup_steps] == healthy.lr_max
 
 
 @settings(ENGINE)
