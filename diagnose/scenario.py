@@ -254,17 +254,18 @@ def workspace_lock(target: Path) -> Iterator[None]:
         handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
     except OSError as err:
         raise ScenarioError(f"{target.parent}: cannot write here ({err.strerror or err})") from None
-    try:
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            # the holder's lock file stays: removing it would let a third writer in
             raise ScenarioError(f"{target}: another diagnose is writing this scenario right "
                                 "now; wait for it to finish") from None
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            lock_path.unlink()
-        handle.close()
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                lock_path.unlink()
 
 
 def check_target(target: Path, force: bool) -> None:

@@ -156,9 +156,14 @@ def test_a_second_writer_is_refused(tmp_path):
     target = tmp_path / "ws"
     with workspace_lock(target):
         result = run("new", "--dir", str(target), "--steps", "5")
+        assert (tmp_path / ".ws.lock").exists(), "a refused writer must leave the lock alone"
+        with (pytest.raises(ScenarioError, match="another diagnose is writing"),
+              workspace_lock(target)):
+            pass
     assert result.exit_code == 1
     assert "another diagnose is writing this scenario right now" in result.output
     assert not target.exists()
+    assert not (tmp_path / ".ws.lock").exists()
 
 
 # --- the commands --------------------------------------------------------------------------
