@@ -187,6 +187,15 @@ queries — *and* zeroing its output changes the probe loss by less than {ablati
 not needed. Shown as a count of {heads}. A **neuron** of an MLP is dead when its GELU input is
 negative on every probe token; shown as a % of {neurons}. A healthy model needs its heads.
 
+## What this engine shows that a textbook may not
+Every curve comes from the arithmetic of real training; nothing is drawn to look like a bug.
+Two consequences surprise readers of some course tables. The loss is computed with a
+numerically stable log-softmax, so even absurd logits give a huge but finite loss: a broken
+run keeps going rather than turning into NaN. And in a pre-LayerNorm transformer trained with
+Adam, the gradient norm is largest at step 0 in every run, whatever the learning rate, because
+Adam's step size does not depend on the gradient's size: look for what changes from the
+reference, not for a textbook spike.
+
 ## Keys
 `0` reference · `1` `2` `3` runs · `l` log/linear · `r` reference under the run · `z` zoom ·
 `←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) · `enter` detail ·
@@ -246,6 +255,16 @@ el {queries:.0%} de las consultas — *y* anular su salida cambia la pérdida de
 {ablation} nats: no hace falta. Se cuenta sobre {heads}. Una **neurona** de un MLP está muerta
 cuando la entrada de su GELU es negativa en todos los tokens de la sonda; en % de {neurons}.
 Un modelo sano necesita sus cabezas.
+
+## Lo que muestra este motor y quizá no un libro
+Cada curva sale de la aritmética de un entrenamiento real; nada se dibuja para parecer un
+fallo. Dos consecuencias sorprenden a quien lea algunas tablas del curso. La pérdida se calcula
+con un log-softmax numéricamente estable, así que hasta unos logits absurdos dan una pérdida
+enorme pero finita: una ejecución rota sigue adelante en vez de volverse NaN. Y en un
+transformer pre-LayerNorm entrenado con Adam, la norma del gradiente es máxima en el paso 0 en
+todas las ejecuciones, sea cual sea el learning rate, porque el tamaño del paso de Adam no
+depende del tamaño del gradiente: busca lo que cambia respecto a la referencia, no un pico de
+libro.
 
 ## Teclas
 `0` referencia · `1` `2` `3` ejecuciones · `l` log/lineal · `r` referencia debajo · `z` zoom ·
