@@ -95,7 +95,7 @@ def edit(path: Path, old: str, new: str) -> None:
     ("healthy.toml", "[init]", "[initialisation]",
      "scenarios/healthy.toml: [initialisation]: unknown table, expected one of model, init, "
      "optimizer, schedule, clipping, training, attention, corpus, dead_units"),
-    ("healthy.toml", "warmup_steps = 10\n", "",
+    ("healthy.toml", "warmup_steps = 12\n", "",
      "scenarios/healthy.toml: [schedule] warmup_steps: missing"),
     ("healthy.toml", "lr_min = 2.85e-3", "lr_min = 1.0",
      "scenarios/healthy.toml: lr_min: expected at most lr_max (0.0285), got 1"),
