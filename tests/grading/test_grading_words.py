@@ -72,3 +72,20 @@ def test_a_phrase_two_breaks_share_names_both():
 def test_every_slug_is_a_word_of_its_break():
     for slug in breaks():
         assert slugs(slug) == [slug]
+
+
+@pytest.mark.parametrize(("phrase", "slug"), [
+    ("huge initial weights", "bad-init"),
+    ("weights initialised too large", "bad-init"),
+    ("attention sees future tokens", "broken-mask"),
+    ("the model attends to the future", "broken-mask"),
+    ("no causal masking", "broken-mask"),
+    ("fuga de tokens futuros", "broken-mask"),
+    ("atiende al futuro", "broken-mask"),
+    ("falta de calentamiento del LR", "no-warmup"),
+])
+def test_everyday_phrasings_name_their_break(phrase, slug):
+    from grading import parse_diagnoses
+
+    answer = parse_diagnoses(f"## 01\nDiagnosis: {phrase}\n").answer("01")
+    assert (answer.status, answer.slug) == ("named", slug)
