@@ -96,7 +96,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import HomeError, self_study_secret
-    from diagnose.scenario import ScenarioError, create_scenario, new_code
+    from diagnose.scenario import ScenarioError, create_scenario, new_code, planned_runs
     from scenarios import healthy_config
 
     code = code if code is not None else new_code()
@@ -108,7 +108,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
             lambda on_step: create_scenario(
                 directory, secret=secret, code=code, steps=steps, jobs=jobs, force=force,
                 lang=lang, on_step=on_step, on_redeal=lambda msg: click.echo(msg, err=True)),
-            ["reference", "01", "02", "03"], steps_shown, f"scenario {code}")
+            planned_runs(), steps_shown, f"scenario {code}")
     except (HomeError, ScenarioError) as err:
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:

@@ -9,13 +9,10 @@ themselves come from `diagnose.diagnostician.figures`: one definition of each nu
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diagnose.diagnostician import HEALTHY, figures
-
-Records = Sequence[dict[str, Any]]
+from diagnose.diagnostician import HEALTHY, Records, figures
 
 
 @dataclass(frozen=True)

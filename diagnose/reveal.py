@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import scenarios
-from diagnose.diagnostician import Diagnosis, diagnose_run, figures, findings_for
+from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, open_workspace
 from grading.seal import unseal
@@ -40,14 +41,17 @@ def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[s
     return unseal(workspace.sealed_text(), secret, workspace.code)
 
 
-def diagnoses(workspace: Workspace) -> dict[str, Diagnosis]:
-    """The diagnostician's verdict on every ID of the workspace."""
-    ref_header, reference = workspace.read_run(REFERENCE)
-    result = {}
-    for rid in workspace.ids:
-        _, records = workspace.read_run(rid)
-        result[rid] = diagnose_run(records, reference, ref_header)
-    return result
+def _verdicts(workspace: Workspace) -> tuple[dict[str, Any], dict[str, Diagnosis]]:
+    """The reference's header, and the diagnostician's verdict on every ID (each run read once)."""
+    header, reference = workspace.read_run(REFERENCE)
+    return header, {rid: diagnose_run(workspace.read_run(rid)[1], reference, header)
+                    for rid in workspace.ids}
+
+
+def _lines(verdict: Diagnosis, slug: str, header: dict[str, Any], lang: str) -> list[str]:
+    """The panel lines that show `slug` in the run the verdict read (none for an empty run)."""
+    found = findings_for(slug, verdict.figures, header) if verdict.figures else []
+    return [f"Panel {f.panel}: {f.text[lang]}" for f in found]
 
 
 def evidence(workspace: Workspace | Path, lang: str = "en",
@@ -58,22 +62,16 @@ def evidence(workspace: Workspace | Path, lang: str = "en",
     metrics point to (the same, whenever the dealer's check passed).
     """
     workspace = workspace if isinstance(workspace, Workspace) else open_workspace(workspace)
-    ref_header, reference = workspace.read_run(REFERENCE)
-    lines: dict[str, list[str]] = {}
-    for rid in workspace.ids:
-        _, records = workspace.read_run(rid)
-        slug = (assignment or {}).get(rid) or diagnose_run(records, reference, ref_header).slug
-        found = findings_for(slug, figures(records, reference, ref_header), ref_header)
-        lines[rid] = [f"Panel {f.panel}: {f.text[lang]}" for f in found]
-    return lines
+    header, verdicts = _verdicts(workspace)
+    return {rid: _lines(verdict, (assignment or {}).get(rid) or verdict.slug, header, lang)
+            for rid, verdict in verdicts.items()}
 
 
 def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str = "en",
                      now: datetime | None = None) -> str:
     words = WORDS[lang]
     catalog = scenarios.breaks()
-    verdicts = diagnoses(workspace)
-    numbers = evidence(workspace, lang, assignment)
+    header, verdicts = _verdicts(workspace)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     out = [f"# {words['title']} — {words['scenario']} {workspace.code}", "",
            f"{words['revealed']} {stamp}.", "",
@@ -86,7 +84,7 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         verdict = verdicts[rid]
         out += ["", f"## {rid} — {brk.title[lang]} (`{slug}`)", "",
                 f"**{words['changed']}.** {text.changed}", "", f"**{words['showed']}:**", ""]
-        out += [f"- {line}" for line in numbers[rid]]
+        out += [f"- {line}" for line in _lines(verdict, slug, header, lang)]
         out += ["", f"{words['verdict']} `{verdict.slug}` "
                 f"({verdict.confidence:.0%}).", "", f"**{words['panels']}:**", ""]
         rest = [n for n in text.panels if n not in brk.signature]

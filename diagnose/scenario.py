@@ -125,6 +125,11 @@ def choose_breaks(requested: Sequence[str] | None) -> list[str]:
     return wanted
 
 
+def planned_runs(breaks: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
+    return (REFERENCE, *run_ids(len(choose_breaks(breaks))))
+
+
 @dataclass(frozen=True)
 class RunPlan:
     run: str          # "reference" or an ID

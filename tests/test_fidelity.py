@@ -109,3 +109,10 @@ def test_diagnostician_survives_degenerate_input(header):
     verdict = diagnose_run([record], [record], header)
     assert verdict.slug in TRUTHS
     assert diagnose_run([], [], header).slug == HEALTHY
+
+
+def test_the_known_breaks_are_those_it_votes_on(trained, header):
+    from diagnose.diagnostician import KNOWN, _votes
+
+    records = trained[SEEDS[0]]
+    assert set(_votes(figures(records[HEALTHY], records[HEALTHY], header))) == set(KNOWN)

@@ -19,15 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from diagnose.tui.state import RunStore
-from diagnose.workspace import REFERENCE, Workspace
+from diagnose.workspace import Workspace
 
 
 def fresh_runs(steps: int | None) -> tuple[tuple[str, ...], int]:
     """The runs and the step count a fresh scenario will have, known before it trains."""
-    from diagnose.scenario import choose_breaks, run_ids
+    from diagnose.scenario import planned_runs
     from scenarios import healthy_config
 
-    return (REFERENCE, *run_ids(len(choose_breaks(None)))), steps or healthy_config().steps
+    return planned_runs(), steps or healthy_config().steps
 
 
 def prepare() -> None:
