@@ -23,9 +23,9 @@ from diagnose.scenario import (
     new_code,
 )
 from diagnose.workspace import DEFAULT_DIR, WorkspaceError, is_workspace, open_workspace
+from grading.layout import MANIFEST
 from grading.seal import SealError, sealed_code, unseal
 
-MANIFEST = "manifest.csv"
 ROSTER_MAX_BYTES = 1024 * 1024
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")

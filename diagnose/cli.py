@@ -1,8 +1,9 @@
 """The command line: one click group, each command a short function with an example.
 
-Domain code raises its own exceptions; only this module turns them into `click.ClickException`
-(exit 1, a fixable problem) or `click.UsageError` (exit 2, bad usage). numpy and textual are
-imported inside the commands that need them, so `diagnose --help` stays instant.
+Domain code raises one family of user errors (`scenarios.errors.UserError`, with an optional
+hint) where the problem is known; the group's door (`DiagnoseGroup.invoke`) is the one place
+that turns them into `Error: ...` with exit 1, or exit 2 for a `UsageProblem`. numpy and
+textual are imported inside the commands that need them, so `diagnose --help` stays instant.
 """
 
 from __future__ import annotations
@@ -13,12 +14,25 @@ import click
 
 from diagnose import __version__
 from grading.layout import DEFAULT_DIR
+from scenarios.errors import UsageProblem, UserError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(["en", "es"])
 
 
-@click.group(context_settings=CONTEXT)
+class DiagnoseGroup(click.Group):
+    """The door: every user error raised below becomes one `Error:` line, here and only here."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except UsageProblem as err:
+            raise click.UsageError(str(err)) from None
+        except UserError as err:
+            raise click.ClickException(str(err)) from None
+
+
+@click.group(cls=DiagnoseGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="diagnose")
 def cli() -> None:
     """diagnose: learn how training failures look.
@@ -43,12 +57,9 @@ def breaks(lang: str) -> None:
     Example:
       diagnose breaks --lang es
     """
-    from scenarios import CatalogError, default_catalog
+    from scenarios import default_catalog
 
-    try:
-        catalog = default_catalog()
-    except CatalogError as err:
-        raise click.ClickException(str(err)) from None
+    catalog = default_catalog()
     for brk in catalog.breaks.values():
         click.echo(click.style(brk.slug, bold=True))
         click.echo(f"  en: {brk.title['en']}")
@@ -95,8 +106,8 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     """
     import time
 
-    from diagnose.home import HomeError, self_study_secret
-    from diagnose.scenario import ScenarioError, create_scenario, new_code, planned_runs
+    from diagnose.home import self_study_secret
+    from diagnose.scenario import create_scenario, new_code, planned_runs
     from scenarios import healthy_config
 
     code = code if code is not None else new_code()
@@ -109,8 +120,6 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
                 directory, secret=secret, code=code, steps=steps, jobs=jobs, force=force,
                 lang=lang, on_step=on_step, on_redeal=lambda msg: click.echo(msg, err=True)),
             planned_runs(), steps_shown, f"scenario {code}")
-    except (HomeError, ScenarioError) as err:
-        raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         import shlex
 
@@ -144,21 +153,15 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
     """
     import json
 
-    from diagnose.home import HomeError
     from diagnose.reveal import open_assignment, write_solutions
-    from diagnose.workspace import WorkspaceError, open_workspace
-    from grading.seal import SealError
+    from diagnose.workspace import open_workspace
 
-    try:
-        workspace = open_workspace(directory)
-        if workspace.key == "instructor":
-            raise click.ClickException(
-                f"{directory}: this scenario was dealt by an instructor; its answers open with "
-                "the instructor's key (hand in your diagnoses file)")
-        assignment = open_assignment(workspace)
-        path = write_solutions(workspace, lang, assignment=assignment)
-    except (WorkspaceError, HomeError, SealError) as err:
-        raise click.ClickException(str(err)) from None
+    workspace = open_workspace(directory)
+    if workspace.key == "instructor":
+        raise UserError(f"{directory}: this scenario was dealt by an instructor; its answers "
+                        "open with the instructor's key (hand in your diagnoses file)")
+    assignment = open_assignment(workspace)
+    path = write_solutions(workspace, lang, assignment=assignment)
     if as_json:
         click.echo(json.dumps(assignment))
         return
@@ -182,13 +185,10 @@ def keygen(out: Path) -> None:
     Example:
       diagnose keygen --out ~/course/diagnose.key
     """
-    from grading.seal import SealError, fingerprint, new_secret, write_key_file
+    from grading.seal import fingerprint, new_secret, write_key_file
 
     secret = new_secret()
-    try:
-        write_key_file(out, secret)
-    except SealError as err:
-        raise click.ClickException(str(err)) from None
+    write_key_file(out, secret)
     click.echo(f"Wrote the instructor key {out} (fingerprint {fingerprint(secret)}). "
                "Keep it private; deal with: diagnose deal --key " + str(out))
 
@@ -223,8 +223,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
-    from diagnose.scenario import ScenarioError
-    from grading.seal import SealError, read_key_file
+    from grading.seal import read_key_file
     from scenarios import healthy_config
 
     if (roster is None) == (count is None):
@@ -244,8 +243,6 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
                 out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
                 on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True)),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
-    except (SealError, ScenarioError) as err:
-        raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
@@ -285,13 +282,10 @@ def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
       diagnose show 01
       diagnose show reference --steps 0:50 --lang es | less
     """
-    from diagnose.show import ShowError, StepsError, show_run
-    from diagnose.workspace import WorkspaceError
+    from diagnose.show import StepsError, show_run
 
     try:
         show_run(directory, run_id, steps=steps, lang=lang)
-    except (ShowError, WorkspaceError) as err:
-        raise click.ClickException(str(err)) from None
     except StepsError as err:
         raise click.BadParameter(str(err), param_hint="'--steps'") from None
 
@@ -323,13 +317,13 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
                    else result.render(_grade_style))
         return
     if found is None:
-        raise click.ClickException(f"no scenario found next to {file} or in "
+        raise UserError(f"no scenario found next to {file} or in "
                                    f"{grading.DEFAULT_DIR}; pass --dir")
     scenario = grading.read_scenario(found)
     if key_file is not None:
         secret = grading.read_key_file(key_file)
     elif scenario.key == "instructor":
-        raise click.ClickException(
+        raise UserError(
             f"{found}: this scenario was dealt by an instructor and only their key opens it; "
             f"check your file with `diagnose grade {file} --check` and hand it in")
     else:
@@ -370,8 +364,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
         if gradescope:
             written = grading.write_gradescope(rows, graded, gradescope, lang)
     except OSError as err:
-        raise click.ClickException(f"{err.filename}: cannot be written "
-                                   f"({err.strerror or err})") from None
+        raise UserError(f"{err.filename}: cannot be written ({err.strerror or err})") from None
     if as_json:
         click.echo(json.dumps({
             "graded": [{"file": g.file, "student": g.student,
@@ -395,7 +388,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
             click.echo(f"Gradescope: {len(written)} results.json in {gradescope}")
     failed = sum(g.report is None for g in graded)
     if failed:
-        raise click.ClickException(f"{failed} of {len(graded)} files could not be graded")
+        raise UserError(f"{failed} of {len(graded)} files could not be graded")
 
 
 @cli.command()
@@ -436,10 +429,6 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
       diagnose grade --key course.key --bundles bundles submissions/*.md \\
           --gradebook grades.csv --gradescope gradescope/
     """
-    from diagnose.home import HomeError
-    from grading import GradeError, SealError
-    from scenarios import CatalogError
-
     if not files:
         raise click.UsageError("Missing argument 'FILE...'.")
     if bundles is not None and key_file is None:
@@ -451,13 +440,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
         raise click.UsageError("--gradebook and --gradescope go with --bundles.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
-    try:
-        if bundles is not None:
-            _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
-        else:
-            _grade_one(files[0], directory, key_file, check, lang, as_json)
-    except (GradeError, SealError, HomeError, CatalogError) as err:
-        raise click.ClickException(str(err)) from None
+    if bundles is not None:
+        _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
+    else:
+        _grade_one(files[0], directory, key_file, check, lang, as_json)
 
 
 @cli.command()
@@ -481,28 +467,25 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
       diagnose play
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
-    from diagnose.scenario import ScenarioError, check_code, check_target
-    from diagnose.workspace import WorkspaceError, is_workspace, open_workspace
+    from diagnose.scenario import check_code, check_target
+    from diagnose.workspace import is_workspace, open_workspace
 
-    try:
-        if is_workspace(directory):
-            found = open_workspace(directory).code
-            if code is not None and code != found:
-                raise click.ClickException(
-                    f"{directory}: holds scenario {found}, not {code}; choose another --dir "
-                    f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
-        else:
-            check_target(directory, force=False)
-            if code is not None:
-                check_code(code)
-        from diagnose.tui.app import PlayApp
+    if is_workspace(directory):
+        found = open_workspace(directory).code
+        if code is not None and code != found:
+            raise UserError(
+                f"{directory}: holds scenario {found}, not {code}; choose another --dir "
+                f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
+    else:
+        check_target(directory, force=False)
+        if code is not None:
+            check_code(code)
+    from diagnose.tui.app import PlayApp
 
-        app = PlayApp(directory, code=code, name=name, lang=lang)
-    except (WorkspaceError, ScenarioError) as err:
-        raise click.ClickException(str(err)) from None
+    app = PlayApp(directory, code=code, name=name, lang=lang)
     app.run()
     if app.error:
-        raise click.ClickException(app.error)
+        raise UserError(app.error)
     if app.note:
         click.echo(app.note, err=True)
 

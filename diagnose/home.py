@@ -11,11 +11,12 @@ import os
 from pathlib import Path
 
 from grading.seal import SealError, new_secret, read_key_file, write_key_file
+from scenarios.errors import UserError
 
 SECRET_NAME = "self-study.key"
 
 
-class HomeError(Exception):
+class HomeError(UserError):
     """The data directory or the self-study secret cannot be used; one line saying why."""
 
 

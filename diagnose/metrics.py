@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from scenarios.errors import UserError
+
 SCHEMA = "diagnose.metrics/1"
 HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval_every",
                "entropy_floor", "ln_vocab")
@@ -25,7 +27,7 @@ MAX_BYTES = 256 << 20  # a default run's file is about 200 KB; refuse what canno
 NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-class MetricsError(ValueError):
+class MetricsError(UserError, ValueError):
     """A metrics file is missing, truncated or not of this schema; one line naming the file."""
 
 

@@ -47,6 +47,7 @@ from diagnose.workspace import (
 )
 from grading.grade import scenario_json
 from grading.seal import seal
+from scenarios.errors import UserError
 
 ENGINE_VERSION = "1"
 LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
@@ -58,7 +59,7 @@ BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys firs
 OnStep = Callable[[str, dict[str, Any]], None]
 
 
-class ScenarioError(Exception):
+class ScenarioError(UserError):
     """A scenario cannot be made as asked; one line saying why and what to do."""
 
 
@@ -325,10 +326,8 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
 
 def _write_dashboards(root: Path, code: str, headers: dict[str, dict[str, Any]],
                       records: dict[str, list[dict[str, Any]]], lang: str) -> None:
-    try:
-        from diagnose.dashboard import write_dashboard
-    except ImportError:  # the HTML dashboards are optional until that module exists
-        return
+    from diagnose.dashboard import write_dashboard  # numpy-free, but not needed before here
+
     reference = (headers[REFERENCE], records[REFERENCE])
     for run in headers:
         write_dashboard(root / run / DASHBOARD_FILE, headers[run], records[run],
@@ -405,10 +404,8 @@ def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
                                records=records, steps=steps, lang=lang)
 
 
-def _verdict() -> Verdict | None:
-    """The automatic diagnostician's check that every run shows its break, if it exists."""
-    try:
-        from diagnose.diagnostician import runs_distinguishable
-    except ImportError:
-        return None
+def _verdict() -> Verdict:
+    """The automatic diagnostician's check that every run shows its break."""
+    from diagnose.diagnostician import runs_distinguishable
+
     return runs_distinguishable

@@ -36,6 +36,7 @@ from diagnose.panels import (
     panels_for,
     summarize,
 )
+from scenarios.errors import UsageProblem, UserError
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 NONFINITE = "×"
@@ -55,11 +56,11 @@ WORDS = {
 }
 
 
-class ShowError(Exception):
+class ShowError(UserError):
     """A problem the user can fix (unknown run ID, no scenario); one line."""
 
 
-class StepsError(ValueError):
+class StepsError(UsageProblem, ValueError):
     """A `--steps` value that is malformed or outside the run; one line."""
 
 

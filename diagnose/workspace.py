@@ -24,20 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import MetricsError, read_metrics
-from grading.layout import DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
+from grading.layout import ATTEMPTS_FILE, DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
+from scenarios.errors import UserError
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
            "WorkspaceError", "course_dir", "is_workspace", "open_workspace"]
 
-ATTEMPTS_FILE = "attempts.jsonl"
 METRICS_FILE = "metrics.jsonl"
 DASHBOARD_FILE = "dashboard.html"
 REFERENCE = "reference"
 SOLUTIONS = Path("solutions") / "03-three-failures-ref.md"
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(UserError):
     """A workspace is missing, incomplete or corrupt; one line naming the file."""
 
 

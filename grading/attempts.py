@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from grading.layout import ATTEMPTS_FILE
+
 SCHEMA = "diagnose.attempt/1"
-ATTEMPTS_FILE = "attempts.jsonl"
 
 
 @dataclass(frozen=True)

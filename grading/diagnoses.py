@@ -28,6 +28,7 @@ from pathlib import Path
 
 from grading import markdown as md
 from grading.words import Mention, Vocabulary, default_vocabulary, folded_words
+from scenarios.errors import UserError
 
 MAX_BYTES = 1024 * 1024
 
@@ -43,7 +44,7 @@ UNSURE_WORDS = frozenset({
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-class GradeError(Exception):
+class GradeError(UserError):
     """Anything about grading the user must fix; one line saying what. The package's root error."""
 
 

@@ -26,10 +26,10 @@ from grading.attempts import Attempt, read_attempts
 from grading.diagnoses import GradeError, read_diagnoses
 from grading.feedback import Report
 from grading.grade import DEFAULT_DIR, grade_reading, open_key, read_scenario, same_code
+from grading.layout import MANIFEST
 from grading.texts import say
 from grading.words import fold
 
-MANIFEST = "manifest.csv"
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # folded, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
 

@@ -5,6 +5,7 @@ grader (or cryptography) just to print `--help`.
 """
 
 import re
+import unicodedata
 from pathlib import Path
 
 DEFAULT_DIR = Path("experiments") / "19-break-it"
@@ -13,4 +14,18 @@ SCENARIO_FILE = "scenario.json"
 SCENARIO_SCHEMA = "diagnose.scenario/1"
 KEY_FILE = "answer-key.sealed"
 REVEAL_FILE = "reveal.json"
+ATTEMPTS_FILE = "attempts.jsonl"
 RUN_ID = re.compile(r"^\d\d$")
+MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
+
+
+def student_key(name: str) -> str:
+    """The form two student names are compared in: `José`, `jose`, `ＪＯＳＥ`, `Jose` are one.
+
+    NFKC (full-width and compatibility forms to plain ones), accents dropped, then case folded.
+    A roster refuses two names with one key; a file name is matched to a student by its key.
+    """
+    composed = unicodedata.normalize("NFKC", name)
+    bare = "".join(c for c in unicodedata.normalize("NFD", composed)
+                   if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).casefold()

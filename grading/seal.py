@@ -21,12 +21,14 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from scenarios.errors import UserError
+
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
 TAMPERED = "the answer key has been changed or belongs to another scenario"
 
 
-class SealError(Exception):
+class SealError(UserError):
     """A key or a sealed answer key cannot be used; the message says why, in one line."""
 
 

@@ -12,8 +12,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from scenarios.errors import UserError
 
-class CatalogError(ValueError):
+
+class CatalogError(UserError, ValueError):
     """A catalog file is malformed; the message is one line naming the file and the key."""
 
 
