@@ -26,6 +26,7 @@ from typing import Any
 from diagnose.metrics import MetricsError, read_metrics
 from grading.layout import ATTEMPTS_FILE, DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
+from scenarios.files import atomic_write
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
@@ -99,8 +100,8 @@ class Workspace:
         marker = self.path / REVEAL_FILE
         if not marker.exists():
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
-            marker.write_text(json.dumps({"revealed_at": stamp, "by": by}) + "\n",
-                              encoding="utf-8")
+            atomic_write(marker, json.dumps({"revealed_at": stamp, "by": by}) + "\n",
+                         error=WorkspaceError)
 
 
 def course_dir(workspace: Path, cwd: Path | None = None) -> Path:
