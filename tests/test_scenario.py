@@ -148,7 +148,7 @@ def test_refusals(made, tmp_path):
     afile.write_text("x")
     with pytest.raises(ScenarioError, match="exists and is not a directory"):
         create_scenario(afile, secret=secret, steps=STEPS)
-    with pytest.raises(ScenarioError, match="--steps must be at least 1"):
+    with pytest.raises(ScenarioError, match="--steps must be between 1 and 5000, got 0"):
         create_scenario(tmp_path / "new", secret=secret, steps=0)
 
 
@@ -191,7 +191,7 @@ def test_new_then_reveal(tmp_path, monkeypatch):
 def test_new_refuses_bad_steps():
     result = run("new", "--steps", "0")
     assert result.exit_code == 2
-    assert "Invalid value for '--steps': 0 is not in the range x>=1." in result.output
+    assert "Invalid value for '--steps': 0 is not in the range 1<=x<=5000." in result.output
 
 
 @pytest.mark.parametrize(("setup", "message"), [
