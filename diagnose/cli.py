@@ -216,7 +216,8 @@ def keygen(out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Folder for the bundles: OUT/<student>/experiments/19-break-it.")
 @click.option("--roster", type=click.Path(path_type=Path),
-              help="Student names, one per line (blank lines and # comments skipped).")
+              help="CSV of students: name, then optional email and level columns (a "
+                   "name,email,level header is optional; one name per line works too).")
 @click.option("--count", type=click.IntRange(min=1), help="Or: this many numbered students.")
 @STEPS_OPTION
 @JOBS_OPTION
@@ -226,9 +227,11 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
          steps: int | None, jobs: int, lang: str) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
-    Writes OUT/<student>/experiments/19-break-it for each student and OUT/manifest.csv
-    (student, code). Bundles are sealed with your key: students cannot open their answers.
-    An interrupted deal resumes: run the same command again.
+    Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
+    (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
+    Bundles are sealed with your key: students cannot open their answers. An interrupted deal
+    resumes: run the same command again. A later deal into OUT must use the same --steps,
+    --lang and key; it adds students, never drops them.
 
     \b
     Example:
@@ -248,6 +251,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
+        classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
