@@ -35,7 +35,9 @@ from diagnose import __version__
 from diagnose.scenario import (
     ENGINE_VERSION,
     OnStep,
+    Progress,
     ScenarioError,
+    ScenarioSpec,
     TrainingPool,
     check_target,
     create_scenario,
@@ -293,9 +295,9 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
                 while code in codes:
                     code = new_code()
                 codes.add(code)
-                create_scenario(target, secret=secret, key="instructor", code=code, steps=steps,
-                                lang=lang, on_step=on_step, on_redeal=on_redeal, pool=pool,
-                                prefix=f"{student.name}/")
+                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor")
+                create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
+                                progress=Progress(on_step=on_step, on_redeal=on_redeal))
             rows.append((student.name, code))
             _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
             listed[student.name] = [student.name, code, student.email or email,

@@ -18,7 +18,7 @@ from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.reveal import evidence, open_assignment
-from diagnose.scenario import RunPlan, TrainingPool, create_scenario
+from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 SEEDS = (101, 202)
 TRUTHS = (HEALTHY, "bad-init", "no-warmup", "broken-mask")
@@ -90,7 +90,7 @@ def test_a_dealt_scenario_is_told_apart(tmp_path, private_home):
     from diagnose.home import self_study_secret
 
     secret = self_study_secret(create=True)
-    workspace = create_scenario(tmp_path / "ws", secret=secret, code="FIDELITY-1")
+    workspace = create_scenario(tmp_path / "ws", ScenarioSpec(code="FIDELITY-1"), secret=secret)
     truth = open_assignment(workspace, secret)
     _, reference = workspace.read_run("reference")
     ref_header = workspace.read_run("reference")[0]
