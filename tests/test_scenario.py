@@ -21,7 +21,9 @@ from diagnose import classroom
 from diagnose.cli import cli
 from diagnose.scenario import (
     Cancelled,
+    Progress,
     ScenarioError,
+    ScenarioSpec,
     assignment,
     check_code,
     create_scenario,
@@ -68,6 +70,22 @@ def test_codes():
             check_code(bad)
 
 
+def test_a_spec_is_one_checked_value():
+    import dataclasses
+
+    spec = ScenarioSpec(steps=5)
+    assert len(spec.code) == 9 and spec.steps == 5 and spec.lang == "en"
+    assert spec.breaks == ("bad-init", "no-warmup", "broken-mask") and spec.key == "self-study"
+    assert ScenarioSpec().steps == scenarios.healthy_config().steps
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.steps = 6
+    for bad, message in [({"lang": "fr"}, "--lang must be one of en, es"),
+                         ({"code": "a-->"}, "cannot hold"), ({"breaks": ["x", "y", "z"]},
+                                                              "unknown break 'x'")]:
+        with pytest.raises(ScenarioError, match=message):
+            ScenarioSpec(**bad)
+
+
 # --- one real scenario ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -75,9 +93,9 @@ def made(tmp_path_factory):
     root = tmp_path_factory.mktemp("scenario")
     secret = new_secret()
     seen: list[tuple[str, int]] = []
-    workspace = create_scenario(root / "experiments" / "19-break-it", secret=secret,
-                                code="TEST-0001", steps=STEPS,
-                                on_step=lambda run, rec: seen.append((run, rec["step"])))
+    workspace = create_scenario(
+        root / "experiments" / "19-break-it", ScenarioSpec(code="TEST-0001", steps=STEPS),
+        secret=secret, progress=Progress(on_step=lambda run, rec: seen.append((run, rec["step"]))))
     return workspace, secret, seen
 
 
@@ -120,7 +138,8 @@ def test_nothing_a_student_sees_tells_the_break(made):
 
 def test_same_code_and_secret_give_the_same_bits(made, tmp_path):
     workspace, secret, _ = made
-    again = create_scenario(tmp_path / "again", secret=secret, code="TEST-0001", steps=STEPS)
+    again = create_scenario(tmp_path / "again", ScenarioSpec(code="TEST-0001", steps=STEPS),
+                            secret=secret)
     for run_name in workspace.runs:
         assert (again.metrics_path(run_name).read_bytes()
                 == workspace.metrics_path(run_name).read_bytes())
@@ -129,27 +148,27 @@ def test_same_code_and_secret_give_the_same_bits(made, tmp_path):
 def test_cancel_leaves_nothing(tmp_path):
     target = tmp_path / "ws"
     with pytest.raises(Cancelled):
-        create_scenario(target, secret=new_secret(), steps=STEPS,
-                        should_stop=lambda: True)
+        create_scenario(target, ScenarioSpec(steps=STEPS), secret=new_secret(),
+                        progress=Progress(should_stop=lambda: True))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_refusals(made, tmp_path):
     workspace, secret, _ = made
     with pytest.raises(ScenarioError, match="a scenario is already here; use --force"):
-        create_scenario(workspace.path, secret=secret, steps=STEPS)
+        create_scenario(workspace.path, ScenarioSpec(steps=STEPS), secret=secret)
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     with pytest.raises(ScenarioError, match="holds other files, not a scenario"):
-        create_scenario(other, secret=secret, steps=STEPS)
+        create_scenario(other, ScenarioSpec(steps=STEPS), secret=secret)
     assert (other / "notes.txt").read_text() == "mine"
     afile = tmp_path / "afile"
     afile.write_text("x")
     with pytest.raises(ScenarioError, match="exists and is not a directory"):
-        create_scenario(afile, secret=secret, steps=STEPS)
-    with pytest.raises(ScenarioError, match="--steps must be at least 1"):
-        create_scenario(tmp_path / "new", secret=secret, steps=0)
+        create_scenario(afile, ScenarioSpec(steps=STEPS), secret=secret)
+    with pytest.raises(ScenarioError, match="--steps must be between 1 and 5000, got 0"):
+        create_scenario(tmp_path / "new", ScenarioSpec(steps=0), secret=secret)
 
 
 def test_a_second_writer_is_refused(tmp_path):
@@ -191,7 +210,7 @@ def test_new_then_reveal(tmp_path, monkeypatch):
 def test_new_refuses_bad_steps():
     result = run("new", "--steps", "0")
     assert result.exit_code == 2
-    assert "Invalid value for '--steps': 0 is not in the range x>=1." in result.output
+    assert "Invalid value for '--steps': 0 is not in the range 1<=x<=5000." in result.output
 
 
 @pytest.mark.parametrize(("setup", "message"), [
@@ -254,10 +273,10 @@ def test_roster_names(tmp_path):
     with pytest.raises(ScenarioError, match=r":2: '../etc' is not a safe directory name"):
         classroom.read_roster(roster)
     roster.write_text("ana\nAna\n")
-    with pytest.raises(ScenarioError, match=r":2: 'Ana' repeats line 1"):
+    with pytest.raises(ScenarioError, match=r":2: 'Ana' repeats 'ana' \(line 1\)"):
         classroom.read_roster(roster)
     roster.write_text("ana\nJosé_García\n")
-    assert classroom.read_roster(roster) == ["ana", "José_García"]
+    assert [s.name for s in classroom.read_roster(roster)] == ["ana", "José_García"]
 
 
 def test_deal_seals_with_the_instructor_key_and_resumes(tmp_path):
@@ -270,11 +289,11 @@ def test_deal_seals_with_the_instructor_key_and_resumes(tmp_path):
                  "--steps", "8")
     assert result.exit_code == 0, result.output
     manifest = (out / "manifest.csv").read_text().splitlines()
-    assert manifest[0] == "student,code" and len(manifest) == 3
+    assert manifest[0] == "student,code,email,level" and len(manifest) == 3
     secret = read_key_file(key)
     codes = {}
     for line in manifest[1:]:
-        student, code = line.split(",")
+        student, code, _, _ = line.split(",")
         workspace = open_workspace(out / student / "experiments" / "19-break-it")
         assert workspace.key == "instructor" and workspace.code == code
         assert sorted(unseal(workspace.sealed_text(), secret, code).values()) == sorted(SLUGS)
