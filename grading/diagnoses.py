@@ -186,8 +186,12 @@ def _sections(lines: list[tuple[str, bool]], numbered: bool = False) -> dict[str
 
     current: _Section | None = None
     table: _Table | None = None
+    seen: dict[str, md.Line] = {}  # a line repeated (a pasted table, a template) is read once
     for text, literal in lines:
-        line = md.Line(text) if literal else md.classify(text, numbered)
+        if literal:
+            line = md.Line(text)
+        elif (line := seen.get(text)) is None:
+            line = seen[text] = md.classify(text, numbered)
         if line.cells:
             if md.is_rule(line.cells):
                 continue
