@@ -78,6 +78,7 @@ class Reading:
     codes: tuple[str, ...]  # every distinct `<!-- scenario: CODE -->`, in order
     duplicates: tuple[str, ...]  # IDs with more than one section (read together)
     sha256: str
+    name: str | None = None  # the name in the title, `# Diagnoses — Borja`, if any
 
     def answer(self, run_id: str) -> Answer:
         for found in self.answers:
@@ -134,11 +135,13 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
     lines, comments = md.visible_lines(text)
     sections = _sections(lines) or _sections(lines, numbered=True)
     codes = (md.scenario_code(c) for c in comments)
+    titles = (md.title_name(text) for text, literal in lines if not literal)
     return Reading(
         answers=tuple(_resolve(s, vocabulary) for s in sections.values()),
         codes=tuple(dict.fromkeys(c for c in codes if c)),
         duplicates=tuple(s.id for s in sections.values() if s.opened > 1),
-        sha256=hashlib.sha256(raw).hexdigest())
+        sha256=hashlib.sha256(raw).hexdigest(),
+        name=next((t for t in titles if t), None))
 
 
 @dataclass

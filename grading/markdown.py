@@ -55,6 +55,8 @@ LABEL = re.compile(
     r"^(?P<open>[*_]{0,3})(?P<label>[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,3}?)[ \t]*"
     r"(?:\([^)]*\)[ \t]*)?(?P<close>[*_]{0,3})[ \t]*"
     r"(?P<sep>[:=—–]|-(?=[ \t])|$)[ \t]*(?P<value>.*)$")
+TITLE_WORDS = frozenset({"diagnoses", "diagnosis", "diagnosticos", "diagnostico"})
+TITLE = re.compile(r"^(?P<title>[^\W\d_]+)[ \t]*[—–:-][ \t]*(?P<name>.+?)[ \t]*$")
 SCENARIO = re.compile(r"^\s*e?scenario\s*:\s*(?P<code>[^\n]*?)\s*$", re.IGNORECASE)
 RULE_CELL = re.compile(r"^:?-+:?$")
 ROW_LEVEL = 7  # sections started by a line, not a heading: any heading closes them
@@ -125,6 +127,18 @@ def scenario_code(comment: str) -> str | None:
     """The code of a `<!-- scenario: CODE -->` comment (given its inside), else None."""
     match = SCENARIO.match(comment)
     return match["code"] if match and match["code"] else None
+
+
+def title_name(text: str) -> str | None:
+    """The name in a title heading such as `# Diagnoses — Borja` (what the TUI writes), else
+    None. Only a level-1 heading whose first word is the title word counts."""
+    heading = HEADING.match(text)
+    if not heading or len(heading[1]) != 1:
+        return None
+    match = TITLE.match(strip_emphasis(heading[2] or "").strip())
+    if not match or fold(match["title"]) not in TITLE_WORDS:
+        return None
+    return match["name"]
 
 
 def label(text: str) -> tuple[str, str, str] | None:

@@ -101,7 +101,7 @@ def test_the_first_attempt_counts_and_later_ones_say_so(setup):
                     "sha256": first.sha256, "file": "borja-diagnoses.md", "score": 1,
                     "max_score": 3, "after_reveal": False, "by": "self-study",
                     "answers": {"01": "no-warmup", "02": "bad-init", "03": None},
-                    "correct": ["01"]}  # and no truth: the workspace is the student's
+                    "correct": ["01"], "n": 1}  # and no truth: the workspace is the student's
 
 
 def test_broken_attempt_lines_are_skipped(setup):
