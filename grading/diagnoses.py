@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grading import markdown as md
 from grading.words import Mention, Vocabulary, default_vocabulary, folded_words
 from scenarios.errors import UserError
+from scenarios.files import read_small
 
 MAX_BYTES = 1024 * 1024
 
@@ -98,21 +98,7 @@ def normalise_evidence(text: str) -> str:
 
 def read_diagnoses(path: Path, vocabulary: Vocabulary | None = None) -> Reading:
     """Read a diagnoses file, or raise DiagnosesError saying why it cannot be read."""
-    path = Path(path)
-    try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise DiagnosesError(f"{path}: is a directory, not a diagnoses file")
-        if not stat.S_ISREG(info.st_mode):
-            raise DiagnosesError(f"{path}: not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise DiagnosesError(f"{path}: larger than 1 MiB; a diagnoses file is a page of text")
-        with path.open("rb") as stream:
-            data = stream.read(MAX_BYTES + 1)  # the file may have grown since stat
-    except FileNotFoundError:
-        raise DiagnosesError(f"{path}: no such file") from None
-    except OSError as err:
-        raise DiagnosesError(f"{path}: cannot be read ({err.strerror or err})") from None
+    data = read_small(Path(path), "a diagnoses file", MAX_BYTES, error=DiagnosesError)
     return parse_diagnoses(data, vocabulary, source=str(path))
 
 
@@ -121,7 +107,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
     """Read a diagnoses file's content; DiagnosesError only for the refusals above."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if len(raw) > MAX_BYTES:
-        raise DiagnosesError(f"{source}: larger than 1 MiB; a diagnoses file is a page of text")
+        raise DiagnosesError(f"{source}: not a diagnoses file (over 1 MiB)")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # what Windows Notepad calls "Unicode"
         raise DiagnosesError(f"{source}: UTF-16 text; save it as UTF-8")
     if b"\x00" in raw:

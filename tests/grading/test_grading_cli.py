@@ -124,8 +124,7 @@ def test_missing_directory_and_huge_files(here):
                                               "diagnoses file\n")
     with open("big.md", "wb") as stream:
         stream.truncate(5 * 1024 * 1024)
-    assert error_line(run("big.md")) == ("Error: big.md: larger than 1 MiB; a diagnoses file "
-                                         "is a page of text\n")
+    assert error_line(run("big.md")) == "Error: big.md: not a diagnoses file (over 1 MiB)\n"
 
 
 def test_an_empty_file_scores_zero(here):

@@ -391,7 +391,7 @@ def test_the_same_bytes_give_the_same_reading_and_hash():
     ("## 01\nDiagnóstico: máscara".encode("latin-1"),
      "diagnoses: not UTF-8 text; save it as UTF-8"),
     ("## 01\nno warmup".encode("utf-16"), "diagnoses: UTF-16 text; save it as UTF-8"),
-    (b"x" * (d.MAX_BYTES + 1), "diagnoses: larger than 1 MiB; a diagnoses file is a page of text"),
+    (b"x" * (d.MAX_BYTES + 1), "diagnoses: not a diagnoses file (over 1 MiB)"),
 ])
 def test_refusals(data, message):
     with pytest.raises(DiagnosesError) as err:
@@ -414,7 +414,7 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
     with big.open("wb") as stream:  # sparse: 2 GiB on paper, nothing on disk
         stream.truncate(2 * 1024 ** 3)
     monkeypatch.setattr("pathlib.Path.open", lambda *a, **k: pytest.fail("read a huge file"))
-    with pytest.raises(DiagnosesError, match="larger than 1 MiB"):
+    with pytest.raises(DiagnosesError, match="not a diagnoses file \\(over 1 MiB\\)"):
         read_diagnoses(big)
 
 
