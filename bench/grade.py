@@ -150,17 +150,19 @@ def _distinct(template: str) -> bytes:
 
 
 def bench_worst() -> float:
-    """Read each worst case once and print its time; the slowest time."""
+    """Read each worst case once and print its time; the slowest. The figure held to the
+    budget is the process's CPU time, which other work on a shared machine does not inflate;
+    wall-clock time is shown beside it."""
     parse_diagnoses(b"## 01\nbad init\n")  # the vocabulary is compiled once, not timed
     slowest = 0.0
     for name, data in worst_cases().items():
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         parse_diagnoses(data)
-        seconds = time.perf_counter() - start
-        slowest = max(slowest, seconds)
-        print(f"  {name:<42} {len(data) / 1024:5.0f} KiB  {seconds:5.2f} s")
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        slowest = max(slowest, cpu)
+        print(f"  {name:<42} {len(data) / 1024:5.0f} KiB  {cpu:5.2f} s CPU  ({wall:5.2f} s wall)")
     verdict = "within" if slowest <= WORST_BUDGET else "OVER"
-    print(f"slowest worst case: {slowest:.2f} s -> {verdict} the {WORST_BUDGET:.0f} s budget")
+    print(f"slowest worst case: {slowest:.2f} s CPU -> {verdict} the {WORST_BUDGET:.0f} s budget")
     return slowest
 
 

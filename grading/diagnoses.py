@@ -239,7 +239,7 @@ def _resolve(section: _Section, vocabulary: Vocabulary) -> Answer:
     if section.labels:
         source, label = FROM_LABEL, section.labels[0][0]
         read = " / ".join(value for _, value in section.labels if value)
-        mentions = tuple(m for _, value in section.labels for m in vocabulary.mentions(value))
+        mentions = vocabulary.mentions_each([value for _, value in section.labels])
     elif headline and (mentions := vocabulary.mentions(headline)):
         source, label, read = FROM_HEADING, "", headline
     else:

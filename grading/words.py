@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scenarios import Break
 
 WORD = re.compile(r"[^\W_]+")
 SPLIT_MIN = 5  # a phrase word this long may be written in pieces ("warm up" for "warmup")
+BARRIER = " \u01c2 "  # a word of its own ("ǂ", a click letter) that no phrase of the catalog has
 
 
 @functools.lru_cache(maxsize=4096)
@@ -102,6 +104,14 @@ class Vocabulary:
         # Longest first, so the greedy choice below keeps "máscara causal rota" whole.
         self.phrases = tuple(sorted(phrases, key=lambda p: (-len(p.squashed), p.squashed)))
         self.slugs = tuple(breaks)
+        if any(fold(BARRIER.strip()) in p.squashed for p in phrases):
+            raise ValueError(f"a phrase of the catalog holds {BARRIER.strip()!r}")
+
+    def mentions_each(self, texts: Sequence[str]) -> tuple[Mention, ...]:
+        """`mentions` of each text in turn, found in one pass: the texts are joined with a
+        letter no phrase holds, so no mention spans two of them (a section with thousands of
+        answer lines costs one search per phrase, not one per line)."""
+        return self.mentions(BARRIER.join(texts))
 
     def mentions(self, text: str) -> tuple[Mention, ...]:
         """Every non-overlapping mention of a break in `text`, in reading order."""
@@ -110,11 +120,8 @@ class Vocabulary:
         if not spans:
             return ()
         squashed = "".join(folded[s:e] for s, e in spans)
-        boundaries, at = [], 0  # where each text word starts in `squashed`, then its end
-        for s, e in spans:
-            boundaries.append(at)
-            at += e - s
-        boundaries.append(at)
+        # Where each text word starts in `squashed`, then its end; and the word at each.
+        boundaries = [0, *itertools.accumulate(e - s for s, e in spans)]
         word_at = {b: k for k, b in enumerate(boundaries)}
 
         # Which characters of `squashed` a match already holds: checking a candidate costs
@@ -123,14 +130,17 @@ class Vocabulary:
         taken = bytearray(len(squashed))
         found: list[tuple[int, int, _Phrase]] = []
         for phrase in self.phrases:
+            size = len(phrase.squashed)
             start = squashed.find(phrase.squashed)
             while start != -1:
-                end = start + len(phrase.squashed)
-                if (start in word_at and end in word_at and not any(taken[start:end])
-                        and all(phrase.may_split(b - start, squashed, b)
-                                for b in boundaries[word_at[start] + 1:word_at[end]])):
-                    taken[start:end] = b"\x01" * (end - start)
-                    found.append((word_at[start], word_at[end], phrase))
+                end = start + size
+                first, last = word_at.get(start), word_at.get(end)
+                if (first is not None and last is not None and not any(taken[start:end])
+                        and (last - first == 1
+                             or all(phrase.may_split(b - start, squashed, b)
+                                    for b in boundaries[first + 1:last]))):
+                    taken[start:end] = b"\x01" * size
+                    found.append((first, last, phrase))
                 start = squashed.find(phrase.squashed, start + 1)
         found.sort(key=lambda f: f[0])
         return tuple(

@@ -141,7 +141,8 @@ def test_an_empty_file_scores_zero(tmp_path):
     (tmp_path / "empty.md").write_bytes(b"")
     report = grade_workspace(tmp_path / "empty.md", workspace, secret)
     assert (report.score, report.max_score) == (0, 3)
-    assert report.notes == ('No sections found: start each with a heading such as "## 01".',)
+    assert report.notes[0] == 'No sections found: start each with a heading such as "## 01".'
+    assert report.notes[1].startswith("No section for 01, 02, 03. A section starts with")
 
 
 def test_truth_ids_follow_the_scenario(tmp_path):
