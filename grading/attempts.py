@@ -34,12 +34,15 @@ from typing import Any
 
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
+from scenarios.errors import UserError
+from scenarios.files import read_small
 
 SCHEMA = "diagnose.attempt/1"
 BY = ("self-study", "instructor")
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAC_PURPOSE = b"diagnose attempts"
+MAX_BYTES = 16 * 1024 * 1024  # some 40,000 gradings: far more than a workspace ever sees
 
 
 @dataclass(frozen=True)
@@ -144,12 +147,12 @@ def load_attempts(workspace: Path, ids: Sequence[str] | None = None, *,
     """Read `attempts.jsonl`: with `ids`, records must grade those IDs; with `secret`, each must
     carry its seal for scenario `code` (an instructor's bundle)."""
     path = Path(workspace) / ATTEMPTS_FILE
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return Attempts((), (), 0)
-    except OSError as err:
-        return Attempts((), (f"{path}: cannot be read ({err.strerror or err})",), 0)
+    try:
+        text = read_small(path, "an attempts file", MAX_BYTES).decode("utf-8", errors="replace")
+    except UserError as err:
+        return Attempts((), (f"{err}; no attempt read",), 0)
     records, problems = [], []
     lines = [line for line in text.splitlines() if line.strip()]
     for place, line in enumerate(lines, start=1):
@@ -188,6 +191,8 @@ def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = 
     """Append `attempt` as the file's next line (sealed when `secret` is given); returns it as
     written. Raises OSError."""
     path = Path(workspace) / ATTEMPTS_FILE
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise OSError(f"{ATTEMPTS_FILE} is not a regular file")  # a FIFO would block the append
     record = replace(attempt, n=load_attempts(workspace).lines + 1, mac="")
     if secret is not None:
         record = replace(record, mac=seal_attempt(record, secret, code))

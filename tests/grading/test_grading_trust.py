@@ -232,3 +232,13 @@ def test_unwritable_outputs_are_refused_before_grading(course, tmp_path, monkeyp
     assert (result.exit_code, result.stderr) == (1, f"Error: {message}\n")
     assert not (bundle(bundles, "borja") / "attempts.jsonl").exists()
     assert not (bundles / LEDGER).exists()
+
+
+def test_an_attempts_file_that_is_no_file_is_reported_not_followed(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "attempts.jsonl")  # reading or appending would block forever
+    log = load_attempts(tmp_path, TRUTH)
+    assert log.records == () and "not a regular file" in log.problems[0]
+    with pytest.raises(OSError, match="not a regular file"):
+        append_attempt(tmp_path, attempt())
