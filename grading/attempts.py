@@ -28,7 +28,7 @@ import hmac
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,14 @@ class Attempt:
         return self.time[:10]
 
     def to_json(self) -> dict[str, Any]:
-        record = {"schema": SCHEMA, **asdict(self), "correct": list(self.correct)}
-        for optional in ("n", "mac"):
-            if not record[optional]:
-                del record[optional]
+        record = {"schema": SCHEMA, "time": self.time, "sha256": self.sha256, "file": self.file,
+                  "score": self.score, "max_score": self.max_score,
+                  "after_reveal": self.after_reveal, "by": self.by,
+                  "answers": dict(self.answers), "correct": list(self.correct)}
+        if self.n:
+            record["n"] = self.n
+        if self.mac:
+            record["mac"] = self.mac
         return record
 
     @classmethod

@@ -83,7 +83,24 @@ class Graded:
     problems: tuple[str, ...] = ()
 
 
-def read_manifest(bundles: Path) -> list[Student]:
+class Roster(tuple):
+    """The students of a class, in manifest order, found by name key or by scenario code in
+    constant time (a class of 1,000 is matched in linear time)."""
+
+    def __new__(cls, students: Iterable[Student]) -> Roster:
+        roster = super().__new__(cls, students)
+        roster.by_key = {student_key(s.name): s for s in roster}
+        roster.by_code = {s.code.strip().casefold(): s for s in roster}
+        return roster
+
+    def named(self, name: str) -> Student | None:
+        return self.by_key.get(student_key(name))
+
+    def owner(self, code: str) -> Student | None:
+        return self.by_code.get(code.strip().casefold())
+
+
+def read_manifest(bundles: Path) -> Roster:
     """The students of `manifest.csv` (or every bundle folder when there is no manifest)."""
     bundles = Path(bundles)
     if not bundles.is_dir():
@@ -104,40 +121,39 @@ def read_manifest(bundles: Path) -> list[Student]:
     if not listed:
         raise GradeError(f"{bundles}: no bundles here (no {MANIFEST} and no "
                          f"<student>/{DEFAULT_DIR.as_posix()})")
-    roster = []
+    students = []
     for name, code in listed:
         workspace = bundles / name / DEFAULT_DIR
         with contextlib.suppress(GradeError):  # reported when that student's file is graded
             code = read_scenario(workspace).code
-        roster.append(Student(name, code, workspace))
-    return roster
+        students.append(Student(name, code, workspace))
+    return Roster(students)
 
 
-def named_student(file: Path, roster: Sequence[Student]) -> Student | None:
+def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
     stem = student_key(file.stem)
     for suffix in NAME_SUFFIXES:
         for joint in ("-", "_", " ", "."):
             stem = stem.removesuffix(joint + suffix)
     if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
-        stem = student_key(file.parent.name)
-    return next((s for s in roster if student_key(s.name) == stem), None)
+        stem = file.parent.name
+    return roster.named(stem)
 
 
-def match(file: Path, reading: Reading, roster: Sequence[Student]) -> Student:
+def match(file: Path, reading: Reading, roster: Roster) -> Student:
     """Whose submission `file` is: the student its name names, if what it holds agrees."""
     student = named_student(file, roster)
     if student is None:
         raise GradeError(f"{file}: its name matches no student of the roster; nothing recorded "
                          "(name it after the student, e.g. borja-diagnoses.md)")
-    titled = reading.name and next(
-        (s for s in roster if student_key(s.name) == student_key(reading.name)), None)
+    titled = reading.name and roster.named(reading.name)
     if titled and titled != student:
         raise GradeError(f"{file}: named for {student.name}, but its title names "
                          f"{titled.name}; nothing recorded")
     other = next((c for c in reading.codes if not same_code(c, student.code)), None)
     if other is not None:
-        owner = next((s for s in roster if same_code(other, s.code)), None)
+        owner = roster.owner(other)
         whose = f"{owner.name}'s scenario {owner.code}" if owner else f"scenario {other}"
         raise GradeError(f"{file}: named for {student.name}, but written for {whose}; "
                          "nothing recorded")
@@ -364,5 +380,5 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
         written.append(atomic_write(folder / "results.json", json.dumps({
             "score": row.first.score, "output": "\n".join(output), "output_format": "text",
             "test_output_format": "text", "visibility": VISIBILITY, "tests": tests},
-            ensure_ascii=False, indent=2) + "\n", error=GradeError))
+            ensure_ascii=False, indent=2) + "\n", error=GradeError, sync=False))
     return written
