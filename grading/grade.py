@@ -2,7 +2,8 @@
 
 `grade_workspace` reads `<workspace>/scenario.json`, reads the diagnoses file, opens
 `answer-key.sealed` with the secret, scores, and appends the attempt to `attempts.jsonl` (the
-first one counts; `reveal.json` says whether the answers were already shown). `check_file` reads
+first genuine one counts; sealed in an instructor's bundle; `reveal.json` says whether the
+answers were already shown). `check_file` reads
 a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
 
 The workspace's file names are those of `diagnose.workspace` (DESIGN §7), which this package may
@@ -185,12 +186,13 @@ def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str
 
 
 def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,
-               lang: str = "en") -> Check:
+               lang: str = "en", reading: Reading | None = None) -> Check:
     """Read `file` without a key: what each of `ids` was taken to mean. With `code`, a file
-    whose scenario comment names another scenario is refused, as grading would."""
+    whose scenario comment names another scenario is refused, as grading would. `reading`:
+    the file already read, so it is not read twice."""
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
-    reading = read_diagnoses(Path(file))
+    reading = reading or read_diagnoses(Path(file))
     if code is not None:
         _refuse_other_scenario(reading, code, Path(file))
     shown = code or (reading.codes[0] if reading.codes else None)

@@ -242,3 +242,40 @@ def test_an_attempts_file_that_is_no_file_is_reported_not_followed(tmp_path):
     assert log.records == () and "not a regular file" in log.problems[0]
     with pytest.raises(OSError, match="not a regular file"):
         append_attempt(tmp_path, attempt())
+
+
+def class_grade(*args):
+    return CliRunner().invoke(cli, ["grade", "--key", "course.key", "--bundles", "bundles",
+                                    *args], catch_exceptions=False)
+
+
+def test_the_class_command_reports_tampering_and_refuses_an_edited_ledger(course, tmp_path,
+                                                                          monkeypatch):
+    key, bundles = course
+    monkeypatch.chdir(tmp_path)
+    write_key_file(Path("course.key"), key)
+    submit(tmp_path, "borja.md", WRONG)
+    assert class_grade("borja.md").exit_code == 0
+    first = load_attempts(bundle(bundles, "borja"), TRUTH).first
+    (bundle(bundles, "borja") / "attempts.jsonl").unlink()
+    submit(tmp_path, "borja.md", RIGHT)
+    result = class_grade("borja.md", "--gradebook", "grades.csv")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[:2] == [
+        f"borja  3/3  borja.md  (First attempt 1/3 on {first.date}; this one (attempt 2) does "
+        "not count.)",
+        f"       records  {bundle(Path('bundles'), 'borja') / 'attempts.jsonl'}: 1 genuine "
+        "record(s) at the last class grading, 0 now: records were deleted or replaced; the "
+        "first one the ledger kept counts"]
+    with open("grades.csv", newline="") as stream:
+        borja = next(csv.DictReader(stream))
+    assert (borja["score"], "records were deleted" in borja["records"]) == ("1", True)
+
+    ledger = Path("bundles") / LEDGER
+    ledger.write_text(ledger.read_text().replace('"count": 1', '"count": 0'))
+    result = class_grade("borja.md")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: {ledger}: changed since a grading wrote it, or written with another key (its "
+        "seal does not match) (move it aside to start a new ledger, and look at who edited "
+        "it)\n")
