@@ -12,7 +12,8 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     attempts.py    attempts.jsonl: the first genuine grading counts; sealed in a class
     layout.py      the names of a workspace's files
     grade.py       grading a file against a workspace; checking one without a key
-    gradebook.py   grading a class into its bundles; the attempts ledger; CSV and Gradescope
+    ledger.py      the instructor's record of each student's attempts, beside the bundles
+    gradebook.py   grading a class into its bundles; CSV and Gradescope exports
 """
 
 import importlib

@@ -10,12 +10,8 @@ that is not that student's code, is a mismatch. A mismatch, a file whose name ma
 anyone; the rest go on. Each placed file is graded into its bundle (`grade_reading`), so the
 attempt is recorded there and the first one counts.
 
-The instructor's side keeps what a student could delete: `<bundles>/.attempts-ledger.json`,
-rewritten atomically at each class grading, holds per student the number of genuine attempts,
-a digest of them and the first one, sealed with an HMAC under the instructor's key. A bundle
-whose attempts no longer match it (records deleted, the file emptied) is reported, and the
-first attempt the ledger kept still counts. Keep the bundles folder on the instructor's side;
-students get copies of their own bundle only.
+Each bundle's attempts are checked against the instructor's ledger (`ledger.py`,
+`<bundles>/.attempts-ledger.json`), which each class grading rewrites.
 
 The gradebook has a row per student of the roster with the attempt that counts, read back from
 each bundle's `attempts.jsonl`, so grading in several sessions gives one gradebook; a row per
@@ -27,38 +23,26 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import hashlib
-import hmac
 import io
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from grading.attempts import Attempt, Attempts, digest
+from grading.attempts import Attempt
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Report
-from grading.grade import (
-    DEFAULT_DIR,
-    Scenario,
-    grade_reading,
-    history,
-    open_key,
-    read_scenario,
-    same_code,
-)
-from grading.layout import ATTEMPTS_FILE, MANIFEST, SCENARIO_FILE, student_key
-from grading.seal import derive_key
+from grading.grade import DEFAULT_DIR, grade_reading, open_key, read_scenario, same_code
+from grading.layout import MANIFEST, SCENARIO_FILE, student_key
+from grading.ledger import read_ledger, standing, write_ledger
 from grading.texts import say
 from scenarios.files import atomic_write, read_small_text
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
-LEDGER = ".attempts-ledger.json"  # in the bundles folder: the instructor's side
-LEDGER_SCHEMA = "diagnose.attempts-ledger/1"
-MANIFEST_MAX = LEDGER_MAX = 16 * 1024 * 1024
+MANIFEST_MAX = 16 * 1024 * 1024
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
 
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
@@ -109,7 +93,7 @@ def read_manifest(bundles: Path) -> Roster:
     if manifest.is_file():
         text = read_small_text(manifest, "a manifest", MANIFEST_MAX, error=GradeError)
         try:
-            rows = [r for r in csv.reader(io.StringIO(text)) if r and r[0].strip()]
+            rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].strip()]
         except csv.Error as err:
             raise GradeError(f"{manifest}: not a manifest ({err})") from None
         if rows and rows[0][0].strip().lower() == "student":
@@ -158,72 +142,6 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
         raise GradeError(f"{file}: named for {student.name}, but written for {whose}; "
                          "nothing recorded")
     return student
-
-
-@dataclass(frozen=True)
-class Kept:
-    """A student's attempts as the ledger last saw them."""
-
-    count: int
-    digest: str
-    first: Attempt | None
-
-
-def _ledger_mac(students: Mapping, secret: bytes) -> str:
-    body = json.dumps(students, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    key = derive_key(secret, b"diagnose attempts ledger")
-    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def read_ledger(bundles: Path, secret: bytes) -> dict[str, Kept]:
-    """What the ledger kept per student; {} before the first class grading."""
-    path = Path(bundles) / LEDGER
-    if not path.exists():
-        return {}
-    text = read_small_text(path, "an attempts ledger", LEDGER_MAX, error=GradeError)
-    try:
-        data = json.loads(text)
-        students = data["students"]
-        sealed = (data["schema"] == LEDGER_SCHEMA and isinstance(data["mac"], str)
-                  and hmac.compare_digest(data["mac"], _ledger_mac(students, secret)))
-        kept = {name: Kept(entry["count"], entry["digest"], entry["first"] and
-                           Attempt.from_json(entry["first"]))
-                for name, entry in students.items()} if sealed else None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-        kept = None
-    if kept is None:
-        raise GradeError(f"{path}: changed since a grading wrote it, or written with another "
-                         "key (its seal does not match)",
-                         hint="move it aside to start a new ledger, and look at who edited it")
-    return kept
-
-
-def write_ledger(bundles: Path, secret: bytes, kept: Mapping[str, Kept]) -> None:
-    students = {name: {"count": k.count, "digest": k.digest,
-                       "first": k.first and k.first.to_json()}
-                for name, k in sorted(kept.items())}
-    atomic_write(Path(bundles) / LEDGER, json.dumps(
-        {"schema": LEDGER_SCHEMA, "students": students, "mac": _ledger_mac(students, secret)},
-        ensure_ascii=False, indent=1) + "\n", error=GradeError)
-
-
-def standing(scenario: Scenario, secret: bytes, kept: Kept | None
-             ) -> tuple[Attempts, Kept | None]:
-    """A bundle's attempts checked against the ledger, and what the ledger should now keep.
-
-    When the bundle lost or changed records the ledger saw, the ledger's first attempt is put
-    back in front (it still counts), the problem is said, and the ledger keeps its evidence."""
-    log = history(scenario, secret)
-    if kept is None or (len(log.records) >= kept.count
-                        and digest(log.records[:kept.count]) == kept.digest):
-        first = log.first
-        return log, Kept(len(log.records), digest(log.records), first)
-    lost = (f"{scenario.path / ATTEMPTS_FILE}: {kept.count} genuine record(s) at the last "
-            f"class grading, {len(log.records)} now: records were deleted or replaced; the "
-            "first one the ledger kept counts")
-    records = log.records if kept.first is None else (
-        kept.first, *(r for r in log.records if r != kept.first))
-    return replace(log, records=tuple(records), problems=(*log.problems, lost)), kept
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: str = "en",

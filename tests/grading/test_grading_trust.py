@@ -14,7 +14,8 @@ from grading_testkit import make_workspace
 from diagnose.cli import cli
 from grading import DEFAULT_DIR, GradeError, grade_bundles, gradebook_rows, write_gradescope
 from grading.attempts import Attempt, append_attempt, load_attempts, seal_attempt
-from grading.gradebook import LEDGER, refused_rows, spreadsheet_safe, write_gradebook
+from grading.gradebook import refused_rows, spreadsheet_safe, write_gradebook
+from grading.ledger import LEDGER
 from grading.seal import new_secret, write_key_file
 
 CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222"}
