@@ -11,6 +11,7 @@ too, so a key copied from another scenario is refused. Nothing here chooses the 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -87,10 +88,18 @@ def fingerprint(secret: bytes) -> str:
     return hashlib.sha256(b"diagnose key fingerprint\0" + secret.strip()).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=4096)
+def derive_key(secret: bytes, purpose: bytes, code: str = "") -> bytes:
+    """32 bytes for one use of a secret (`purpose`), bound to a scenario `code`: HKDF-SHA256.
+
+    The answer key's Fernet key and the attempts' HMAC key come from one secret without one
+    revealing the other. Remembered per process: a class grading derives each key once."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=purpose + b"\0" + code.encode("utf-8")).derive(secret.strip())
+
+
 def _fernet(secret: bytes, code: str) -> Fernet:
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                   info=b"diagnose answer key\0" + code.encode("utf-8")).derive(secret.strip())
-    return Fernet(base64.urlsafe_b64encode(derived))
+    return Fernet(base64.urlsafe_b64encode(derive_key(secret, b"diagnose answer key", code)))
 
 
 def seal(code: str, assignment: dict[str, str], secret: bytes) -> str:
