@@ -1,10 +1,12 @@
 """`PanelBox`: one of the six panels as a titled box of `SeriesRow`s.
 
-The title says the panel, its axis (log or linear) and the window; the bottom edge says where
-a series first became NaN/inf (in red), else the cursor's step, else the guides' values. The
-box decides how many rows it has room for and asks `panel_frame` for a frame of that size
-(the nine spectral norms become their envelope in a small box). Focusable: `enter` or a click
-opens the detail view (the screen listens for `PanelChosen`).
+The title says the panel and its axis (log or linear), after a `▶` when the panel has the
+focus (Tab moves it; the marker, not only the border's colour, tells which one `enter` opens);
+the bottom edge says where a series first became NaN/inf (in red), else the cursor's step, else
+the guides' values, and, when the panel shows fewer series than it has, how many are hidden and
+that `enter` shows them. The box decides how many rows it has room for and asks `panel_frame`
+for a frame of that size (the nine spectral norms become their envelope in a small box). A
+click focuses the panel and opens the detail view (the screen listens for `PanelChosen`).
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 
+from diagnose.columns import MARKS
 from diagnose.panels import Panel, format_number
 from diagnose.tui.frames import PanelFrame, panel_frame, short_guide
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.series_row import SeriesRow
-from diagnose.tui.sparkline import MARKS
 from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
 
 INITIAL_ROWS = 3
+FOCUS_MARK = "▶ "
 
 
 class PanelBox(Widget, can_focus=True):
@@ -30,6 +33,8 @@ class PanelBox(Widget, can_focus=True):
         self.panel = panel
         self.lang = lang
         self._shown: tuple[RunStore, View] | None = None
+        self._axis: bool | None = None  # the frame's log axis, once drawn
+        self._focused = False  # as the last Focus/Blur event said
         # Kept, not queried on every redraw. A small box shows at most INITIAL_ROWS rows (the
         # nine spectral norms become two), so more are mounted only when a frame needs them.
         self.rows = [SeriesRow(series.group) for series in panel.series[:INITIAL_ROWS]]
@@ -50,7 +55,8 @@ class PanelBox(Widget, can_focus=True):
             row.show(line, frame)
         for row in self.rows[len(frame.lines):]:
             row.display = False
-        self.border_title = self._title(frame)
+        self._axis = frame.log
+        self._show_title()
         self.border_subtitle = self._subtitle(frame)
         self.set_class(frame.nonfinite_step is not None, "-nonfinite")
 
@@ -68,7 +74,7 @@ class PanelBox(Widget, can_focus=True):
         await self.mount_all(new)
         for row in self.rows:
             if row.reference is None and row.curves.is_attached:
-                await row.add_reference()
+                await row.add_reference(self.lang)
         if self._shown is not None:
             self.show(*self._shown)
 
@@ -81,15 +87,37 @@ class PanelBox(Widget, can_focus=True):
         self.focus()
         self.post_message(PanelChosen(self.panel.number))
 
-    def _title(self, frame: PanelFrame) -> str:
-        axis = tr(self.lang, "log" if frame.log else "linear")
-        return f"{self.panel.title_in(self.lang)} · {axis}"
+    def on_focus(self) -> None:
+        self._focused = True
+        self._show_title()
+
+    def on_blur(self) -> None:
+        self._focused = False
+        self._show_title()
+
+    def _show_title(self) -> None:
+        if self._axis is None:
+            return
+        axis = tr(self.lang, "log" if self._axis else "linear")
+        marker = FOCUS_MARK if self._focused else ""
+        self.border_title = f"{marker}{self.panel.title_in(self.lang)} · {axis}"
 
     def _subtitle(self, frame: PanelFrame) -> str:
+        count, shown = len(self.panel.series), min(len(frame.lines), self.content_size.height)
+        if any(".envelope." in line.series.key for line in frame.lines):
+            note = tr(self.lang, "envelope", count=count)
+        elif shown < count:
+            note = tr(self.lang, "hidden", shown=shown, count=count)
+        else:
+            note = ""
         if frame.nonfinite_step is not None:
-            return "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
+            text = "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
                                   step=frame.nonfinite_step) + "[/]"
-        if frame.cursor is not None:
-            return tr(self.lang, "cursor", step=frame.steps.start + frame.cursor)
-        return "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
-                                 for guide, value in frame.guides) if frame.guides else ""
+        elif frame.cursor is not None:
+            text = tr(self.lang, "cursor", step=frame.steps.start + frame.cursor)
+        elif frame.guides:
+            text = "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
+                                     for guide, value in frame.guides)
+        else:
+            text = ""
+        return " · ".join(part for part in (text, note) if part)

@@ -1,6 +1,7 @@
 """`SeriesRow`: one series of a panel: its label, its sparkline (the reference's under it when
-overlaid), and its numbers: the value at the cursor or the last one, then the minimum and the
-maximum of what is shown, as many of the three as the row's height holds.
+overlaid, labelled "ref" so that it reads without colour), and its numbers: the value at the
+cursor or the last one, then the minimum and the maximum of what is shown, as many of the
+three as the row's height holds.
 
 The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
 """
@@ -12,12 +13,13 @@ import math
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widget import AwaitMount
 
+from diagnose.columns import nonfinite_mark
 from diagnose.panels import format_number
 from diagnose.tui.frames import Line, PanelFrame
 from diagnose.tui.readout import Readout
-from diagnose.tui.sparkline import SafeSparkline, nonfinite_mark
+from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.text import tr
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
 
@@ -31,20 +33,27 @@ class SeriesRow(Horizontal):
         super().__init__(classes=group_class(group))  # the colour at once: no restyle later
         # Kept, not queried: a redraw touches every row, and DOM queries would dominate it.
         self.label, self.stats = Readout(classes="label"), Readout(classes="stats")
-        self.curves = Vertical(classes="curves")
+        self.labels, self.curves = Vertical(classes="labels"), Vertical(classes="curves")
         self.run = SafeSparkline(classes="run")
         self.reference: SafeSparkline | None = None
+        self.reference_label: Readout | None = None
 
     def compose(self) -> ComposeResult:
-        yield self.label
+        with self.labels:
+            yield self.label
         with self.curves:
             yield self.run
         yield self.stats
 
-    def add_reference(self) -> AwaitMount:
-        """Give the row its reference sparkline (the panel does, after the first frame)."""
+    async def add_reference(self, lang: str) -> None:
+        """Give the row its reference sparkline and its legend (the panel does, after the first
+        frame)."""
         self.reference = SafeSparkline(classes="ref")
-        return self.curves.mount(self.reference)
+        self.reference_label = Readout(classes="label ref")
+        self.reference_label.show(tr(lang, "ref_label"))
+        self.reference.display = self.reference_label.display = False
+        await self.labels.mount(self.reference_label)
+        await self.curves.mount(self.reference)
 
     def show(self, line: Line, frame: PanelFrame) -> None:
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
@@ -56,6 +65,8 @@ class SeriesRow(Horizontal):
         self.run.plot(line.values, **scale)
         if self.reference is not None:
             self.reference.display = line.reference is not None
+            if self.reference_label is not None:
+                self.reference_label.display = line.reference is not None
             if line.reference is not None:
                 self.reference.plot(line.reference, **scale)
         self.stats.show(stats_text(line, frame.cursor is not None))

@@ -8,9 +8,11 @@ the reference and never what any run holds: the same text for every scenario.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.binding import Binding
+
+T = TypeVar("T")
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
@@ -27,6 +29,9 @@ WORDS: dict[str, dict[str, str]] = {
         "zoomed": "steps 0-{last}",
         "overlay": "+reference",
         "ref_below": "the reference below, same scale",
+        "ref_label": "ref",
+        "hidden": "{shown} of {count}: ⏎ shows all",
+        "envelope": "max/min of {count}: ⏎ shows each",
         "last": "last",
         "low": "min",
         "high": "max",
@@ -46,6 +51,13 @@ WORDS: dict[str, dict[str, str]] = {
         "drafts_failed": "Drafts cannot be written ({reason}); they are kept in memory only",
         "wait_training": "Training is still running: wait for it to finish.",
         "grading": "Grading…",
+        "grade_ask": "Grade now?",
+        "grade_reveals": "Grading saves your diagnoses file, scores it and shows every answer "
+                         "(the solutions). Your first grade is the one that counts.",
+        "grade_missing": "No answer yet for {ids}: each would score 0.",
+        "grade_unsure": "Marked \"not sure\": {ids} (each would score 0).",
+        "grade_yes": "Grade and show the answers",
+        "not_yet": "Not yet",
         "grade_title": "Score {score}",
         "grade_instructor": "This is an instructor's bundle: hand in {path}; your instructor "
                             "grades it.",
@@ -71,6 +83,9 @@ WORDS: dict[str, dict[str, str]] = {
         "zoomed": "pasos 0-{last}",
         "overlay": "+referencia",
         "ref_below": "la referencia debajo, misma escala",
+        "ref_label": "ref",
+        "hidden": "{shown} de {count}: ⏎ las muestra",
+        "envelope": "máx/mín de {count}: ⏎ cada una",
         "last": "último",
         "low": "mín",
         "high": "máx",
@@ -93,6 +108,13 @@ WORDS: dict[str, dict[str, str]] = {
                          "memoria",
         "wait_training": "El entrenamiento sigue en marcha: espera a que termine.",
         "grading": "Corrigiendo…",
+        "grade_ask": "¿Corregir ahora?",
+        "grade_reveals": "Corregir guarda tu archivo de diagnósticos, lo puntúa y muestra todas "
+                         "las respuestas (las soluciones). Cuenta tu primera nota.",
+        "grade_missing": "Aún sin respuesta: {ids}; cada una puntuaría 0.",
+        "grade_unsure": "Marcadas «aún no lo sé»: {ids} (cada una puntuaría 0).",
+        "grade_yes": "Corregir y ver las respuestas",
+        "not_yet": "Todavía no",
         "grade_title": "Nota {score}",
         "grade_instructor": "Es un paquete del profesor: entrega {path}; lo corrige tu profesor.",
         "grade_failed": "No se pudo corregir: {reason}",
@@ -110,7 +132,8 @@ KEYS_ES = {
     "runs": "ejec.", "log": "log", "reference": "referencia", "ref": "ref", "zoom": "zoom",
     "cursor": "cursor", "detail": "detalle", "diagnose": "diagnosticar", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
-    "clear cursor": "quitar cursor", "start": "inicio", "end": "fin",
+    "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
+    "open": "abrir",
 }
 
 
@@ -118,20 +141,30 @@ def tr(lang: str, key: str, **fields: Any) -> str:
     return WORDS[lang][key].format(**fields)
 
 
-def localise_bindings(node: Any, lang: str) -> None:
-    """Translate the footer descriptions of `node`'s bindings (they are English in BINDINGS)."""
-    if lang == "en":
-        return
-    def translated(binding: Binding) -> Binding:
-        group = binding.group
-        if group is not None:
-            group = Binding.Group(KEYS_ES.get(group.description, group.description),
-                                  group.compact)
-        return replace(binding, description=KEYS_ES.get(binding.description,
-                                                        binding.description), group=group)
+def _translated(binding: Binding) -> Binding:
+    group = binding.group
+    if group is not None:
+        group = Binding.Group(KEYS_ES.get(group.description, group.description), group.compact)
+    return replace(binding, description=KEYS_ES.get(binding.description, binding.description),
+                   group=group)
 
-    for key, bindings in node._bindings.key_to_bindings.items():
-        node._bindings.key_to_bindings[key] = [translated(b) for b in bindings]
+
+_LOCALISED: dict[tuple[type, str], type] = {}
+
+
+def localised(cls: type[T], lang: str) -> type[T]:
+    """`cls` with its footer descriptions in `lang` (they are English in its BINDINGS).
+
+    A subclass of the same name whose BINDINGS replace the English ones key by key, as Textual
+    merges a class's BINDINGS over its bases'; the stylesheet's rules for `cls` still apply.
+    """
+    if lang == "en":
+        return cls
+    if (cls, lang) not in _LOCALISED:
+        bindings = [_translated(b) for b in cls.__dict__.get("BINDINGS", [])]
+        _LOCALISED[cls, lang] = type(cls.__name__, (cls,), {"BINDINGS": bindings,
+                                                            "__module__": cls.__module__})
+    return _LOCALISED[cls, lang]
 
 
 HELP = {
