@@ -154,7 +154,11 @@ class PlayApp(App[None]):
         if self.training:
             self.workers.cancel_group(self, "training")  # create_scenario stops, writes nothing
             self.note = tr(self.lang, "interrupted", dir=self.directory, code=self.code)
-        self._keep_drafts(self.drafts.save)
+        else:
+            self._keep_drafts(self.drafts.save)
+            if self.drafts.path is not None:
+                self.note = tr(self.lang, "drafts_kept", path=self.drafts.path,
+                               dir=self.directory)
         self.exit()
 
     # --- the view ------------------------------------------------------------------------

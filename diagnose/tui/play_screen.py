@@ -38,6 +38,7 @@ class PlayScreen(Screen[None]):
     BINDINGS = [
         *VIEW_BINDINGS,
         Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
+        # Tab moves to the next panel (its title gets a ▶), Enter opens it.
         Binding("tab", "app.focus_next", "panel"),
         Binding("shift+tab", "app.focus_previous", "panel", show=False),
         Binding("enter", "detail", "open", key_display="⏎"),

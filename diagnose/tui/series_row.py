@@ -52,8 +52,10 @@ class SeriesRow(Horizontal):
         self.reference_label = Readout(classes="label ref")
         self.reference_label.show(tr(lang, "ref_label"))
         self.reference.display = self.reference_label.display = False
-        await self.labels.mount(self.reference_label)
-        await self.curves.mount(self.reference)
+        for parent, child in ((self.labels, self.reference_label), (self.curves, self.reference)):
+            if not parent.is_attached:
+                return  # the app is closing already
+            await parent.mount(child)
 
     def show(self, line: Line, frame: PanelFrame) -> None:
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place

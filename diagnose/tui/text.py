@@ -58,7 +58,7 @@ WORDS: dict[str, dict[str, str]] = {
         "grade_unsure": "Marked \"not sure\": {ids} (each would score 0).",
         "grade_yes": "Grade and show the answers",
         "not_yet": "Not yet",
-        "grade_title": "Score {score}",
+        "grade_title": "Your grade",
         "grade_instructor": "This is an instructor's bundle: hand in {path}; your instructor "
                             "grades it.",
         "grade_failed": "Could not grade: {reason}",
@@ -68,6 +68,8 @@ WORDS: dict[str, dict[str, str]] = {
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
         "training_failed": "Training failed: {reason}",
         "detail_keys": "←/→ cursor · esc back",
+        "drafts_kept": "Your diagnoses are kept as a draft in {path}: `diagnose play --dir "
+                       "'{dir}'` brings them back.",
     },
     "es": {
         "reference": "referencia",
@@ -115,7 +117,7 @@ WORDS: dict[str, dict[str, str]] = {
         "grade_unsure": "Marcadas «aún no lo sé»: {ids} (cada una puntuaría 0).",
         "grade_yes": "Corregir y ver las respuestas",
         "not_yet": "Todavía no",
-        "grade_title": "Nota {score}",
+        "grade_title": "Tu nota",
         "grade_instructor": "Es un paquete del profesor: entrega {path}; lo corrige tu profesor.",
         "grade_failed": "No se pudo corregir: {reason}",
         "check_title": "Tu archivo, tal como lo leerá el corrector de tu profesor",
@@ -124,16 +126,18 @@ WORDS: dict[str, dict[str, str]] = {
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
         "training_failed": "El entrenamiento falló: {reason}",
         "detail_keys": "←/→ cursor · esc vuelve",
+        "drafts_kept": "Tus diagnósticos quedan como borrador en {path}: `diagnose play --dir "
+                       "'{dir}'` los recupera.",
     },
 }
 
 # The footer's key descriptions are written in English in each screen's BINDINGS.
 KEYS_ES = {
     "runs": "ejec.", "log": "log", "reference": "referencia", "ref": "ref", "zoom": "zoom",
-    "cursor": "cursor", "detail": "detalle", "diagnose": "diagnosticar", "save": "guardar",
+    "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
-    "open": "abrir",
+    "open": "ver",
 }
 
 
