@@ -57,7 +57,9 @@ class PanelBox(Widget, can_focus=True):
             row.display = False
         self._axis = frame.log
         self._show_title()
-        self.border_subtitle = self._subtitle(frame)
+        subtitle = self._subtitle(frame)
+        if subtitle != self.border_subtitle:  # a border change repaints the whole box
+            self.border_subtitle = subtitle
         self.set_class(frame.nonfinite_step is not None, "-nonfinite")
 
     def on_mount(self) -> None:
@@ -100,7 +102,9 @@ class PanelBox(Widget, can_focus=True):
             return
         axis = tr(self.lang, "log" if self._axis else "linear")
         marker = FOCUS_MARK if self._focused else ""
-        self.border_title = f"{marker}{self.panel.title_in(self.lang)} · {axis}"
+        title = f"{marker}{self.panel.title_in(self.lang)} · {axis}"
+        if title != self.border_title:
+            self.border_title = title
 
     def _subtitle(self, frame: PanelFrame) -> str:
         count, shown = len(self.panel.series), min(len(frame.lines), self.content_size.height)

@@ -41,6 +41,9 @@ BARS = "▁▂▃▄▅▆▇█"
 LEVELS = len(BARS)
 SHADES = 32  # colour steps between min and max: a cache of styles, not one per cell
 
+# base, the bar levels' shades, non-finite marks, guides, cursor
+Palette = tuple[Style, list[Style], Style, Style, Style]
+
 
 def as_values(data: Any) -> list[Value]:
     """Any sequence of numbers (numpy too) as Python floats and Nones."""
@@ -79,6 +82,7 @@ class SafeSparkline(Widget):
         self._guides: tuple[float, ...] = ()
         self._version = 0  # bumped on every change: the drawn lines are cached per version
         self._lines: tuple[tuple[int, int, int], list[Strip]] | None = None
+        self._styles: tuple[int, Palette] | None = None  # per height, until a style changes
 
     @property
     def data(self) -> list[Value]:
@@ -93,14 +97,23 @@ class SafeSparkline(Widget):
     def plot(self, values: Sequence[Value], *, log: bool = False,
              value_range: tuple[float, float] | None = None, cursor: int | None = None,
              guides: Iterable[float] = ()) -> None:
-        """Draw `values` (one per step of the window) on this scale, with this cursor."""
-        self._log, self._range, self._cursor = log, value_range, cursor
-        self._guides = tuple(guides)
+        """Draw `values` (one per step of the window) on this scale, with this cursor.
+
+        The same values on the same scale cost nothing: a key redraws every panel, and most
+        keys change only some of them (`l` the log panels, the cursor keys only the cursor).
+        """
+        values = as_values(values)
+        plotted = (log, value_range, cursor, tuple(guides))
+        if (values, plotted) == (self._data, (self._log, self._range, self._cursor,
+                                              self._guides)):
+            return
+        self._log, self._range, self._cursor, self._guides = plotted
         self.data = values
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._lines = None  # colours come from the stylesheet (a theme change, a class)
+        self._styles = None
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size
@@ -130,11 +143,9 @@ class SafeSparkline(Widget):
                 guides.add(height - 1 - level // LEVELS)
         cursor = set(cursor_columns(self._cursor, len(data), width)
                      if self._cursor is not None else ())
-        base = self.rich_style
-        shade = self._shades(height, base)
-        nonfinite = base + self.get_component_rich_style("sparkline--nonfinite")
-        guide = base + self.get_component_rich_style("sparkline--guide")
-        highlight = self.get_component_rich_style("sparkline--cursor")
+        if self._styles is None or self._styles[0] != height:
+            self._styles = (height, self._palette(height))
+        base, shade, nonfinite, guide, highlight = self._styles[1]
         lines = []
         for row in range(height):
             floor = (height - 1 - row) * LEVELS  # the lowest level this line draws
@@ -164,6 +175,14 @@ class SafeSparkline(Widget):
         height_on_axis = to_axis(value, self._log)
         where = low if height_on_axis is None else min(max(height_on_axis, low), high)
         return int((where - low) / ((high - low) or 1) * (LEVELS * height - 1))
+
+    def _palette(self, height: int) -> Palette:
+        """Every style a drawing uses, read from the stylesheet once."""
+        base = self.rich_style
+        return (base, self._shades(height, base),
+                base + self.get_component_rich_style("sparkline--nonfinite"),
+                base + self.get_component_rich_style("sparkline--guide"),
+                self.get_component_rich_style("sparkline--cursor"))
 
     def _shades(self, height: int, base: Style) -> list[Style]:
         """The style of each bar level: a min→max colour gradient, in SHADES steps."""

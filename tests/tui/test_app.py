@@ -51,7 +51,7 @@ async def until(pilot, condition, tries: int = 500) -> None:
 async def test_a_finished_scenario_opens_on_the_reference_with_six_panels(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
         text = screen_text(app)
         assert "scenario TUI-FIXTURE" in text
         for title in ("1 · Loss", "2 · Learning rate", "3 · Gradient norm", "4 · Activations",
@@ -284,7 +284,7 @@ async def test_no_screen_tells_which_break_a_run_holds(workspace):
 async def test_spanish_labels(workspace):
     app = PlayApp(workspace, lang="es")
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
         text = screen_text(app)
         assert "referencia" in text and "1 · Pérdida" in text and "escenario" in text
         assert "ejec." in text.splitlines()[-1]

@@ -19,6 +19,16 @@ from tests.tui.screen import screen_text
 SMALL = (80, 24)
 
 
+async def footer(pilot) -> str:
+    """The screen's last line once the footer has drawn its keys (it composes them late)."""
+    for _ in range(200):
+        last = screen_text(pilot.app).split("\n")[-1]
+        if last.strip():
+            return last
+        await pilot.pause(0.01)
+    raise AssertionError("no footer")
+
+
 def focused_titles(app: PlayApp) -> list[str]:
     return [line for line in screen_text(app).splitlines() if "▶" in line]
 
@@ -45,9 +55,8 @@ async def test_every_screen_draws_under_no_color(workspace, monkeypatch):
 async def test_tab_moves_a_marked_focus_and_enter_opens_that_panel(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        footer = screen_text(app).splitlines()[-1]
-        assert "tab panel" in footer and "⏎ open" in footer and footer.endswith("q quit")
+        keys = await footer(pilot)
+        assert "tab panel" in keys and "⏎ open" in keys and keys.endswith("q quit")
         assert any("▶ 1 · Loss" in line for line in focused_titles(app))
         await pilot.press("tab", "tab")
         marked = focused_titles(app)
@@ -64,9 +73,8 @@ async def test_tab_moves_a_marked_focus_and_enter_opens_that_panel(workspace):
 async def test_spanish_footer_names_tab_and_enter(workspace):
     app = PlayApp(workspace, lang="es")
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        footer = screen_text(app).splitlines()[-1]
-        assert "tab panel" in footer and "⏎ ver" in footer and footer.endswith("q salir")
+        keys = await footer(pilot)
+        assert "tab panel" in keys and "⏎ ver" in keys and keys.endswith("q salir")
 
 
 async def test_the_chosen_break_has_its_own_glyph(workspace, monkeypatch):
