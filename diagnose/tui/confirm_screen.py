@@ -32,6 +32,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button(tr(self.lang, "not_yet"), id="no", variant="primary")
                 yield Button(self.yes, id="yes")
+            yield Label(tr(self.lang, "confirm_keys"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -37,6 +37,7 @@ class SeriesRow(Horizontal):
         self.run = SafeSparkline(classes="run")
         self.reference: SafeSparkline | None = None
         self.reference_label: Readout | None = None
+        self._shown: tuple[Line, PanelFrame] | None = None
 
     def compose(self) -> ComposeResult:
         with self.labels:
@@ -57,7 +58,12 @@ class SeriesRow(Horizontal):
                 return  # the app is closing already
             await parent.mount(child)
 
+    def on_resize(self) -> None:
+        if self._shown is not None:  # a row of one line may have room for the reference now
+            self.show(*self._shown)
+
     def show(self, line: Line, frame: PanelFrame) -> None:
+        self._shown = (line, frame)
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
             self.remove_class(*(group_class(g) for g in range(GROUPS)))
             self.add_class(group_class(line.series.group))
@@ -66,10 +72,13 @@ class SeriesRow(Horizontal):
                  "guides": [value for _, value in frame.guides]}
         self.run.plot(line.values, **scale)
         if self.reference is not None:
-            self.reference.display = line.reference is not None
+            # A row one line high keeps that line for the run: split, it would show only the
+            # reference's half. (A row's height comes from its panel's, not from the overlay.)
+            overlaid = line.reference is not None and self.size.height != 1
+            self.reference.display = overlaid
             if self.reference_label is not None:
-                self.reference_label.display = line.reference is not None
-            if line.reference is not None:
+                self.reference_label.display = overlaid
+            if line.reference is not None and overlaid:
                 self.reference.plot(line.reference, **scale)
         self.stats.show(stats_text(line, frame.cursor is not None))
 

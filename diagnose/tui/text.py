@@ -58,6 +58,7 @@ WORDS: dict[str, dict[str, str]] = {
         "grade_unsure": "Marked \"not sure\": {ids} (each would score 0).",
         "grade_yes": "Grade and show the answers",
         "not_yet": "Not yet",
+        "confirm_keys": "Enter or Esc: not yet · y: yes · Tab moves between the buttons",
         "grade_title": "Your grade",
         "grade_instructor": "This is an instructor's bundle: hand in {path}; your instructor "
                             "grades it.",
@@ -117,6 +118,7 @@ WORDS: dict[str, dict[str, str]] = {
         "grade_unsure": "Marcadas «aún no lo sé»: {ids} (cada una puntuaría 0).",
         "grade_yes": "Corregir y ver las respuestas",
         "not_yet": "Todavía no",
+        "confirm_keys": "Enter o Esc: todavía no · y: sí · Tab cambia de botón",
         "grade_title": "Tu nota",
         "grade_instructor": "Es un paquete del profesor: entrega {path}; lo corrige tu profesor.",
         "grade_failed": "No se pudo corregir: {reason}",
