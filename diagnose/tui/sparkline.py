@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.color import Gradient
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -103,12 +104,22 @@ class SafeSparkline(Widget):
         keys change only some of them (`l` the log panels, the cursor keys only the cursor).
         """
         values = as_values(values)
-        plotted = (log, value_range, cursor, tuple(guides))
-        if (values, plotted) == (self._data, (self._log, self._range, self._cursor,
-                                              self._guides)):
+        scale = (log, value_range, tuple(guides))
+        if (values, scale) == (self._data, (self._log, self._range, self._guides)):
+            if cursor != self._cursor:  # only the cursor moved: repaint its columns only
+                moved = {*self._cursor_columns(self._cursor), *self._cursor_columns(cursor)}
+                self._cursor = cursor
+                self._version += 1
+                self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
             return
-        self._log, self._range, self._cursor, self._guides = plotted
+        self._log, self._range, self._guides = scale
+        self._cursor = cursor
         self.data = values
+
+    def _cursor_columns(self, cursor: int | None) -> list[int]:
+        if cursor is None:
+            return []
+        return cursor_columns(cursor, len(self._data), self.size.width)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -141,8 +152,7 @@ class SafeSparkline(Widget):
             level = self._level(value, low, high, height)
             if on_axis is not None and low <= on_axis <= high and level is not None:
                 guides.add(height - 1 - level // LEVELS)
-        cursor = set(cursor_columns(self._cursor, len(data), width)
-                     if self._cursor is not None else ())
+        cursor = set(self._cursor_columns(self._cursor))
         if self._styles is None or self._styles[0] != height:
             self._styles = (height, self._palette(height))
         base, shade, nonfinite, guide, highlight = self._styles[1]

@@ -179,9 +179,10 @@ HELP = {
 
 The **reference** is a healthy run. Each of **01 02 03** is the same model, data and schedule
 with exactly one designed bug. Compare each run with the reference, panel by panel, step by
-step, and name its bug. `r` draws the reference under the run on the same scale, `z` zooms on
-the first {zoom} steps (where most of what matters happens), `←`/`→` move a step cursor that
-shows every panel's value at that step, `enter` (or a click) opens a panel with axes.
+step, and name its bug. `r` draws the reference under the run on the same scale (its rows are
+labelled `ref`), `z` zooms on the first {zoom} steps (where most of what matters happens),
+`←`/`→` move a step cursor that shows every panel's value at that step, `tab` moves to the next
+panel (marked **▶**) and `enter` (or a click) opens it with axes.
 
 A panel's rows share one scale; the dotted line is a guide (the entropy floor, the clip
 threshold, lr_max). A red **×** marks a NaN, **▲**/**▼** an infinite value: the run kept
@@ -237,9 +238,11 @@ reference, not for a textbook spike.
 
 ## Keys
 `0` reference · `1` `2` `3` runs · `l` log/linear · `r` reference under the run · `z` zoom ·
-`←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) · `enter` detail ·
-`d` diagnosis form · `ctrl+s` save your diagnoses file · `g` grade · `?` this help · `q` quit.
-Your diagnoses are kept as a draft at every keystroke.
+`←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) ·
+`tab` / `shift+tab` move to the next / previous panel (its title shows **▶**) ·
+`enter` (or a click) opens that panel with axes · `d` diagnosis form ·
+`ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
+`?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -247,9 +250,10 @@ Your diagnoses are kept as a draft at every keystroke.
 La **referencia** es una ejecución sana. Cada una de **01 02 03** usa el mismo modelo, datos y
 schedule con exactamente un fallo diseñado. Compara cada ejecución con la referencia, panel a
 panel, paso a paso, y nombra su fallo. `r` dibuja la referencia debajo de la ejecución en la
-misma escala, `z` amplía los primeros {zoom} pasos (donde pasa casi todo lo importante), `←`/`→`
-mueven un cursor que muestra el valor de cada panel en ese paso, `enter` (o un clic) abre un
-panel con ejes.
+misma escala (sus filas llevan la etiqueta `ref`), `z` amplía los primeros {zoom} pasos (donde
+pasa casi todo lo importante), `←`/`→` mueven un cursor que muestra el valor de cada panel en
+ese paso, `tab` pasa al panel siguiente (marcado con **▶**) y `enter` (o un clic) lo abre con
+ejes.
 
 Las filas de un panel comparten escala; la línea de puntos es una guía (el suelo de entropía,
 el umbral de recorte, lr_max). Una **×** roja marca un NaN, **▲**/**▼** un valor infinito: la
@@ -307,9 +311,12 @@ libro.
 
 ## Teclas
 `0` referencia · `1` `2` `3` ejecuciones · `l` log/lineal · `r` referencia debajo · `z` zoom ·
-`←` `→` cursor (`shift` ×10, `home` `end`, `esc` lo quita) · `enter` detalle ·
-`d` formulario de diagnóstico · `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige ·
-`?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador con cada tecla.
+`←` `→` cursor (`shift` ×10, `home` `end`, `esc` lo quita) ·
+`tab` / `shift+tab` pasan al panel siguiente / anterior (su título muestra **▶**) ·
+`enter` (o un clic) abre ese panel con ejes · `d` formulario de diagnóstico ·
+`ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
+todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
+con cada tecla.
 """,
 }
 

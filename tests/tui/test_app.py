@@ -257,7 +257,7 @@ async def test_the_reference_has_no_form_and_help_names_no_break(workspace, lang
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         source = app.screen.query_one(Markdown).source.lower()
-        assert "tab" in source and "enter" in source
+        assert "`tab`" in source and "`enter`" in source and "▶" in source
         shown = [screen_text(app).lower()]
         for _ in range(12):  # the whole help, page by page
             await pilot.press("pagedown")
