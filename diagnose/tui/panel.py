@@ -1,12 +1,13 @@
 """`PanelBox`: one of the six panels as a titled box of `SeriesRow`s.
 
 The title says the panel and its axis (log or linear), after a `▶` when the panel has the
-focus (Tab moves it; the marker, not only the border's colour, tells which one `enter` opens);
-the bottom edge says where a series first became NaN/inf (in red), else the cursor's step, else
-the guides' values, and, when the panel shows fewer series than it has, how many are hidden and
-that `enter` shows them. The box decides how many rows it has room for and asks `panel_frame`
-for a frame of that size (the nine spectral norms become their envelope in a small box). A
-click focuses the panel and opens the detail view (the screen listens for `PanelChosen`).
+focus (Tab moves it; the marker, not only the border's colour, tells which one `enter` opens).
+The bottom edge says where a series first became NaN/inf (in red), else the guides' values,
+and, when the panel shows fewer series than it has, how many are hidden and that `enter` shows
+them; the cursor's step is the status line's, since a border change repaints the whole box.
+The box decides how many rows it has room for and asks `panel_frame` for a frame of that size
+(the nine spectral norms become their envelope in a small box). A click focuses the panel and
+opens the detail view (the screen listens for `PanelChosen`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class PanelBox(Widget, can_focus=True):
         self._focused = False  # as the last Focus/Blur event said
         # Kept, not queried on every redraw. A small box shows at most INITIAL_ROWS rows (the
         # nine spectral norms become two), so more are mounted only when a frame needs them.
-        self.rows = [SeriesRow(series.group) for series in panel.series[:INITIAL_ROWS]]
+        self.rows = [SeriesRow(series.group, lang) for series in panel.series[:INITIAL_ROWS]]
 
     def compose(self) -> ComposeResult:
         yield from self.rows
@@ -62,21 +63,14 @@ class PanelBox(Widget, can_focus=True):
             self.border_subtitle = subtitle
         self.set_class(frame.nonfinite_step is not None, "-nonfinite")
 
-    def on_mount(self) -> None:
-        # The rows' reference sparklines wait until after the first frame: hidden widgets
-        # (styles, component classes) would cost that frame a good part of its time.
-        self.call_after_refresh(self._complete, len(self.rows))
-
     async def _complete(self, count: int) -> None:
-        """Give the panel `count` rows, each with its reference sparkline; then redraw it."""
-        new = [SeriesRow(series.group) for series in self.panel.series[len(self.rows):count]]
+        """Give the panel `count` rows; then redraw it."""
+        new = [SeriesRow(series.group, self.lang)
+               for series in self.panel.series[len(self.rows):count]]
         self.rows += new  # at once: a second call while this one awaits adds nothing twice
         if not self.is_attached:
             return  # the app is closing already
         await self.mount_all(new)
-        for row in self.rows:
-            if row.reference is None and row.curves.is_attached:
-                await row.add_reference(self.lang)
         if self._shown is not None:
             self.show(*self._shown)
 
@@ -117,8 +111,6 @@ class PanelBox(Widget, can_focus=True):
         if frame.nonfinite_step is not None:
             text = "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
                                   step=frame.nonfinite_step) + "[/]"
-        elif frame.cursor is not None:
-            text = tr(self.lang, "cursor", step=frame.steps.start + frame.cursor)
         elif frame.guides:
             text = "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
                                      for guide, value in frame.guides)

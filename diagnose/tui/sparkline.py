@@ -59,7 +59,8 @@ class SafeSparkline(Widget):
     """A chart that accepts any run's values; see the module docstring."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "sparkline--min-color", "sparkline--max-color", "sparkline--nonfinite",
+        "sparkline--min-color", "sparkline--max-color", "sparkline--ref-min-color",
+        "sparkline--ref-max-color", "sparkline--nonfinite",
         "sparkline--guide", "sparkline--cursor"}
 
     DEFAULT_CSS = """
@@ -72,6 +73,12 @@ class SafeSparkline(Widget):
     SafeSparkline > .sparkline--min-color {
         color: $primary 30%;
     }
+    SafeSparkline > .sparkline--ref-max-color {
+        color: $foreground 45%;
+    }
+    SafeSparkline > .sparkline--ref-min-color {
+        color: $foreground 25%;
+    }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -81,9 +88,10 @@ class SafeSparkline(Widget):
         self._range: tuple[float, float] | None = None
         self._cursor: int | None = None
         self._guides: tuple[float, ...] = ()
+        self._reference: list[Value] | None = None  # drawn under the run when overlaid
         self._version = 0  # bumped on every change: the drawn lines are cached per version
         self._lines: tuple[tuple[int, int, int], list[Strip]] | None = None
-        self._styles: tuple[int, Palette] | None = None  # per height, until a style changes
+        self._styles: dict[tuple[str, int], Palette] = {}  # until a style changes
 
     @property
     def data(self) -> list[Value]:
@@ -97,24 +105,34 @@ class SafeSparkline(Widget):
 
     def plot(self, values: Sequence[Value], *, log: bool = False,
              value_range: tuple[float, float] | None = None, cursor: int | None = None,
-             guides: Iterable[float] = ()) -> None:
-        """Draw `values` (one per step of the window) on this scale, with this cursor.
+             guides: Iterable[float] = (), reference: Sequence[Value] | None = None) -> None:
+        """Draw `values` (one per step of the window) on this scale, with this cursor; with
+        `reference`, the run in the upper half and the reference in the lower half, muted.
 
         The same values on the same scale cost nothing: a key redraws every panel, and most
         keys change only some of them (`l` the log panels, the cursor keys only the cursor).
+        One widget for both curves: the overlay toggles without a new layout of the screen.
         """
         values = as_values(values)
-        scale = (log, value_range, tuple(guides))
-        if (values, scale) == (self._data, (self._log, self._range, self._guides)):
+        scale = (log, value_range, tuple(guides),
+                 None if reference is None else as_values(reference))
+        if (values, scale) == (self._data, (self._log, self._range, self._guides,
+                                            self._reference)):
             if cursor != self._cursor:  # only the cursor moved: repaint its columns only
                 moved = {*self._cursor_columns(self._cursor), *self._cursor_columns(cursor)}
                 self._cursor = cursor
                 self._version += 1
                 self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
             return
-        self._log, self._range, self._guides = scale
+        self._log, self._range, self._guides, self._reference = scale
         self._cursor = cursor
         self.data = values
+
+    @property
+    def run_height(self) -> int:
+        """The lines the run's curve takes: all, or the upper half when overlaid."""
+        height = self.size.height
+        return height // 2 if self._reference is not None and height >= 2 else height
 
     def _cursor_columns(self, cursor: int | None) -> list[int]:
         if cursor is None:
@@ -124,7 +142,7 @@ class SafeSparkline(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._lines = None  # colours come from the stylesheet (a theme change, a class)
-        self._styles = None
+        self._styles = {}
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size
@@ -137,7 +155,15 @@ class SafeSparkline(Widget):
     def _draw(self, width: int, height: int) -> list[Strip]:
         if width <= 0 or height <= 0:
             return []
-        data = self._data
+        top = self.run_height
+        lines = self._curve(self._data, width, top, "")
+        if top < height:
+            assert self._reference is not None
+            lines += self._curve(self._reference, width, height - top, "ref-")
+        return lines
+
+    def _curve(self, data: list[Value], width: int, height: int, kind: str) -> list[Strip]:
+        """`height` lines of one curve; `kind` "ref-" draws it in the reference's colours."""
         value_range = self._range
         if value_range is None:
             axis = fit_axis(data, self._log)
@@ -153,9 +179,9 @@ class SafeSparkline(Widget):
             if on_axis is not None and low <= on_axis <= high and level is not None:
                 guides.add(height - 1 - level // LEVELS)
         cursor = set(self._cursor_columns(self._cursor))
-        if self._styles is None or self._styles[0] != height:
-            self._styles = (height, self._palette(height))
-        base, shade, nonfinite, guide, highlight = self._styles[1]
+        if (kind, height) not in self._styles:
+            self._styles[kind, height] = self._palette(height, kind)
+        base, shade, nonfinite, guide, highlight = self._styles[kind, height]
         lines = []
         for row in range(height):
             floor = (height - 1 - row) * LEVELS  # the lowest level this line draws
@@ -186,19 +212,19 @@ class SafeSparkline(Widget):
         where = low if height_on_axis is None else min(max(height_on_axis, low), high)
         return int((where - low) / ((high - low) or 1) * (LEVELS * height - 1))
 
-    def _palette(self, height: int) -> Palette:
-        """Every style a drawing uses, read from the stylesheet once."""
+    def _palette(self, height: int, kind: str) -> Palette:
+        """Every style a curve of `kind` ("" or "ref-") uses, read from the stylesheet once."""
         base = self.rich_style
-        return (base, self._shades(height, base),
+        return (base, self._shades(height, base, kind),
                 base + self.get_component_rich_style("sparkline--nonfinite"),
                 base + self.get_component_rich_style("sparkline--guide"),
                 self.get_component_rich_style("sparkline--cursor"))
 
-    def _shades(self, height: int, base: Style) -> list[Style]:
+    def _shades(self, height: int, base: Style, kind: str) -> list[Style]:
         """The style of each bar level: a min→max colour gradient, in SHADES steps."""
         _, background = self.background_colors
-        low = background + self.get_component_styles("sparkline--min-color").color
-        high = background + self.get_component_styles("sparkline--max-color").color
+        low = background + self.get_component_styles(f"sparkline--{kind}min-color").color
+        high = background + self.get_component_styles(f"sparkline--{kind}max-color").color
         gradient = Gradient((0.0, low), (1.0, high), quality=SHADES)
         steps = [base + Style(color=gradient.get_rich_color(i / (SHADES - 1)))
                  for i in range(SHADES)]

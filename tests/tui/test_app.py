@@ -69,8 +69,8 @@ async def test_keys_switch_runs_and_change_the_view(workspace):
         await pilot.press("l")
         assert not app.view.log and "1 · Loss · linear" in screen_text(app)
         await pilot.press("r")
-        refs = app.screen.query("SafeSparkline.ref")
-        assert app.view.overlay and all(r.display for r in refs if r.parent.parent.display)
+        rows = [row for row in app.screen.query(SeriesRow) if row.display]
+        assert app.view.overlay and all("ref" in row.label.text.plain for row in rows)
         assert stats(app, 4) != stats(app, 5)  # two envelopes (no room for 3 rows × 2), apart
         await pilot.press("z")
         assert app.view.zoom and "steps 0-19" in screen_text(app)
