@@ -8,7 +8,8 @@ data, a run shares its scale with its reference, and a live run grows from the l
 - `data` takes whatever it is given (lists, numpy arrays, numpy scalars, None) and keeps a list
   of Python floats and Nones;
 - `plot` takes a run's values over the window (None for steps not trained yet) with the scale
-  (log or linear, a shared range), the step cursor and the guide lines (entropy floor, clip);
+  (log or linear, a shared range), the step cursor and the guide lines (entropy floor, clip),
+  and optionally the reference's values, drawn in the lower half (`sparkline--ref-*-color`);
 - one value per column (`diagnose.columns`, the rule `diagnose show` uses too) becomes a bar of
   eighths (`BARS`), coloured along a `Gradient` from the `sparkline--min-color` to the
   `sparkline--max-color` component style; NaN and ±inf columns are marked ×/▲/▼, unmeasured
