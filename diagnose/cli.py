@@ -508,6 +508,9 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
     app.run()
     if app.error:
         raise UserError(app.error)
+    if app.return_code:  # Textual printed the traceback above; the exit code must say so too
+        raise click.ClickException("diagnose play stopped on an unexpected error (the "
+                                   "traceback is above); your drafts are kept.")
     if app.note:
         click.echo(app.note, err=True)
 

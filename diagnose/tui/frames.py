@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from diagnose.columns import Value, held
 from diagnose.panels import (
     BLOCK_MATRICES,
     Guide,
@@ -27,7 +28,7 @@ from diagnose.panels import (
     guide_values,
     summarize,
 )
-from diagnose.tui.scale import Value, held, window, windowed
+from diagnose.tui.scale import window, windowed
 from diagnose.tui.state import RunStore, View
 from diagnose.workspace import REFERENCE
 
