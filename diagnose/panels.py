@@ -1,4 +1,5 @@
-"""The six dashboard panels of DESIGN §4 as data: what each draws, in which words, on which scale.
+"""The six dashboard panels (architecture §4) as data: what each draws, in which words, on
+which scale.
 
 One definition serves every view of a run (the HTML dashboard, `diagnose show`, the TUI): a
 `Panel` has a number, titles and an axis label in English and Spanish, a log or linear y axis,
@@ -78,7 +79,7 @@ class Guide:
 class Panel:
     """One of the six panels: its series share one y axis, log or linear."""
 
-    number: int                                # 1-6, as DESIGN §4 and the reveal number them
+    number: int                                # 1-6, as architecture §4 and the reveal number them
     key: str                                   # stable id: loss, lr, grad, act, spectral, dead
     title: Text
     y_label: Text

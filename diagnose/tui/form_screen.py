@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, RadioSet, TextArea
 
 from diagnose.tui.choice_button import ChoiceButton
-from diagnose.tui.drafts import UNSURE, Answer
+from diagnose.tui.drafts import UNSURE, Draft
 from diagnose.tui.messages import AnswerChanged
 from diagnose.tui.text import tr
 
@@ -31,7 +31,7 @@ def choices(lang: str) -> list[tuple[str, str]]:
 class FormScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+s", "app.save", "save")]
 
-    def __init__(self, run: str, answer: Answer, lang: str, note: str | None = None) -> None:
+    def __init__(self, run: str, answer: Draft, lang: str, note: str | None = None) -> None:
         super().__init__()
         self.run, self.answer, self.lang, self.note = run, answer, lang, note
 

@@ -27,7 +27,7 @@ class View:
     """One for the whole app, so the dashboard and the detail screen always agree."""
 
     run: str = REFERENCE
-    log: bool = True        # the log panels of DESIGN §4 on a log axis (`l` turns them linear)
+    log: bool = True        # architecture §4's log panels on a log axis (`l`: linear)
     overlay: bool = False   # the reference's curve under the run's (`r`)
     zoom: bool = False      # the first scale.ZOOM_STEPS steps only (`z`)
     cursor: int | None = None  # a step: every panel shows its value there; None: the last
