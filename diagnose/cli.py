@@ -16,9 +16,10 @@ from diagnose import __version__
 from grading.layout import DEFAULT_DIR
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
+from scenarios.langs import LANGS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-LANG = click.Choice(["en", "es"])
+LANG = click.Choice(LANGS)
 
 
 class DiagnoseGroup(click.Group):
