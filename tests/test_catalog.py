@@ -120,8 +120,13 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup.toml", 'es = "Sin warmup del learning rate"', "",
      "scenarios/breaks/no-warmup.toml: [title] es: missing"),
     ("breaks/no-warmup.toml", "[words]", "[wordz]",
-     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of slug, title, "
-     "summary, override, words, signature, reveal"),
+     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of level, slug, "
+     "healthy, title, summary, override, words, signature, reveal"),
+    ("breaks/no-warmup.toml", "level = 1", "level = 4",
+     "scenarios/breaks/no-warmup.toml: level: expected one of 1, 2, 3, got 4"),
+    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "healthy"',
+     'scenarios/breaks/no-warmup.toml: slug: "healthy" is the slug of the healthy decoy '
+     "(healthy = true) and of nothing else"),
     ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
      "scenarios/breaks/broken-mask.toml: [words] en: expected a list of non-empty phrases"),
     ("breaks/broken-mask.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
@@ -149,7 +154,8 @@ def test_not_utf8_and_too_few_breaks(catalog_dir):
     with pytest.raises(CatalogError, match=r"bad-init.toml: not UTF-8 text"):
         load_catalog(catalog_dir)
     (catalog_dir / "breaks" / "bad-init.toml").unlink()
-    with pytest.raises(CatalogError, match=r"breaks: expected at least 3 breaks, found 2"):
+    with pytest.raises(CatalogError,
+                       match=r"breaks: expected at least 3 breaks of level 1, found 2"):
         load_catalog(catalog_dir)
 
 
@@ -173,7 +179,7 @@ toml_values = st.one_of(
 def test_random_overrides_load_or_are_refused_cleanly(key, value):
     healthy = scenarios.healthy_config()
     brk = dict(scenarios.breaks()["no-warmup"].__dict__)
-    data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
+    data = {"level": 1, "slug": "x", "title": brk["title"], "summary": brk["summary"],
             "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
             "signature": [int(n) for n in brk["signature"]],
             "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
