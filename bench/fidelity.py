@@ -3,8 +3,9 @@
 For each seed, the reference and every break of the chosen levels are trained with that same
 seed, and level 3's healthy decoy with seed + DECOY_OFFSET (a decoy that copied the reference
 bit for bit would be no decoy). Per level, prints the diagnostician's confusion matrix against
-that level's deck and the reference (and the decoy), and, per break, the min/median/max of
-each signature figure with how many seeds passed its check.
+that level's deck and the reference (and the decoy), the same against the previous seed's
+reference (a dealt scenario trains each run from its own seed), and, per break, the
+min/median/max of each signature figure with how many seeds passed its check.
 
 `--save DIR` keeps every run's records (one gzip pickle a seed); `--load DIR` reads them back
 instead of training, after checking that each stored config is the one this catalog would
@@ -97,6 +98,8 @@ def main() -> None:
                                for s, b in scenarios.breaks(level).items())]
             for level in levels}
     confusion = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
+    crossed = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
+    previous = None   # the last seed's reference: a run against another seed's, as when dealt
     values = {(lv, t): defaultdict(list) for lv in levels for t in rows[lv]}
     passes = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     wanted: dict[tuple[int, str], dict[str, str]] = {key: {} for key in values}
@@ -123,6 +126,9 @@ def main() -> None:
                     truth = HEALTHY if row == DECOY else row
                     verdict = diagnose_run(run, reference, header, DECKS[level])
                     confusion[level, row][verdict.slug] += 1
+                    if previous is not None:
+                        other = diagnose_run(run, previous, header, DECKS[level])
+                        crossed[level, row][other.slug] += 1
                     for check in signature_checks(truth, run, reference, header):
                         values[level, row][check.name].append(check.value)
                         passes[level, row][check.name] += check.passed
@@ -133,6 +139,7 @@ def main() -> None:
                         line.append(f"L{level} {row} read as {verdict.slug}")
             print(f"seed {seed}: {'ok' if not line else 'FAIL ' + ', '.join(line)}", flush=True)
             done += 1
+            previous = reference
     finally:
         if pool is not None:
             pool.close()
@@ -149,6 +156,10 @@ def main() -> None:
         for row in rows[level]:
             print(f"{row:>{width}}"
                   + "".join(f"{confusion[level, row][c]:>{width}}" for c in columns))
+        print(f"level {level}: each run against the previous seed's reference (as when dealt)")
+        for row in rows[level]:
+            print(f"{row:>{width}}"
+                  + "".join(f"{crossed[level, row][c]:>{width}}" for c in columns))
         for row in rows[level]:
             if row == HEALTHY and level != levels[0]:
                 continue   # the reference's own checks, printed once
