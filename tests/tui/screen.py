@@ -42,3 +42,13 @@ def screen_text(app) -> str:
             for column, char in enumerate(text[:shown.width]):
                 line[shown.x + column] = char
     return "\n".join("".join(line).rstrip() for line in cells)
+
+
+async def until(pilot, condition, tries: int = 500) -> None:
+    """Let the app run until `condition()` holds: a pushed screen or a worker's thread needs
+    real time, more of it on a loaded machine, so a test waits on what it checks, not a sleep."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition never held")

@@ -29,7 +29,7 @@ from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.sparkline import SafeSparkline
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import NAN_FROM, ReplayScenario
-from tests.tui.screen import screen_text
+from tests.tui.screen import screen_text, until
 
 SMALL = (80, 24)
 
@@ -37,15 +37,6 @@ SMALL = (80, 24)
 def stats(app: PlayApp, panel: int, row: int = 0) -> str:
     box = app.screen.query_one(f"#panel-{panel}", PanelBox)
     return list(box.query(SeriesRow))[row].query_one(".stats", Readout).text.plain
-
-
-async def until(pilot, condition, tries: int = 500) -> None:
-    """Let the app run until `condition()` holds (a worker's thread needs real time)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition never held")
 
 
 async def test_a_finished_scenario_opens_on_the_reference_with_six_panels(workspace):
@@ -109,14 +100,17 @@ async def test_enter_and_a_click_open_the_detail_view_with_axes(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("3", "enter")
-        assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 1
+        await until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert app.screen.panel.number == 1
         text = screen_text(app)
         assert "1 · Loss · 03" in text and "┤" in text and "entropy floor = 0.2514" in text
         await pilot.press("right")  # the view keys work here too
         assert app.view.cursor == 39 and "at step 39" in screen_text(app)
         await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, DetailScreen))
         await pilot.click("#panel-5")
-        assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 5
+        await until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert app.screen.panel.number == 5
         plots = list(app.screen.query(SeriesPlot))  # every matrix, not the envelope
         assert len(plots) == 9 and "h.1.mlp.c_proj" in plots[-1].query_one(Readout).text.plain
 
@@ -295,11 +289,11 @@ async def test_a_fresh_scenario_trains_live_and_stays_responsive(tmp_path, home)
     app = PlayApp(tmp_path / "new", steps=40, make_scenario=replay)
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await until(pilot, lambda: app.store.count("03") == 10)
-        await pilot.pause(0.2)  # one redraw tick
-        text = screen_text(app)
-        assert text.count("10/40 steps") == 4  # a progress line per run
+        # a progress line per run, once the redraw timer has ticked
+        await until(pilot, lambda: screen_text(app).count("10/40 steps") == 4)
         await pilot.press("2", "z", "right")
-        assert app.view.run == "02" and app.view.cursor == 9
+        await until(pilot, lambda: app.view.cursor == 9)
+        assert app.view.run == "02"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: "still running" in screen_text(app))
         await pilot.press("q")

@@ -14,7 +14,7 @@ from diagnose.tui.grade_screen import GradeScreen
 from diagnose.tui.help_screen import HelpScreen
 from diagnose.tui.panel import PanelBox
 from diagnose.tui.sparkline import SafeSparkline
-from tests.tui.screen import screen_text
+from tests.tui.screen import screen_text, until
 
 SMALL = (80, 24)
 
@@ -63,16 +63,15 @@ async def test_tab_moves_a_marked_focus_and_enter_opens_that_panel(workspace):
         marked = focused_titles(app)
         assert len(marked) == 1 and "▶ 3 · Gradient norm" in marked[0]
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 3
+        await until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert app.screen.panel.number == 3
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: not isinstance(app.screen, DetailScreen))
         await pilot.click("#panel-6")  # a click focuses and opens
-        await pilot.pause()
-        assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 6
+        await until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert app.screen.panel.number == 6
         await pilot.press("escape", "question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
 
 
 async def test_spanish_footer_names_tab_and_enter(workspace):
