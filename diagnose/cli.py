@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
-from grading.layout import DEFAULT_DIR
+from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
 from scenarios.errors import UsageProblem, UserError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -444,6 +444,47 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
         _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
     else:
         _grade_one(files[0], directory, key_file, check, lang, as_json)
+
+
+@cli.command("gradescope-autograder")
+@click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
+              help="Your key file (from `diagnose keygen`); it stays here, out of the zip.")
+@click.option("--bundles", type=click.Path(path_type=Path), required=True,
+              help="The folder `diagnose deal` wrote (its manifest.csv lists the class).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("autograder.zip"),
+              show_default=True, help="The zip to write (replaced whole if it exists).")
+@click.option("--visibility", type=click.Choice(GRADESCOPE_VISIBILITIES),
+              default="after_published", show_default=True,
+              help="When students see their per-ID results (Gradescope's setting); a hidden "
+                   "result hides its summary too.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Feedback language for students whose manifest row names none.")
+@click.option("--wheel", type=click.Path(path_type=Path),
+              help="A diagnose wheel to pack (default: built from this source tree).")
+def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str, lang: str,
+                          wheel: Path | None) -> None:
+    """Write the zip for Gradescope's "Upload autograder": grading without you, offline.
+
+    Students upload their diagnoses file; Gradescope matches them to their bundle by email or
+    name, grades it against their sealed key and counts the first graded upload. The zip
+    holds setup.sh, run_autograder, this package as a wheel, the manifest, each bundle's
+    scenario.json and sealed key, one key per scenario (derived from yours, which is never
+    packed) and each run's feedback numbers. Keep the zip as private as the bundles' answers.
+
+    \b
+    Example:
+      diagnose gradescope-autograder --key course.key --bundles bundles --out autograder.zip
+      diagnose gradescope-autograder --key course.key --bundles bundles --lang es \\
+          --visibility after_due_date
+    """
+    from diagnose.gradescope import build_autograder
+    from grading.seal import read_key_file
+
+    secret = read_key_file(key_file)
+    count = build_autograder(out, bundles, secret, visibility=visibility, lang=lang,
+                             wheel=wheel)
+    click.echo(f"Wrote {out} for {count} students. Upload it in Gradescope: the assignment's "
+               "Configure Autograder, Zip file upload; set its points to the number of IDs.")
 
 
 @cli.command()
