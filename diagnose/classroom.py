@@ -3,18 +3,37 @@
 `deal` trains every student's scenario on the instructor's machine with one pool of worker
 processes and seals each bundle with the instructor's key, which never leaves them. A bundle
 is written whole or not at all, so an interrupted deal resumes where it stopped: bundles
-already sealed with the same key are kept, and the manifest lists every student.
+already sealed with the same key are kept. The bundles folder holds two files of its own:
+
+- `deal-settings.json` (`SETTINGS_FILE`): the settings every bundle there was dealt with
+  (steps, language, key fingerprint, engine version); a later deal into the folder with other
+  settings is refused, saying which differ, so a class never mixes them;
+- `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level`, one row per student
+  ever dealt there. It only grows: a student missing from a later roster stays listed.
+
+A roster is CSV: `name`, then optional `email` and `level` columns; a header row
+`name,email,level` is optional, and a plain one-name-per-line file is a roster too. Names are
+compared as `grading.layout.student_key` compares them (`Jose` and `José` are one student)
+and kept in NFC, the form used for the folder's name.
+
+Not here: grading the class (`grading.gradebook`) and the training itself (`diagnose.scenario`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from diagnose import __version__
 from diagnose.scenario import (
+    ENGINE_VERSION,
     OnStep,
     ScenarioError,
     TrainingPool,
@@ -23,14 +42,30 @@ from diagnose.scenario import (
     new_code,
 )
 from diagnose.workspace import DEFAULT_DIR, WorkspaceError, is_workspace, open_workspace
-from grading.layout import MANIFEST
-from grading.seal import SealError, sealed_code, unseal
+from grading.layout import MANIFEST, student_key
+from grading.seal import SealError, fingerprint, sealed_code, unseal
+from scenarios import healthy_config
+from scenarios.files import atomic_write, read_small_text
 
 ROSTER_MAX_BYTES = 1024 * 1024
+MANIFEST_MAX_BYTES = 16 * 1024 * 1024
+SETTINGS_FILE = "deal-settings.json"
+SETTINGS_SCHEMA = "diagnose.deal/1"
+MANIFEST_COLUMNS = ("student", "code", "email", "level")  # graders read the first two
+ROSTER_COLUMNS = ("name", "email", "level")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
+EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
+LEVEL = re.compile(r"^[\w .+-]{1,32}$")
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}
+FOLDER_FILES = {student_key(name) for name in (MANIFEST, SETTINGS_FILE)}
+
+
+class Student(NamedTuple):
+    name: str        # NFC: the bundle's folder name
+    email: str = ""
+    level: str = ""
 
 
 def check_name(name: str) -> str | None:
@@ -40,49 +75,76 @@ def check_name(name: str) -> str | None:
                 "letter or digit, at most 64 characters")
     if name.split(".")[0].lower() in RESERVED:
         return "a reserved device name on Windows"
+    if student_key(name) in FOLDER_FILES:
+        return f"the bundles folder's own {MANIFEST} and {SETTINGS_FILE} use it"
     return None
 
 
-def read_roster(path: Path) -> list[str]:
-    """Student names, one per line; blank lines and `#` comments are skipped."""
-    path = Path(path)
+def _roster_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
+    """(line number, cells) of each row that is not blank or a `#` comment."""
+    rows = []
     try:
-        if path.stat().st_size > ROSTER_MAX_BYTES:
-            raise ScenarioError(f"{path}: too large for a roster (over 1 MiB)")
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such roster file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: a directory, not a roster file") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path}: not UTF-8 text") from None
-    except OSError as err:
-        raise ScenarioError(f"{path}: cannot be read ({err.strerror or err})") from None
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        name = line.strip()
-        if not name or name.startswith("#"):
-            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cells = next(csv.reader([line]), [])
+            rows.append((number, [cell.strip() for cell in cells]))
+    except csv.Error as err:
+        raise ScenarioError(f"{path}: not a CSV roster ({err})") from None
+    return rows
+
+
+def read_roster(path: Path) -> list[Student]:
+    """The students of a roster file (see the module docstring), each name checked once."""
+    path = Path(path)
+    text = read_small_text(path, "a roster file", ROSTER_MAX_BYTES, error=ScenarioError,
+                           missing="no such roster file")
+    rows = _roster_rows(path, text)
+    columns = ROSTER_COLUMNS
+    if rows and rows[0][1] and rows[0][1][0].casefold() == "name":
+        number, header = rows.pop(0)
+        unknown = [c for c in header if c.casefold() not in ROSTER_COLUMNS]
+        if unknown or len(set(map(str.casefold, header))) != len(header):
+            raise ScenarioError(f"{path}:{number}: a header row has the columns "
+                                f"{','.join(ROSTER_COLUMNS)} (name first), got {','.join(header)}")
+        columns = tuple(c.casefold() for c in header)
+    students: list[Student] = []
+    seen: dict[str, tuple[str, int]] = {}
+    for number, cells in rows:
+        if len(cells) > len(columns):
+            raise ScenarioError(f"{path}:{number}: expected at most {len(columns)} columns "
+                                f"({','.join(columns)}), got {len(cells)}")
+        fields = dict(zip(columns, cells, strict=False))
+        name = unicodedata.normalize("NFC", fields.get("name", ""))
         problem = check_name(name)
         if problem:
             raise ScenarioError(f"{path}:{number}: {name!r} is not a safe directory name: "
                                 f"{problem}")
-        folded = name.casefold()
-        if folded in seen:
-            raise ScenarioError(f"{path}:{number}: {name!r} repeats line {seen[folded]}")
-        seen[folded] = number
-        names.append(name)
-    if not names:
-        raise ScenarioError(f"{path}: no student names (one per line)")
-    return names
+        key = student_key(name)
+        if key in seen:
+            first, line = seen[key]
+            same = "repeats" if first.casefold() == name.casefold() else "is the same student as"
+            raise ScenarioError(f"{path}:{number}: {name!r} {same} {first!r} (line {line}); "
+                                "names must differ in more than case, accents or width")
+        seen[key] = (name, number)
+        email, level = fields.get("email", ""), fields.get("level", "")
+        if email and not EMAIL.match(email):
+            raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
+        if level and not LEVEL.match(level):
+            raise ScenarioError(f"{path}:{number}: level {level!r}: use up to 32 letters, "
+                                "digits, spaces, '.', '+' or '-'")
+        students.append(Student(name, email, level))
+    if not students:
+        raise ScenarioError(f"{path}: no student names (one per line, or CSV with a name "
+                            "column)")
+    return students
 
 
-def numbered_students(count: int) -> list[str]:
+def numbered_students(count: int) -> list[Student]:
     if count < 1:
         raise ScenarioError(f"--count must be at least 1, got {count}")
     width = max(2, len(str(count)))
-    return [f"student-{i:0{width}d}" for i in range(1, count + 1)]
+    return [Student(f"student-{i:0{width}d}") for i in range(1, count + 1)]
 
 
 def bundle_dir(out: Path, student: str) -> Path:
@@ -105,40 +167,126 @@ def existing_code(target: Path, secret: bytes) -> str | None:
     return workspace.code
 
 
-def write_manifest(out: Path, rows: Sequence[tuple[str, str]]) -> Path:
+# --- the bundles folder's own files --------------------------------------------------------
+
+def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
+    """What every bundle of one folder shares; `level` joins it with levelled scenarios."""
+    return {"schema": SETTINGS_SCHEMA, "steps": steps, "lang": lang,
+            "key": fingerprint(secret), "engine_version": f"{__version__}+engine{ENGINE_VERSION}"}
+
+
+def check_settings(out: Path, wanted: dict[str, object]) -> bool:
+    """Refuse a deal whose settings differ from the folder's; True when none are recorded yet."""
+    path = Path(out) / SETTINGS_FILE
+    if not path.exists():
+        return True
+    text = read_small_text(path, "deal settings", 64 * 1024, error=ScenarioError)
+    try:
+        recorded = json.loads(text)
+    except json.JSONDecodeError:
+        recorded = None
+    if not isinstance(recorded, dict) or recorded.get("schema") != SETTINGS_SCHEMA:
+        raise ScenarioError(f"{path}: corrupt (expected schema {SETTINGS_SCHEMA}); deal into "
+                            "another --out folder")
+    names = {"steps": "--steps", "lang": "--lang", "key": "key fingerprint",
+             "engine_version": "engine version"}
+    differ = [f"{names.get(k, k)} {recorded.get(k)} here, {v} now"
+              for k, v in wanted.items() if recorded.get(k) != v]
+    if differ:
+        raise ScenarioError(f"{out}: dealt with other settings ({'; '.join(differ)}); deal "
+                            "with the same settings or into another --out folder")
+    return False
+
+
+def read_manifest(out: Path) -> dict[str, list[str]]:
+    """The rows of the folder's manifest by student (empty when there is none yet)."""
+    path = Path(out) / MANIFEST
+    if not path.exists():
+        return {}
+    text = read_small_text(path, "a manifest", MANIFEST_MAX_BYTES, error=ScenarioError)
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text)) if row and row[0].strip()]
+    except csv.Error as err:
+        raise ScenarioError(f"{path}: not a CSV manifest ({err})") from None
+    if rows and rows[0][0] == MANIFEST_COLUMNS[0]:
+        rows = rows[1:]
+    width = len(MANIFEST_COLUMNS)
+    return {row[0]: (row + [""] * width)[:width] for row in rows}
+
+
+def write_manifest(out: Path, rows: dict[str, list[str]]) -> Path:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "code"])
-    writer.writerows(rows)
-    path = Path(out) / MANIFEST
-    tmp = path.with_name(MANIFEST + ".tmp")
-    tmp.write_text(buffer.getvalue(), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    writer.writerow(MANIFEST_COLUMNS)
+    writer.writerows(rows.values())
+    return atomic_write(Path(out) / MANIFEST, buffer.getvalue(), error=ScenarioError)
 
 
-def deal(out: Path, students: Sequence[str], secret: bytes, *, steps: int | None = None,
-         jobs: int = 2, lang: str = "en", on_step: OnStep | None = None,
-         on_student: Callable[[str, str, bool], None] | None = None,
-         on_redeal: Callable[[str], None] | None = None) -> list[tuple[str, str]]:
-    """Make one sealed bundle per student under `out`; returns (student, code) rows."""
+def _check_against_manifest(students: Sequence[Student], listed: dict[str, list[str]]) -> None:
+    """A roster name that is an already dealt student's in another spelling is refused."""
+    by_key = {student_key(name): name for name in listed}
+    for student in students:
+        known = by_key.get(student_key(student.name))
+        if known is not None and known != student.name:
+            raise ScenarioError(f"{student.name!r} is the same student as {known!r}, already "
+                                f"dealt in {MANIFEST}; use that spelling")
+
+
+# --- the deal --------------------------------------------------------------------------------
+
+@dataclass
+class DealPlan:
+    """A deal checked before anything is trained or written: see `plan_deal`."""
+    out: Path
+    steps: int
+    lang: str
+    settings: dict[str, object]
+    new_folder: bool
+    listed: dict[str, list[str]]  # the manifest's rows, by student
+    bundles: list[tuple[Student, Path, str | None]]  # code when already sealed here
+    codes: set[str]
+
+
+def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
+              steps: int | None = None, lang: str = "en") -> DealPlan:
+    """Every refusal a deal can make before training: settings, names, bundles in the way."""
     out = Path(out)
+    students = [Student(s) if isinstance(s, str) else s for s in students]
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"{out}: exists and is not a directory")
-    plan: list[tuple[str, Path, str | None]] = []
-    codes: set[str] = set()
+    steps = healthy_config().steps if steps is None else steps
+    settings = deal_settings(secret, steps, lang)
+    new_folder = check_settings(out, settings)
+    listed = read_manifest(out)
+    _check_against_manifest(students, listed)
+    bundles: list[tuple[Student, Path, str | None]] = []
+    codes: set[str] = {row[1] for row in listed.values()}
     for student in students:
-        target = bundle_dir(out, student)
+        target = bundle_dir(out, student.name)
         code = existing_code(target, secret)
         if code is None:
             check_target(target, force=False)
         else:
             codes.add(code)
-        plan.append((student, target, code))
+        bundles.append((student, target, code))
+    return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes)
+
+
+def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
+         steps: int | None = None, jobs: int = 2, lang: str = "en",
+         on_step: OnStep | None = None,
+         on_student: Callable[[str, str, bool], None] | None = None,
+         on_redeal: Callable[[str], None] | None = None) -> list[tuple[str, str]]:
+    """Make one sealed bundle per student under `out`; returns this roster's (student, code)."""
+    plan = plan_deal(out, students, secret, steps=steps, lang=lang)
+    out, steps, listed, codes = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
+    if plan.new_folder:
+        atomic_write(out / SETTINGS_FILE, json.dumps(plan.settings, indent=2) + "\n",
+                     error=ScenarioError)
     rows: list[tuple[str, str]] = []
     with TrainingPool(jobs) as pool:
-        for student, target, code in plan:
+        for student, target, code in plan.bundles:
             resumed = code is not None
             if code is None:
                 code = new_code()
@@ -147,9 +295,12 @@ def deal(out: Path, students: Sequence[str], secret: bytes, *, steps: int | None
                 codes.add(code)
                 create_scenario(target, secret=secret, key="instructor", code=code, steps=steps,
                                 lang=lang, on_step=on_step, on_redeal=on_redeal, pool=pool,
-                                prefix=f"{student}/")
-            rows.append((student, code))
-            write_manifest(out, rows)
+                                prefix=f"{student.name}/")
+            rows.append((student.name, code))
+            _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
+            listed[student.name] = [student.name, code, student.email or email,
+                                    student.level or level]
+            write_manifest(out, listed)
             if on_student is not None:
-                on_student(student, code, resumed)
+                on_student(student.name, code, resumed)
     return rows

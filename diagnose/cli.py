@@ -14,6 +14,7 @@ import click
 
 from diagnose import __version__
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
+from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -72,12 +73,30 @@ DIR_OPTION = click.option(
     default=DEFAULT_DIR, show_default=True, help="The scenario's folder (its workspace).")
 
 
+STEPS_OPTION = click.option(
+    "--steps", type=click.IntRange(1, MAX_STEPS), default=None,
+    help=f"Training steps per run, 1 to {MAX_STEPS} (default: healthy.toml's).")
+JOBS_OPTION = click.option(
+    "--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
+    help="Runs trained at once, each in its own process (never more processes than runs).")
+
+
 def _train_with_bars(make, labels, steps, title):
-    """Run `make(on_step)` under one progress bar per run; Ctrl-C exits 130 with a hint."""
+    """Run `make(on_step)` under one progress bar per run.
+
+    SIGTERM and SIGHUP (a supervisor, a closed SSH session) interrupt it like Ctrl-C: the
+    caller's KeyboardInterrupt handler cleans up and exits with `_interrupt_exit_code`.
+    """
+    from diagnose.platform import termination_as_interrupt
     from diagnose.progress import RunBars
 
-    with RunBars(labels, steps, title) as bars:
+    with termination_as_interrupt(), RunBars(labels, steps, title) as bars:
         return make(bars.step)
+
+
+def _interrupt_exit_code(err: KeyboardInterrupt) -> int:
+    """130 for Ctrl-C, 128 + the signal's number for SIGTERM (143) or SIGHUP (129)."""
+    return getattr(err, "exit_code", 130)
 
 
 @cli.command()
@@ -85,10 +104,8 @@ def _train_with_bars(make, labels, steps, title):
 @click.option("--seed", "code", metavar="CODE",
               help="Scenario code: any printable text of 1-64 characters. The same code and "
                    "secret give the same scenario, bit for bit. Default: a fresh random code.")
-@click.option("--steps", type=click.IntRange(min=1), default=None,
-              help="Training steps per run (default: healthy.toml's).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Runs trained at once, each in its own process.")
+@STEPS_OPTION
+@JOBS_OPTION
 @click.option("--force", is_flag=True, help="Replace a scenario already in --dir.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
@@ -107,10 +124,10 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import self_study_secret
-    from diagnose.scenario import create_scenario, new_code, planned_runs
+    from diagnose.scenario import check_code, create_scenario, new_code, planned_runs
     from scenarios import healthy_config
 
-    code = code if code is not None else new_code()
+    code = check_code(code) if code is not None else new_code()
     steps_shown = steps or healthy_config().steps
     started = time.perf_counter()
     try:
@@ -120,13 +137,13 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
                 directory, secret=secret, code=code, steps=steps, jobs=jobs, force=force,
                 lang=lang, on_step=on_step, on_redeal=lambda msg: click.echo(msg, err=True)),
             planned_runs(), steps_shown, f"scenario {code}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         import shlex
 
         click.echo(f"\nInterrupted: nothing was written to {directory}. To start again with "
                    f"the same scenario: diagnose new --dir {shlex.quote(str(directory))} "
                    f"--seed {shlex.quote(code)}" + (" --force" if force else ""), err=True)
-        raise SystemExit(130) from None
+        raise SystemExit(_interrupt_exit_code(err)) from None
     seconds = time.perf_counter() - started
     click.echo(f"Scenario {workspace.code} ready in {workspace.path} "
                f"({len(workspace.runs)} runs x {workspace.steps} steps, {seconds:.1f} s).")
@@ -199,21 +216,22 @@ def keygen(out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Folder for the bundles: OUT/<student>/experiments/19-break-it.")
 @click.option("--roster", type=click.Path(path_type=Path),
-              help="Student names, one per line (blank lines and # comments skipped).")
+              help="CSV of students: name, then optional email and level columns (a "
+                   "name,email,level header is optional; one name per line works too).")
 @click.option("--count", type=click.IntRange(min=1), help="Or: this many numbered students.")
-@click.option("--steps", type=click.IntRange(min=1), default=None,
-              help="Training steps per run (default: healthy.toml's).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Runs trained at once, each in its own process.")
+@STEPS_OPTION
+@JOBS_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
          steps: int | None, jobs: int, lang: str) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
-    Writes OUT/<student>/experiments/19-break-it for each student and OUT/manifest.csv
-    (student, code). Bundles are sealed with your key: students cannot open their answers.
-    An interrupted deal resumes: run the same command again.
+    Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
+    (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
+    Bundles are sealed with your key: students cannot open their answers. An interrupted deal
+    resumes: run the same command again. A later deal into OUT must use the same --steps,
+    --lang and key; it adds students, never drops them.
 
     \b
     Example:
@@ -233,6 +251,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
+        classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
@@ -243,10 +262,10 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
                 out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
                 on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True)),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
-        raise SystemExit(130) from None
+        raise SystemExit(_interrupt_exit_code(err)) from None
     seconds = time.perf_counter() - started
     click.echo(f"Dealt {len(rows)} bundles into {out} in {seconds:.1f} s; "
                f"manifest: {out / classroom.MANIFEST}")

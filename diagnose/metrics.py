@@ -4,19 +4,26 @@ A header line, then one JSON object per step, strict JSON: non-finite numbers ar
 strings "NaN", "Infinity" and "-Infinity" and read back as floats. The header holds only what is
 identical across the runs of a scenario, so it tells nothing about which break a run holds.
 The schema is documented in the README. stdlib only: reading a run never imports numpy.
+
+Files are written fixed-width: every number (and string, and null) is followed by spaces up
+to `VALUE_WIDTH` characters, which JSON ignores, so a line's length depends only on its keys,
+never on its values, and every run of a scenario has a metrics file of the same size (a file's
+size must not tell a NaN run from a healthy one). Reading is `read_small` from
+`scenarios.files`, writing its `atomic_write`; the bytes of a scenario's files are pinned by
+a test (tests/test_sizes.py).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
-import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from scenarios.errors import UserError
+from scenarios.files import atomic_write, read_small_text
 
 SCHEMA = "diagnose.metrics/1"
 HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval_every",
@@ -25,6 +32,7 @@ STEP_KEYS = ("step", "lr", "train_loss", "val_loss", "grad_norm_preclip", "grad_
              "act_mean_abs", "spectral_norm", "dead_heads", "dead_neurons_frac")
 MAX_BYTES = 256 << 20  # a default run's file is about 200 KB; refuse what cannot be one
 NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+VALUE_WIDTH = 24  # the longest float repr: -2.2250738585072014e-308
 
 
 class MetricsError(UserError, ValueError):
@@ -61,6 +69,15 @@ def dumps(record: dict[str, Any]) -> str:
     return json.dumps(encode(record), allow_nan=False, separators=(",", ":"))
 
 
+def dumps_fixed(value: Any) -> str:
+    """`value` as strict JSON with every scalar padded to VALUE_WIDTH (see the docstring)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{dumps_fixed(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(dumps_fixed(v) for v in value) + "]"
+    return json.dumps(encode(value), allow_nan=False).ljust(VALUE_WIDTH)
+
+
 def make_header(run: str, **fields: Any) -> dict[str, Any]:
     header = {"schema": SCHEMA, "run": run, **fields}
     missing = [k for k in HEADER_KEYS if k not in header]
@@ -75,50 +92,32 @@ class MetricsWriter:
 
     def __init__(self, stream: IO[str], header: dict[str, Any]) -> None:
         self._stream = stream
-        stream.write(dumps(make_header(**{k: v for k, v in header.items() if k != "schema"}))
-                     + "\n")
+        stream.write(dumps_fixed(make_header(**{k: v for k, v in header.items()
+                                                 if k != "schema"})) + "\n")
         stream.flush()
 
     def write(self, record: dict[str, Any]) -> None:
         if tuple(record) != STEP_KEYS:
             raise ValueError(f"metrics record: expected keys {STEP_KEYS}, got {tuple(record)}")
-        self._stream.write(dumps(record) + "\n")
+        self._stream.write(dumps_fixed(record) + "\n")
         self._stream.flush()
 
 
 def write_metrics(path: Path, header: dict[str, Any], records: Iterable[dict[str, Any]]) -> None:
-    """Write a whole metrics file atomically (temp file, then rename)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as stream:
-        writer = MetricsWriter(stream, header)
-        for record in records:
-            writer.write(record)
-    os.replace(tmp, path)
+    """Write a whole metrics file atomically (`scenarios.files.atomic_write`)."""
+    buffer = io.StringIO(newline="\n")
+    writer = MetricsWriter(buffer, header)
+    for record in records:
+        writer.write(record)
+    atomic_write(Path(path), buffer.getvalue(), error=MetricsError)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise MetricsError(f"{path}: missing metrics file") from None
-    except OSError as err:
-        raise MetricsError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise MetricsError(f"{path}: not a metrics file (not a regular file)")
-    if info.st_size > MAX_BYTES:
-        raise MetricsError(f"{path}: not a metrics file (over {MAX_BYTES >> 20} MiB)")
-    try:
-        with open(path, encoding="utf-8") as stream:
-            for number, line in enumerate(stream, start=1):
-                if line.strip():
-                    yield number, line
-    except FileNotFoundError:
-        raise MetricsError(f"{path}: missing metrics file") from None
-    except UnicodeDecodeError:
-        raise MetricsError(f"{path}: not a metrics file (not UTF-8 text)") from None
-    except OSError as err:
-        raise MetricsError(f"{path}: cannot be read ({err.strerror or err})") from None
+    text = read_small_text(path, "a metrics file", MAX_BYTES, error=MetricsError,
+                           missing="missing metrics file")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield number, line
 
 
 def read_metrics(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import hmac
 import math
 import multiprocessing
 import os
 import queue as queue_module
+import re
 import secrets as secrets_module
 import shutil
 import tempfile
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from diagnose import __version__
+from diagnose import __version__, platform
 from diagnose.metrics import make_header, write_metrics
 from diagnose.workspace import (
     DASHBOARD_FILE,
@@ -47,6 +47,7 @@ from diagnose.workspace import (
 )
 from grading.grade import scenario_json
 from grading.seal import seal
+from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
 
 ENGINE_VERSION = "1"
@@ -75,14 +76,24 @@ def new_code() -> str:
     return "".join(chars[:4]) + "-" + "".join(chars[4:])
 
 
+# A code is written into the diagnoses file's `<!-- scenario: CODE -->` comment: nothing in it
+# may end the comment early or open markup.
+CODE_FORBIDDEN = re.compile(r"[<>]|--")
+
+
 def check_code(code: str) -> str:
-    """Instructors name their seeds as they like: any printable text of 1-64 characters."""
+    """Instructors name their seeds as they like: printable text of 1-64 characters, no `<>--`."""
+    allowed = ("letters, digits, spaces and punctuation except '<' and '>', with no two "
+               "dashes in a row")
     if not 1 <= len(code) <= CODE_MAX:
         raise ScenarioError(f"scenario code must have 1 to {CODE_MAX} characters, "
                             f"got {len(code)}")
     if not code.isprintable() or code != code.strip():
-        raise ScenarioError(f"scenario code {code!r} must be printable text without leading "
-                            "or trailing spaces")
+        raise ScenarioError(f"scenario code {code!r} must be printable text on one line, "
+                            f"without leading or trailing spaces ({allowed})")
+    if CODE_FORBIDDEN.search(code):
+        raise ScenarioError(f"scenario code {code!r} cannot hold '<', '>' or '--' (it is "
+                            f"saved in an HTML comment); use {allowed}")
     return code
 
 
@@ -158,8 +169,9 @@ def _train_worker(tasks: Any, out: Any, background: bool) -> None:
     In the background (under the TUI) the worker yields the CPU to the screen and keeps quiet:
     its stderr is the terminal the app draws on, and failures reach the parent as messages.
     """
+    platform.watch_parent()  # a parent killed by any signal must not leave us blocked here
     if background:
-        os.nice(BACKGROUND_NICENESS)
+        platform.lower_priority(BACKGROUND_NICENESS)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
@@ -180,24 +192,31 @@ def _train_worker(tasks: Any, out: Any, background: bool) -> None:
 
 
 class TrainingPool:
-    """`jobs` worker processes that train runs and stream their steps back.
+    """Up to `jobs` worker processes that train runs and stream their steps back.
 
     Processes, not threads: the caller (the TUI) stays responsive and each run gets a core.
-    The workers live as long as the pool, so dealing a class pays their start-up once.
+    A worker is started only when a run needs it, so there are never more workers than runs
+    in flight; they live as long as the pool, so dealing a class pays their start-up once.
     """
 
     def __init__(self, jobs: int = 2, background: bool = False) -> None:
         if jobs < 1:
             raise ScenarioError(f"--jobs must be at least 1, got {jobs}")
         self.jobs = jobs
-        context = multiprocessing.get_context("spawn")  # never fork a threaded parent (Textual)
-        self._tasks = context.Queue()
-        self._inbox = context.Queue()
-        self._workers = [context.Process(target=_train_worker, daemon=True,
-                                         args=(self._tasks, self._inbox, background),
-                                         name=f"diagnose-train-{i}") for i in range(jobs)]
-        for worker in self._workers:
+        self._background = background
+        self._context = multiprocessing.get_context("spawn")  # never fork a threaded parent
+        self._tasks = self._context.Queue()
+        self._inbox = self._context.Queue()
+        self._workers: list[Any] = []
+
+    def _start_workers(self, runs: int) -> None:
+        while len(self._workers) < min(self.jobs, runs):
+            worker = self._context.Process(
+                target=_train_worker, daemon=True,
+                args=(self._tasks, self._inbox, self._background),
+                name=f"diagnose-train-{len(self._workers)}")
             worker.start()
+            self._workers.append(worker)
 
     def __enter__(self) -> TrainingPool:
         return self
@@ -224,6 +243,7 @@ class TrainingPool:
             prefix: str = "") -> dict[str, list[dict[str, Any]]]:
         """Train `plans` to the end; records by run. Raises Cancelled or ScenarioError."""
         records: dict[str, list[dict[str, Any]]] = {plan.run: [] for plan in plans}
+        self._start_workers(len(plans))
         for plan in plans:
             self._tasks.put((prefix + plan.run, dataclasses.asdict(plan.config), plan.seed))
         finished: set[str] = set()
@@ -257,21 +277,17 @@ def workspace_lock(target: Path) -> Iterator[None]:
     """One writer per workspace: a second `diagnose new` on the same folder is refused."""
     lock_path = target.parent / f".{target.name}.lock"
     try:
-        handle = open(lock_path, "a+")  # noqa: SIM115 - held for the whole block
+        release = platform.exclusive_lock(lock_path)
+    except platform.LockBusy:
+        # the holder's lock file stays: removing it would let a third writer in
+        raise ScenarioError(f"{target}: another diagnose is writing this scenario right "
+                            "now; wait for it to finish") from None
     except OSError as err:
         raise ScenarioError(f"{target.parent}: cannot write here ({err.strerror or err})") from None
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            # the holder's lock file stays: removing it would let a third writer in
-            raise ScenarioError(f"{target}: another diagnose is writing this scenario right "
-                                "now; wait for it to finish") from None
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                lock_path.unlink()
+    try:
+        yield
+    finally:
+        release()
 
 
 def check_target(target: Path, force: bool) -> None:
@@ -326,12 +342,23 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
 
 def _write_dashboards(root: Path, code: str, headers: dict[str, dict[str, Any]],
                       records: dict[str, list[dict[str, Any]]], lang: str) -> None:
-    from diagnose.dashboard import write_dashboard  # numpy-free, but not needed before here
+    """Every run's page, padded with trailing spaces to the size of the largest.
+
+    A page's size follows its curves (a NaN run draws shorter paths); equal sizes keep `ls -l`
+    from naming the breaks. Whitespace after `</html>` is ignored by every browser.
+    """
+    from diagnose.dashboard import render_dashboard  # numpy-free, but not needed before here
 
     reference = (headers[REFERENCE], records[REFERENCE])
-    for run in headers:
-        write_dashboard(root / run / DASHBOARD_FILE, headers[run], records[run],
-                        reference=None if run == REFERENCE else reference, lang=lang, code=code)
+    pages = {run: render_dashboard(headers[run], records[run],
+                                   reference=None if run == REFERENCE else reference,
+                                   lang=lang, code=code).encode("utf-8")
+             for run in headers}
+    size = max(len(page) for page in pages.values())
+    for run, page in pages.items():
+        padding = size - len(page)
+        (root / run / DASHBOARD_FILE).write_bytes(
+            page + (b" " * (padding - 1) + b"\n" if padding else b""))
 
 
 def _same_mtime(root: Path) -> None:
@@ -374,8 +401,8 @@ def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
     code = check_code(code) if code is not None else new_code()
     default_steps = scenarios.healthy_config().steps
     steps = default_steps if steps is None else steps
-    if steps < 1:
-        raise ScenarioError(f"--steps must be at least 1, got {steps}")
+    if not 1 <= steps <= MAX_STEPS:
+        raise ScenarioError(f"--steps must be between 1 and {MAX_STEPS}, got {steps}")
     slugs = choose_breaks(breaks)
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,6 @@ import base64
 import hashlib
 import json
 import os
-import stat
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -22,6 +21,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scenarios.errors import UserError
+from scenarios.files import read_small, readable_by_others
 
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
@@ -49,25 +49,21 @@ def _check_secret(secret: bytes, where: str) -> bytes:
 
 
 def read_key_file(path: Path) -> bytes:
-    """Read a key file, refusing one that others can read (as ssh does) or that is not a key."""
+    """Read a key file, refusing one that others can read (as ssh does) or that is not a key.
+
+    Privacy is checked with POSIX permission bits; on Windows it is not checked (ACLs, which a
+    mode does not show, govern access there: keep the key in your own profile folder).
+    """
     path = Path(path)
+    data = read_small(path, "a key file", KEY_FILE_MAX, error=SealError,
+                      missing="no such key file")
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise SealError(f"{path}: no such key file") from None
+        mode = readable_by_others(path)
     except OSError as err:
         raise SealError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise SealError(f"{path}: not a key file (it is a directory or a device)")
-    if info.st_mode & 0o077:
-        raise SealError(f"{path}: permissions {stat.filemode(info.st_mode)} let others read "
-                        f"the key; run `chmod 600 {path}`")
-    if info.st_size > KEY_FILE_MAX:
-        raise SealError(f"{path}: not a diagnose key (too large)")
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise SealError(f"{path}: cannot be read ({err.strerror or err})") from None
+    if mode is not None:
+        raise SealError(f"{path}: permissions {mode} let others read the key; "
+                        f"run `chmod 600 {path}`")
     return _check_secret(data, str(path))
 
 

@@ -15,7 +15,7 @@ from scenarios.catalog import (
                                healthy_config,
                                load_catalog,
 )
-from scenarios.config import CatalogError, Config
+from scenarios.config import MAX_STEPS, CatalogError, Config
 
-__all__ = ["LANGS", "Break", "Catalog", "CatalogError", "Config", "Reveal", "breaks",
+__all__ = ["LANGS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config", "Reveal", "breaks",
            "default_catalog", "healthy_config", "load_catalog"]

@@ -14,6 +14,10 @@ from typing import Any
 
 from scenarios.errors import UserError
 
+# Every step's record is held in memory until the scenario is written, and a metrics file of
+# MAX_STEPS steps is about 5 MB, far below what the readers accept (diagnose.metrics.MAX_BYTES).
+MAX_STEPS = 5000
+
 
 class CatalogError(UserError, ValueError):
     """A catalog file is malformed; the message is one line naming the file and the key."""
@@ -57,7 +61,8 @@ class Config:
     grad_clip: float = _f("clipping", "global gradient norm cap", kind=float, above=0)
     # training
     batch_size: int = _f("training", "sequences per batch", kind=int, minimum=1)
-    steps: int = _f("training", "optimizer steps per run", kind=int, minimum=1)
+    steps: int = _f("training", "optimizer steps per run", kind=int, minimum=1,
+                    maximum=MAX_STEPS)
     eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1)
     dtype: str = _f("training", "parameter dtype", kind=str, choices=("float32", "float64"))
     # attention

@@ -7,7 +7,12 @@ device, a folder) before opening it, so `/dev/zero` cannot eat the memory, and i
 packages write goes through `atomic_write`: a temporary file beside the target, flushed, then
 renamed over it, so a crash or a kill leaves the old file or the new one, never half of one.
 
-Not here: parsing (each reader says what its bytes must be) and locks (`diagnose.platform`).
+`WINDOWS` is the project's one platform flag: `is_private` (may others read this file?) asks
+POSIX permission bits where they mean something and nothing on Windows, whose ACLs a mode does
+not show (a Windows file always reads as 0o666). Tests patch this flag, never `os.name`.
+
+Not here: parsing (each reader says what its bytes must be) and locks, worker priority and
+signals (`diagnose.platform`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,19 @@ from pathlib import Path
 from scenarios.errors import UserError
 
 ErrorType = Callable[[str], Exception]
+WINDOWS = os.name == "nt"  # the project's one platform flag
+
+
+def readable_by_others(path: Path) -> str | None:
+    """The mode (as `ls -l` shows it) when group or others may read `path`, else None.
+
+    On Windows nothing is checked: access is governed by ACLs, which the mode does not show;
+    the file's folder (the user's profile) is what keeps it private there.
+    """
+    if WINDOWS:
+        return None
+    info = Path(path).stat()
+    return stat.filemode(info.st_mode) if info.st_mode & 0o077 else None
 
 
 def read_small(path: Path, what: str, max_bytes: int, *,

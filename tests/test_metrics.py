@@ -101,7 +101,7 @@ def test_steps_must_follow_each_other(tmp_path):
 def test_not_a_file(tmp_path):
     with pytest.raises(MetricsError, match="missing metrics file"):
         read_metrics(tmp_path / "nope")
-    with pytest.raises(MetricsError, match="not a regular file"):
+    with pytest.raises(MetricsError, match="is a directory, not a metrics file"):
         read_metrics(tmp_path)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

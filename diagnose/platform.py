@@ -1,0 +1,113 @@
+"""What differs between Linux, macOS and Windows, in one small place.
+
+- `exclusive_lock`: one writer per workspace, through `filelock`'s OS lock (flock on POSIX,
+  msvcrt on Windows); the OS drops it when its holder dies, so a stale lock file never blocks.
+- `lower_priority`: a training worker yields the CPU to the screen where the OS lets a process
+  lower its own priority (`os.nice`); elsewhere it runs at normal priority.
+- `watch_parent`: a worker process exits as soon as its parent is gone, whatever killed the
+  parent (SIGKILL included), through multiprocessing's portable parent sentinel.
+- `termination_as_interrupt`: SIGTERM and SIGHUP (where it exists) reach the parent as an
+  `Interrupted`, a KeyboardInterrupt, so the code that cleans up after Ctrl-C runs for them too.
+
+The one platform flag is `scenarios.files.WINDOWS` (the bottom package, so `grading` can ask
+it too); every function here reads it when called, so a test can patch it. Not here: the key
+file's privacy check (`scenarios.files.readable_by_others`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from scenarios import files
+
+# Exit code of a worker whose parent died: the parent is gone, nobody reads it; ps shows it.
+ORPHANED = 3
+
+
+class LockBusy(Exception):  # noqa: N818 - a state, not a fault
+    """Another process holds the lock."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C; `exit_code` is 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.exit_code = 128 + signum
+
+
+def exclusive_lock(path: Path) -> Callable[[], None]:
+    """Take an OS lock on `path` (created if needed) and return its release, or raise LockBusy.
+
+    The release removes the file while the lock is still held, so it does not linger; a file
+    left by a killed holder carries no lock and is simply taken over.
+    """
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(path), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise LockBusy(str(path)) from None
+
+    def release() -> None:
+        with contextlib.suppress(OSError):
+            Path(path).unlink()
+        lock.release()
+
+    return release
+
+
+def lower_priority(niceness: int) -> None:
+    """Lower this process's CPU priority by `niceness` where the platform allows it."""
+    if files.WINDOWS or not hasattr(os, "nice"):
+        return
+    with contextlib.suppress(OSError):
+        os.nice(niceness)
+
+
+def watch_parent() -> None:
+    """In a worker process: exit within moments of the parent's death, however it died.
+
+    A daemon thread waits on the parent's sentinel (a pipe on POSIX, a process handle on
+    Windows), which becomes ready when the parent ends. Without it, a parent killed by SIGKILL
+    or SIGTERM leaves its workers blocked forever on their task queue.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def exit_when_orphaned() -> None:
+        wait([parent.sentinel])
+        os._exit(ORPHANED)  # no cleanup to do: the parent owned every file
+
+    threading.Thread(target=exit_when_orphaned, name="diagnose-watch-parent",
+                     daemon=True).start()
+
+
+@contextlib.contextmanager
+def termination_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise `Interrupted` (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [signal.SIGTERM]
+    if not files.WINDOWS and hasattr(signal, "SIGHUP"):
+        wanted.append(signal.SIGHUP)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = {signum: signal.signal(signum, interrupt) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

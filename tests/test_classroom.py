@@ -1,0 +1,156 @@
+"""Dealing a class you can trust: roster names that cannot collide, one set of settings per
+bundles folder, and a manifest that only grows.
+
+Rosters are read from real files (FIFOs and devices included); deals train real, short runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import unicodedata
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose import classroom
+from diagnose.cli import cli
+from diagnose.scenario import ScenarioError
+
+STEPS = "5"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def roster_of(tmp_path, text: str):
+    path = tmp_path / "roster.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- the roster ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("Jose\nJosé\n", r":2: 'José' is the same student as 'Jose' \(line 1\)"),
+    ("ana\nａｎａ\n", r":2: 'ａｎａ' is the same student as 'ana' \(line 1\)"),
+    ("ANA\nana\n", r":2: 'ana' repeats 'ANA' \(line 1\)"),
+])
+def test_names_must_differ_after_student_key(tmp_path, text, message):
+    with pytest.raises(ScenarioError, match=message):
+        classroom.read_roster(roster_of(tmp_path, text))
+
+
+def test_a_name_typed_in_nfd_is_kept_in_nfc(tmp_path):
+    nfd = unicodedata.normalize("NFD", "José")
+    assert nfd != "José"
+    students = classroom.read_roster(roster_of(tmp_path, f"{nfd}\nana\n"))
+    assert [s.name for s in students] == ["José", "ana"]
+
+
+@pytest.mark.parametrize("name", ["manifest.csv", "MANIFEST.csv", "deal-settings.json",
+                                  ".hidden", ".."])
+def test_names_of_the_folders_own_files_are_refused(tmp_path, name):
+    with pytest.raises(ScenarioError, match=rf":2: '{name}' is not a safe directory name"):
+        classroom.read_roster(roster_of(tmp_path, f"ana\n{name}\n"))
+
+
+def test_deal_refuses_a_reserved_name_before_writing(tmp_path):
+    key = tmp_path / "course.key"
+    assert run("keygen", "--out", str(key)).exit_code == 0
+    out = tmp_path / "bundles"
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster",
+                 str(roster_of(tmp_path, "ana\nmanifest.csv\n")), "--steps", STEPS)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ") and "'manifest.csv' is not a safe" in result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_roster_that_is_not_a_regular_file_is_refused_unread(tmp_path):
+    fifo = tmp_path / "roster.fifo"
+    os.mkfifo(fifo)  # opening it to read would block forever
+    with pytest.raises(ScenarioError, match="not a roster file \\(not a regular file\\)"):
+        classroom.read_roster(fifo)
+    if sys.platform.startswith("linux"):
+        with pytest.raises(ScenarioError, match="/dev/zero: not a roster file"):
+            classroom.read_roster("/dev/zero")
+
+
+def test_csv_rosters(tmp_path):
+    plain = classroom.read_roster(roster_of(tmp_path, "# class A\nana\n\nbeto\n"))
+    assert plain == [classroom.Student("ana"), classroom.Student("beto")]
+    with_header = classroom.read_roster(roster_of(
+        tmp_path, "name,email,level\nana,ana@uni.es,beginner\nbeto,,\ncarla,c@x.org\n"))
+    assert with_header == [classroom.Student("ana", "ana@uni.es", "beginner"),
+                           classroom.Student("beto"), classroom.Student("carla", "c@x.org")]
+    reordered = classroom.read_roster(roster_of(tmp_path, "name,level\nana,advanced\n"))
+    assert reordered == [classroom.Student("ana", "", "advanced")]
+    no_header = classroom.read_roster(roster_of(tmp_path, "ana,ana@uni.es\n"))
+    assert no_header == [classroom.Student("ana", "ana@uni.es")]
+    for text, message in [("ana,not-an-email\n", r":1: 'not-an-email' is not an email"),
+                          ("ana,a@b.c,x,y\n", r":1: expected at most 3 columns"),
+                          ("name,phone\nana,1\n", r":1: a header row has the columns")]:
+        with pytest.raises(ScenarioError, match=message):
+            classroom.read_roster(roster_of(tmp_path, text))
+
+
+# --- settings and the manifest ---------------------------------------------------------------
+
+@pytest.fixture
+def key(tmp_path):
+    path = tmp_path / "course.key"
+    assert run("keygen", "--out", str(path)).exit_code == 0
+    return path
+
+
+def manifest_rows(out):
+    with (out / "manifest.csv").open(newline="", encoding="utf-8") as stream:
+        return list(csv.reader(stream))
+
+
+def test_a_redeal_with_other_settings_is_refused(tmp_path, key):
+    out = tmp_path / "bundles"
+    result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", STEPS)
+    assert result.exit_code == 0, result.output
+    settings = json.loads((out / "deal-settings.json").read_text())
+    assert settings["steps"] == 5 and settings["lang"] == "en"
+    assert set(settings) == {"schema", "steps", "lang", "key", "engine_version"}
+    result = run("deal", "--key", str(key), "--out", str(out), "--count", "3", "--steps", "10",
+                 "--lang", "es")
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {out}: dealt with other settings (--steps 5 here, 10 now; "
+                             "--lang en here, es now); deal with the same settings or into "
+                             "another --out folder\n")
+    assert not (out / "student-03").exists()
+    other = tmp_path / "other.key"
+    assert run("keygen", "--out", str(other)).exit_code == 0
+    result = run("deal", "--key", str(other), "--out", str(out), "--count", "3",
+                 "--steps", STEPS)
+    assert result.exit_code == 1 and "key fingerprint" in result.output
+
+
+def test_the_manifest_only_grows(tmp_path, key):
+    out = tmp_path / "bundles"
+    roster = roster_of(tmp_path, "name,email\nana,ana@uni.es\nbeto,\n")
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
+                 "--steps", STEPS)
+    assert result.exit_code == 0, result.output
+    first = manifest_rows(out)
+    assert first[0] == ["student", "code", "email", "level"]
+    assert [r[0] for r in first[1:]] == ["ana", "beto"] and first[1][2] == "ana@uni.es"
+    roster = roster_of(tmp_path, "carla\n")
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
+                 "--steps", STEPS)
+    assert result.exit_code == 0, result.output
+    rows = manifest_rows(out)
+    assert rows[:3] == first and [r[0] for r in rows[1:]] == ["ana", "beto", "carla"]
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster",
+                 str(roster_of(tmp_path, "Ana\n")), "--steps", STEPS)
+    assert result.exit_code == 1
+    assert "'Ana' is the same student as 'ana', already dealt in manifest.csv" in result.output
+    assert manifest_rows(out) == rows
