@@ -223,20 +223,31 @@ def keygen(out: Path) -> None:
 @JOBS_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
+                   "the bundles are written and sealed here. Needs pip install "
+                   '"diagnose[cluster]".')
+@click.option("--connect-timeout", type=click.FloatRange(min=0.1), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="With --scheduler: how long to wait for the scheduler and a first worker.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
-         steps: int | None, jobs: int, lang: str) -> None:
+         steps: int | None, jobs: int, lang: str, scheduler: str | None,
+         connect_timeout: float) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
     (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
-    --lang and key; it adds students, never drops them.
+    --lang and key; it adds students, never drops them. With --scheduler the training runs on
+    a Dask cluster's workers (same bundles, byte for byte); your key stays here.
 
     \b
     Example:
       diagnose deal --key course.key --out bundles --roster roster.txt
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
+      diagnose deal --key course.key --out bundles --roster roster.txt \\
+          --scheduler tcp://10.0.0.5:8786
     """
     import time
 
@@ -247,11 +258,16 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     if (roster is None) == (count is None):
         raise click.UsageError("give exactly one of --roster FILE or --count N")
     started = time.perf_counter()
+    client = None
     try:
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
         classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
+        if scheduler is not None:
+            from diagnose.cluster import connect
+
+            client = connect(scheduler, connect_timeout)  # refused before anything is written
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
@@ -260,12 +276,16 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         rows = _train_with_bars(
             lambda on_step: classroom.deal(
                 out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
-                on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True)),
+                on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True),
+                client=client),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
+    finally:
+        if client is not None:
+            client.close()
     seconds = time.perf_counter() - started
     click.echo(f"Dealt {len(rows)} bundles into {out} in {seconds:.1f} s; "
                f"manifest: {out / classroom.MANIFEST}")

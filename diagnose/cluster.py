@@ -47,6 +47,11 @@ def engine_version() -> str:
     return f"{__version__}+engine{ENGINE_VERSION}"
 
 
+def worker_version() -> str:
+    """`engine_version()` as a worker computes it (run there by reference, so its own)."""
+    return engine_version()
+
+
 @dataclass(frozen=True)
 class Order:
     """One student's scenario to train on the cluster and write at `target`."""
@@ -95,7 +100,7 @@ def check_workers(client: Any, address: str, timeout: float = CONNECT_TIMEOUT) -
         raise ClusterError(f"{address}: the scheduler has no workers (none joined within "
                            f"{timeout:g} s); start some with `dask worker {address}`") from None
     try:
-        found = client.run(engine_version)
+        found = client.run(worker_version)
     except Exception as err:  # noqa: BLE001 - whatever the worker raised, said in one line
         raise ClusterError(f"a worker of {address} cannot run diagnose ({type(err).__name__}: "
                            f"{err}); install diagnose {engine_version()} on every worker"
@@ -148,7 +153,7 @@ def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
                                    key=f"diagnose-{batch}-{order.code}", pure=False,
                                    retries=RETRIES)
             pending[future] = (order, rounds)
-        for future in as_completed(list(pending)):
+        for future in as_completed(list(pending), loop=client.loop):
             order, rounds = pending.pop(future)
             try:
                 kept, records = future.result()
