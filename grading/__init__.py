@@ -13,6 +13,7 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     layout.py      the names of a workspace's files
     grade.py       grading a file against a workspace; checking one without a key
     gradebook.py   grading a class into its bundles; CSV and Gradescope exports
+    autograder.py  Gradescope's run_autograder: one upload graded offline from a packed class
 """
 
 import importlib
