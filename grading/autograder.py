@@ -62,6 +62,8 @@ TEXTS = {
         "unreadable": "{file} cannot be graded: {reason}.",
         "other": "{file} was written for scenario {other}, but yours is {code}: write your "
                  "diagnoses for your own bundle.",
+        "empty": "{file} holds no diagnoses: no section for any ID (start each with a heading "
+                 'such as "## 01").',
         "no_attempt": "Nothing was graded, so this upload is not an attempt: fix it and "
                       "upload again.",
         "upload": "Upload",
@@ -82,6 +84,8 @@ TEXTS = {
         "unreadable": "{file} no se puede calificar: {reason}.",
         "other": "{file} se escribió para el escenario {other}, pero el tuyo es {code}: "
                  "escribe tus diagnósticos para tu propio paquete.",
+        "empty": "{file} no contiene diagnósticos: ninguna sección para ningún ID (empieza "
+                 "cada una con un título como «## 01»).",
         "no_attempt": "No se calificó nada, así que esta entrega no es un intento: corrígela y "
                       "vuelve a subirla.",
         "upload": "Entrega",
@@ -211,10 +215,13 @@ def read_upload(file: Path) -> Reading:
     if data.startswith(b"%PDF"):
         raise Refused("pdf", file=file.name)
     try:
-        return parse_diagnoses(data, source=file.name)
+        reading = parse_diagnoses(data, source=file.name)
     except GradeError as err:
         raise Refused("unreadable", file=file.name,
                       reason=str(err).removeprefix(f"{file.name}: ")) from None
+    if not reading.answers:  # the wrong file: not worth the student's first attempt
+        raise Refused("empty", file=file.name)
+    return reading
 
 
 # --- attempts: the first graded upload counts ------------------------------------------------

@@ -164,6 +164,8 @@ def test_a_pdf_gets_a_clear_failing_result_and_is_not_an_attempt(grader):
 
     binary = grader(borja, {"notes.docx": b"PK\x03\x04\x00\x00binary"})
     assert binary["score"] == 0 and "cannot be graded" in binary["output"]
+    wrong_file = grader(borja, {"todo.txt": b"buy milk\n"})
+    assert wrong_file["score"] == 0 and "holds no diagnoses" in wrong_file["output"]
 
 
 def test_a_student_not_on_the_roster_and_another_students_scenario_are_refused(grader):
