@@ -351,7 +351,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     if check:
         scenario = grading.read_scenario(found) if found else None
         result = grading.check_file(file, scenario and scenario.code,
-                            scenario.ids if scenario else ("01", "02", "03"), lang=lang)
+                                    scenario.ids if scenario else ("01", "02", "03"),
+                                    lang=lang, reading=reading)
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
                    else result.render(_grade_style))
         return
@@ -391,23 +392,23 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
 
     import grading
     from diagnose.reveal import feedback_numbers
+    from grading.gradebook import check_destinations, refused_rows
 
     secret = grading.read_key_file(key_file)
+    check_destinations(gradebook, gradescope)  # before any attempt is recorded
     graded = grading.grade_bundles(files, bundles, secret, lang=lang,
                                    evidence=lambda ws: feedback_numbers(ws, lang, secret))
     rows = grading.gradebook_rows(bundles, secret) if gradebook or gradescope else []
     written: list[Path] = []
-    try:
-        if gradebook:
-            grading.write_gradebook(rows, gradebook)
-        if gradescope:
-            written = grading.write_gradescope(rows, graded, gradescope, lang)
-    except OSError as err:
-        raise UserError(f"{err.filename}: cannot be written ({err.strerror or err})") from None
+    if gradebook:
+        grading.write_gradebook(rows + refused_rows(graded), gradebook)
+    if gradescope:
+        written = grading.write_gradescope(rows, graded, gradescope, lang)
     if as_json:
         click.echo(json.dumps({
             "graded": [{"file": g.file, "student": g.student,
-                        **(g.report.to_json() if g.report else {"error": g.error})}
+                        **(g.report.to_json() if g.report else {"error": g.error}),
+                        **({"records": list(g.problems)} if g.problems else {})}
                        for g in graded],
             "gradebook": gradebook and str(gradebook),
             "gradescope": [str(p) for p in written]}, ensure_ascii=False, indent=2))
@@ -418,6 +419,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                 r = g.report
                 click.echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
                            f"({r.standing})")
+                for problem in g.problems:
+                    click.echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
             else:
                 click.echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
                            f"{g.error}")

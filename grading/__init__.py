@@ -9,9 +9,10 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     diagnoses.py   reading a file into an answer per ID; refusals (DiagnosesError)
     writer.py      writing a file the reader reads back exactly (what the TUI saves)
     feedback.py    scoring, per-ID feedback, the Report and Check, text and JSON
-    attempts.py    attempts.jsonl: the first grading counts
+    attempts.py    attempts.jsonl: the first genuine grading counts; sealed in a class
     layout.py      the names of a workspace's files
     grade.py       grading a file against a workspace; checking one without a key
+    ledger.py      the instructor's record of each student's attempts, beside the bundles
     gradebook.py   grading a class into its bundles; CSV and Gradescope exports
     autograder.py  Gradescope's run_autograder: one upload graded offline from a packed class
 """
@@ -24,6 +25,7 @@ _HOME = {
     "AMBIGUOUS": "grading.diagnoses",
     "Answer": "grading.diagnoses",
     "Attempt": "grading.attempts",
+    "Attempts": "grading.attempts",
     "Check": "grading.feedback",
     "DEFAULT_DIR": "grading.layout",
     "DiagnosesError": "grading.diagnoses",
@@ -53,9 +55,11 @@ _HOME = {
     "gradebook_rows": "grading.gradebook",
     "normalise_evidence": "grading.diagnoses",
     "parse_diagnoses": "grading.diagnoses",
+    "load_attempts": "grading.attempts",
     "read_attempts": "grading.attempts",
     "read_diagnoses": "grading.diagnoses",
     "read_key_file": "grading.seal",
+    "read_manifest": "grading.gradebook",
     "read_scenario": "grading.grade",
     "write_gradebook": "grading.gradebook",
     "write_gradescope": "grading.gradebook",
@@ -72,9 +76,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AMBIGUOUS", "DEFAULT_DIR", "EMPTY", "MAX_BYTES", "MISSING", "NAMED", "NOTHING", "UNSURE",
-    "Answer", "Attempt", "Check", "DiagnosesError", "GradeError", "Graded", "Mention", "Reading",
-    "Report", "Result", "Row", "Scenario", "SealError", "Vocabulary", "check_file", "describe",
-    "find_scenario", "format_diagnoses", "grade_bundles", "grade_reading", "grade_workspace",
-    "gradebook_rows", "normalise_evidence", "parse_diagnoses", "read_attempts",
-    "read_diagnoses", "read_key_file", "read_scenario", "write_gradebook", "write_gradescope",
+    "Answer", "Attempt", "Attempts", "Check", "DiagnosesError", "GradeError", "Graded",
+    "Mention", "Reading", "Report", "Result", "Row", "Scenario", "SealError", "Vocabulary",
+    "check_file", "describe", "find_scenario", "format_diagnoses", "grade_bundles",
+    "grade_reading", "grade_workspace", "gradebook_rows", "load_attempts", "normalise_evidence",
+    "parse_diagnoses", "read_attempts", "read_diagnoses", "read_key_file", "read_manifest",
+    "read_scenario", "write_gradebook", "write_gradescope",
 ]

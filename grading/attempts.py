@@ -1,26 +1,48 @@
-"""`attempts.jsonl`: one line per grading of a workspace; the first one is the one that counts.
+"""`attempts.jsonl`: one line per grading of a workspace; the first genuine one counts.
 
 Each line is a JSON object (schema `diagnose.attempt/1`):
 
     {"schema": "diagnose.attempt/1", "time": "2025-03-02T10:15:00Z", "sha256": "<of the file>",
      "file": "borja-diagnoses.md", "score": 2, "max_score": 3, "after_reveal": false,
      "by": "self-study" | "instructor", "answers": {"01": "no-warmup", "02": null, ...},
-     "correct": ["01", "03"]}
+     "correct": ["01", "03"], "n": 1, "mac": "<hex>"}
 
-No truth is written: the workspace is the student's, and the key stays sealed. A line that is
-not an attempt (a truncated write, a hand edit) is skipped, never fatal. Nothing here grades.
+`n` is the line's place in the file (1 for the first), so a line deleted before others shows.
+`mac`, in a bundle dealt by an instructor, is an HMAC-SHA256 of the rest of the record under a
+key derived from the instructor's secret and the scenario code (`seal.derive_key`): a student
+who edits a score, or copies a line from a classmate's bundle, breaks it. Self-study records
+carry none: the student holds that secret anyway.
+
+Reading is never fatal and never trusting: a line that is not JSON (a torn write), not an
+attempt, out of range (a score of 99/3, an ID the scenario lacks, a field of the wrong type)
+or, in a sealed bundle, unsealed or edited, is skipped and said in `Attempts.problems`. An
+append starts on a fresh line, so a torn last line never swallows the next record. A record
+deleted from the end, or the whole file, cannot show here: the instructor's ledger
+(`gradebook.py`) keeps each student's count and digest. No truth is written; nothing here grades.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
-from dataclasses import asdict, dataclass
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from grading.layout import ATTEMPTS_FILE
+from grading.seal import derive_key
+from scenarios.errors import UserError
+from scenarios.files import read_small
 
 SCHEMA = "diagnose.attempt/1"
+BY = ("self-study", "instructor")
+TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+MAC_PURPOSE = b"diagnose attempts"
+MAX_BYTES = 16 * 1024 * 1024  # some 40,000 gradings: far more than a workspace ever sees
 
 
 @dataclass(frozen=True)
@@ -34,48 +56,157 @@ class Attempt:
     by: str  # "self-study" or "instructor"
     answers: dict[str, str | None]
     correct: tuple[str, ...]
+    n: int = 0  # the line's place in the file; 0 in records written before it was kept
+    mac: str = ""  # the seal of a record in an instructor's bundle
 
     @property
     def date(self) -> str:
         return self.time[:10]
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, **asdict(self), "correct": list(self.correct)}
+        record = {"schema": SCHEMA, "time": self.time, "sha256": self.sha256, "file": self.file,
+                  "score": self.score, "max_score": self.max_score,
+                  "after_reveal": self.after_reveal, "by": self.by,
+                  "answers": dict(self.answers), "correct": list(self.correct)}
+        if self.n:
+            record["n"] = self.n
+        if self.mac:
+            record["mac"] = self.mac
+        return record
 
     @classmethod
     def from_json(cls, data: Any) -> Attempt | None:
-        try:
-            if data["schema"] != SCHEMA:
-                return None
-            answers = {str(k): (v if isinstance(v, str) else None)
-                       for k, v in dict(data["answers"]).items()}
-            attempt = cls(str(data["time"]), str(data["sha256"]), str(data["file"]),
-                          int(data["score"]), int(data["max_score"]), bool(data["after_reveal"]),
-                          str(data["by"]), answers, tuple(str(i) for i in data["correct"]))
-        except (KeyError, TypeError, ValueError):
+        """The attempt a parsed line holds, or None unless every field is of its kind."""
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             return None
-        return attempt
+        answers, correct = data.get("answers"), data.get("correct")
+        n = data.get("n", 0)
+        if not (isinstance(data.get("time"), str) and TIME.match(data["time"])
+                and isinstance(data.get("sha256"), str) and SHA256.match(data["sha256"])
+                and isinstance(data.get("file"), str)
+                and all(_count(data.get(k)) for k in ("score", "max_score")) and _count(n)
+                and isinstance(data.get("after_reveal"), bool) and data.get("by") in BY
+                and isinstance(answers, dict)
+                and all(isinstance(v, str | None) for v in answers.values())
+                and isinstance(correct, list) and all(isinstance(i, str) for i in correct)
+                and isinstance(data.get("mac", ""), str)):
+            return None
+        return cls(data["time"], data["sha256"], data["file"], data["score"],
+                   data["max_score"], data["after_reveal"], data["by"], dict(answers),
+                   tuple(correct), n, data.get("mac", ""))
+
+    def out_of_range(self, ids: Sequence[str] | None) -> str | None:
+        """Why this record cannot be a grading of a scenario with `ids`, else None."""
+        known = set(self.answers) if ids is None else set(ids)
+        if set(self.answers) != known:
+            return f"its IDs {', '.join(sorted(self.answers))} are not the scenario's"
+        if not set(self.correct) <= known or len(set(self.correct)) != len(self.correct):
+            return "its right answers are not among the scenario's IDs"
+        if self.max_score != len(known) or self.score != len(self.correct):
+            return f"a score of {self.score}/{self.max_score} is not what its answers give"
+        return None
 
 
-def read_attempts(workspace: Path) -> list[Attempt]:
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _canonical(attempt: Attempt) -> bytes:
+    record = attempt.to_json()
+    record.pop("mac", None)
+    return json.dumps(record, ensure_ascii=False, sort_keys=True,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def seal_attempt(attempt: Attempt, secret: bytes, code: str) -> str:
+    """The `mac` of `attempt` in the bundle of scenario `code`, under the instructor's secret."""
+    key = derive_key(secret, MAC_PURPOSE, code)
+    return hmac.new(key, _canonical(attempt), hashlib.sha256).hexdigest()
+
+
+def digest(records: Sequence[Attempt]) -> str:
+    """One SHA-256 over records, in order: what the ledger keeps to see them again unchanged."""
+    hasher = hashlib.sha256()
+    for record in records:
+        hasher.update(_canonical(record) + record.mac.encode("ascii", "replace") + b"\n")
+    return hasher.hexdigest()
+
+
+@dataclass(frozen=True)
+class Attempts:
+    """A workspace's genuine attempts in file order, what was wrong with the other lines, and
+    how many lines the file holds (the next record's `n` is one more)."""
+
+    records: tuple[Attempt, ...]
+    problems: tuple[str, ...]
+    lines: int
+
+    @property
+    def first(self) -> Attempt | None:
+        return self.records[0] if self.records else None
+
+
+def load_attempts(workspace: Path, ids: Sequence[str] | None = None, *,
+                  secret: bytes | None = None, code: str = "") -> Attempts:
+    """Read `attempts.jsonl`: with `ids`, records must grade those IDs; with `secret`, each must
+    carry its seal for scenario `code` (an instructor's bundle)."""
     path = Path(workspace) / ATTEMPTS_FILE
+    if not path.exists() and not path.is_symlink():
+        return Attempts((), (), 0)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    found = []
-    for line in text.splitlines():
+        text = read_small(path, "an attempts file", MAX_BYTES).decode("utf-8", errors="replace")
+    except UserError as err:
+        return Attempts((), (f"{err}; no attempt read",), 0)
+    records, problems = [], []
+    lines = [line for line in text.splitlines() if line.strip()]
+    for place, line in enumerate(lines, start=1):
+        said = f"{path}: line {place}"
         try:
             attempt = Attempt.from_json(json.loads(line))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
+            problems.append(f"{said}: not a whole record (a write cut short?); skipped")
             continue
-        if attempt is not None:
-            found.append(attempt)
-    return found
+        if attempt is None:
+            problems.append(f"{said}: not an attempt record; skipped")
+            continue
+        wrong = attempt.out_of_range(ids)
+        if wrong:
+            problems.append(f"{said}: {wrong}; skipped")
+            continue
+        if secret is not None:
+            if not hmac.compare_digest(attempt.mac, seal_attempt(attempt, secret, code)):
+                problems.append(f"{said}: edited, or not written by this course's grading "
+                                "(its seal does not match); skipped")
+                continue
+            if attempt.n != place:
+                problems.append(f"{said}: written as line {attempt.n}; lines before it were "
+                                "deleted or moved")
+        records.append(attempt)
+    return Attempts(tuple(records), tuple(problems), len(lines))
 
 
-def append_attempt(workspace: Path, attempt: Attempt) -> None:
-    # One write of one line: concurrent graders interleave whole lines, not halves.
-    line = json.dumps(attempt.to_json(), ensure_ascii=False) + "\n"
-    with (Path(workspace) / ATTEMPTS_FILE).open("a", encoding="utf-8") as stream:
+def read_attempts(workspace: Path, ids: Sequence[str] | None = None) -> list[Attempt]:
+    """The genuine attempts of a workspace, without saying what was skipped."""
+    return list(load_attempts(workspace, ids).records)
+
+
+def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = None,
+                   code: str = "") -> Attempt:
+    """Append `attempt` as the file's next line (sealed when `secret` is given); returns it as
+    written. Raises OSError."""
+    path = Path(workspace) / ATTEMPTS_FILE
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise OSError(f"{ATTEMPTS_FILE} is not a regular file")  # a FIFO would block the append
+    record = replace(attempt, n=load_attempts(workspace).lines + 1, mac="")
+    if secret is not None:
+        record = replace(record, mac=seal_attempt(record, secret, code))
+    line = json.dumps(record.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
+    with path.open("a+b") as stream:
+        stream.seek(0, 2)
+        if stream.tell():
+            stream.seek(-1, 2)
+            if stream.read(1) != b"\n":  # a torn last line: ours starts on a line of its own
+                line = b"\n" + line
+        # One write of whole lines: concurrent graders interleave lines, not halves.
         stream.write(line)
+    return record

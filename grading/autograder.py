@@ -62,6 +62,7 @@ TEXTS = {
         "unreadable": "{file} cannot be graded: {reason}.",
         "other": "{file} was written for scenario {other}, but yours is {code}: write your "
                  "diagnoses for your own bundle.",
+        "titled": "{file} is titled for {other}, not for you: hand in your own diagnoses.",
         "empty": "{file} holds no diagnoses: no section for any ID (start each with a heading "
                  'such as "## 01").',
         "no_attempt": "Nothing was graded, so this upload is not an attempt: fix it and "
@@ -84,6 +85,8 @@ TEXTS = {
         "unreadable": "{file} no se puede calificar: {reason}.",
         "other": "{file} se escribió para el escenario {other}, pero el tuyo es {code}: "
                  "escribe tus diagnósticos para tu propio paquete.",
+        "titled": "{file} lleva el título de {other}, no el tuyo: entrega tus propios "
+                  "diagnósticos.",
         "empty": "{file} no contiene diagnósticos: ninguna sección para ningún ID (empieza "
                  "cada una con un título como «## 01»).",
         "no_attempt": "No se calificó nada, así que esta entrega no es un intento: corrígela y "
@@ -134,12 +137,21 @@ class Course:
     def workspace(self, entry: Entry) -> Path:
         return self.folder / BUNDLES / entry.student
 
+    def named(self, name: str) -> Entry | None:
+        """The student a name names (`student_key`), else None."""
+        key = student_key(name)
+        return next((e for e in self.entries if student_key(e.student) == key), None)
+
 
 def read_manifest(path: Path) -> list[dict[str, str]]:
     """The rows of a bundles folder's `manifest.csv` as dicts (student, code, then any of
-    email, level, lang); the first two columns are positional, as every grader reads them."""
+    email, level, lang); the first two columns are positional, as every grader reads them.
+    (`grading.gradebook.read_manifest` reads the first two only, for the class grader.)"""
     text = read_small_text(path, "a manifest", 16 * 1024 * 1024, error=GradeError)
-    rows = [r for r in csv.reader(io.StringIO(text)) if r and r[0].strip()]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].strip()]
+    except csv.Error as err:
+        raise GradeError(f"{path}: not a manifest ({err})") from None
     header = ["student", "code"]
     if rows and rows[0][0].strip().lower() == "student":
         header = [c.strip().lower() for c in rows[0]]
@@ -180,8 +192,7 @@ def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
         email = str(user.get("email") or "").strip().casefold()
         name = str(user.get("name") or "")
         match = next((e for e in course.entries if email and e.email.casefold() == email), None)
-        match = match or next((e for e in course.entries
-                               if name and student_key(e.student) == student_key(name)), None)
+        match = match or (course.named(name) if name else None)
         if match is None and name:
             loose = [e for e in course.entries if _loose(e.student) == _loose(name)]
             match = loose[0] if len(loose) == 1 else None
@@ -314,6 +325,9 @@ def grade_upload(root: Path) -> dict[str, Any]:
         other = [c for c in reading.codes if not same_code(c, entry.code)]
         if other:
             raise Refused("other", file=file.name, other=other[0], code=entry.code)
+        titled = reading.name and course.named(reading.name)
+        if titled and titled != entry:  # a classmate's file, title and all
+            raise Refused("titled", file=file.name, other=titled.student)
     except Refused as refused:
         return _refusal(course, refused.say(lang), first, lang)
     scenario = read_scenario(course.workspace(entry))

@@ -12,7 +12,9 @@ Strict in what it calls an answer: for each section, the first of these that exi
 
 What decides must name exactly one break (`NAMED`); two or more is `AMBIGUOUS`, none is
 `NOTHING`/`EMPTY`/`UNSURE`, and an ID without a section is `MISSING`. Negation is not
-understood: "not bad-init" names bad-init (words.py). Scoring and feedback live elsewhere.
+understood: "not bad-init" names bad-init (words.py). The reading also keeps the file's
+scenario comments and the name in its title (`# Diagnoses — Borja`), which a class grading
+cross-checks. Scoring and feedback live elsewhere.
 
 Refused, with `DiagnosesError`: a file over 1 MiB (before reading it all), UTF-16 text, binary
 content (a NUL byte), text that is not UTF-8. Anything else parses, the same way every time.
@@ -22,13 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grading import markdown as md
 from grading.words import Mention, Vocabulary, default_vocabulary, folded_words
 from scenarios.errors import UserError
+from scenarios.files import read_small
 
 MAX_BYTES = 1024 * 1024
 
@@ -78,6 +80,7 @@ class Reading:
     codes: tuple[str, ...]  # every distinct `<!-- scenario: CODE -->`, in order
     duplicates: tuple[str, ...]  # IDs with more than one section (read together)
     sha256: str
+    name: str | None = None  # the name in the title, `# Diagnoses — Borja`, if any
 
     def answer(self, run_id: str) -> Answer:
         for found in self.answers:
@@ -97,21 +100,7 @@ def normalise_evidence(text: str) -> str:
 
 def read_diagnoses(path: Path, vocabulary: Vocabulary | None = None) -> Reading:
     """Read a diagnoses file, or raise DiagnosesError saying why it cannot be read."""
-    path = Path(path)
-    try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise DiagnosesError(f"{path}: is a directory, not a diagnoses file")
-        if not stat.S_ISREG(info.st_mode):
-            raise DiagnosesError(f"{path}: not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise DiagnosesError(f"{path}: larger than 1 MiB; a diagnoses file is a page of text")
-        with path.open("rb") as stream:
-            data = stream.read(MAX_BYTES + 1)  # the file may have grown since stat
-    except FileNotFoundError:
-        raise DiagnosesError(f"{path}: no such file") from None
-    except OSError as err:
-        raise DiagnosesError(f"{path}: cannot be read ({err.strerror or err})") from None
+    data = read_small(Path(path), "a diagnoses file", MAX_BYTES, error=DiagnosesError)
     return parse_diagnoses(data, vocabulary, source=str(path))
 
 
@@ -120,7 +109,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
     """Read a diagnoses file's content; DiagnosesError only for the refusals above."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if len(raw) > MAX_BYTES:
-        raise DiagnosesError(f"{source}: larger than 1 MiB; a diagnoses file is a page of text")
+        raise DiagnosesError(f"{source}: not a diagnoses file (over 1 MiB)")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # what Windows Notepad calls "Unicode"
         raise DiagnosesError(f"{source}: UTF-16 text; save it as UTF-8")
     if b"\x00" in raw:
@@ -134,11 +123,13 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
     lines, comments = md.visible_lines(text)
     sections = _sections(lines) or _sections(lines, numbered=True)
     codes = (md.scenario_code(c) for c in comments)
+    titles = (md.title_name(text) for text, literal in lines if not literal)
     return Reading(
         answers=tuple(_resolve(s, vocabulary) for s in sections.values()),
         codes=tuple(dict.fromkeys(c for c in codes if c)),
         duplicates=tuple(s.id for s in sections.values() if s.opened > 1),
-        sha256=hashlib.sha256(raw).hexdigest())
+        sha256=hashlib.sha256(raw).hexdigest(),
+        name=next((t for t in titles if t), None))
 
 
 @dataclass
@@ -186,8 +177,12 @@ def _sections(lines: list[tuple[str, bool]], numbered: bool = False) -> dict[str
 
     current: _Section | None = None
     table: _Table | None = None
+    seen: dict[str, md.Line] = {}  # a line repeated (a pasted table, a template) is read once
     for text, literal in lines:
-        line = md.Line(text) if literal else md.classify(text, numbered)
+        if literal:
+            line = md.Line(text)
+        elif (line := seen.get(text)) is None:
+            line = seen[text] = md.classify(text, numbered)
         if line.cells:
             if md.is_rule(line.cells):
                 continue
@@ -246,7 +241,7 @@ def _resolve(section: _Section, vocabulary: Vocabulary) -> Answer:
     if section.labels:
         source, label = FROM_LABEL, section.labels[0][0]
         read = " / ".join(value for _, value in section.labels if value)
-        mentions = tuple(m for _, value in section.labels for m in vocabulary.mentions(value))
+        mentions = vocabulary.mentions_each([value for _, value in section.labels])
     elif headline and (mentions := vocabulary.mentions(headline)):
         source, label, read = FROM_HEADING, "", headline
     else:

@@ -63,6 +63,9 @@ def notes(reading: Reading, ids: Sequence[str], lang: str, *,
         said.append(say(lang, "note.extra", ids=", ".join(extra), known=", ".join(ids)))
     if reading.duplicates:
         said.append(say(lang, "note.duplicates", ids=", ".join(reading.duplicates)))
+    missing = [i for i in ids if i not in reading.ids]
+    if missing:  # the shapes the reader knows, so a hand-written file can be fixed
+        said.append(say(lang, "note.shapes", ids=", ".join(missing)))
     if check and not reading.codes:
         said.append(say(lang, "note.no_code"))
     return tuple(said)

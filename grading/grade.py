@@ -2,7 +2,8 @@
 
 `grade_workspace` reads `<workspace>/scenario.json`, reads the diagnoses file, opens
 `answer-key.sealed` with the secret, scores, and appends the attempt to `attempts.jsonl` (the
-first one counts; `reveal.json` says whether the answers were already shown). `check_file` reads
+first genuine one counts; sealed in an instructor's bundle; `reveal.json` says whether the
+answers were already shown). `check_file` reads
 a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
 
 The workspace's file names are those of `diagnose.workspace` (DESIGN §7), which this package may
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from grading.attempts import Attempt, append_attempt, read_attempts
+from grading.attempts import Attempt, Attempts, append_attempt, load_attempts
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Check, Report, notes, score
 from grading.layout import (
@@ -32,6 +33,7 @@ from grading.layout import (
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
+from scenarios.files import read_small_text
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
 
@@ -55,15 +57,6 @@ def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str
                        "steps": steps, "ids": list(ids), "key": key}, indent=2) + "\n"
 
 
-def _read_small(path: Path, what: str) -> str:
-    try:
-        if path.stat().st_size > SMALL_FILE_MAX:
-            raise GradeError(f"{path}: corrupt (too large to be {what})")
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise GradeError(f"{path}: cannot be read ({type(err).__name__})") from None
-
-
 def read_scenario(path: Path) -> Scenario:
     """Read `path/scenario.json`, or raise GradeError saying what is wrong."""
     path = Path(path)
@@ -75,7 +68,8 @@ def read_scenario(path: Path) -> Scenario:
     if not file.is_file():
         raise GradeError(f"{path}: no scenario here ({SCENARIO_FILE} is missing)")
     try:
-        data = json.loads(_read_small(file, "a scenario file"))
+        data = json.loads(read_small_text(file, "a scenario file", SMALL_FILE_MAX,
+                                          error=GradeError))
     except json.JSONDecodeError:
         data = None
     ids = data.get("ids") if isinstance(data, dict) else None
@@ -119,7 +113,8 @@ def open_key(scenario: Scenario, secret: bytes) -> dict[str, str]:
     if not path.is_file():
         raise GradeError(f"{path}: the answer key is missing")
     try:
-        assignment = unseal(_read_small(path, "an answer key"), secret, scenario.code)
+        assignment = unseal(read_small_text(path, "an answer key", SMALL_FILE_MAX,
+                                            error=GradeError), secret, scenario.code)
     except SealError as err:
         raise GradeError(f"{path}: {err}") from None
     if sorted(assignment) != sorted(scenario.ids):
@@ -133,31 +128,43 @@ def _utc(now: datetime | None) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def sealing(scenario: Scenario, secret: bytes) -> dict:
+    """How this scenario's attempts are sealed: under the instructor's secret in a dealt bundle,
+    not at all in self-study. Keyword arguments for `load_attempts` and `append_attempt`."""
+    return {"secret": secret, "code": scenario.code} if scenario.key == "instructor" else {}
+
+
+def history(scenario: Scenario, secret: bytes) -> Attempts:
+    """The workspace's attempts as `grade_reading` trusts them."""
+    return load_attempts(scenario.path, scenario.ids, **sealing(scenario, secret))
+
+
 def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes, *,
                   lang: str = "en", evidence: Mapping[str, Sequence[str]] | None = None,
-                  now: datetime | None = None, record: bool = True) -> Report:
-    """Grade an already read file; `grade_workspace` without the reading."""
+                  now: datetime | None = None, record: bool = True,
+                  previous: Attempts | None = None) -> Report:
+    """Grade an already read file; `grade_workspace` without the reading. `previous` replaces
+    the workspace's own record of attempts (a class grading adds what its ledger kept)."""
     from scenarios import breaks
 
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     _refuse_other_scenario(reading, scenario.code, file)
     assignment = open_key(scenario, secret)
-    previous = read_attempts(scenario.path)
+    previous = previous or history(scenario, secret)
     after_reveal = (scenario.path / REVEAL_FILE).exists()
     stamp = _utc(now)
     results = score(reading, assignment, breaks(), lang=lang, evidence=evidence)
     report = Report(scenario.code, str(file), stamp, reading.sha256, results,
-                    attempt=len(previous) + 1, after_reveal=after_reveal,
-                    first=previous[0] if previous else None,
-                    notes=notes(reading, scenario.ids, lang), lang=lang)
+                    attempt=len(previous.records) + 1, after_reveal=after_reveal,
+                    first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
     if record:
         attempt = Attempt(stamp, reading.sha256, Path(file).name, report.score,
                           report.max_score, after_reveal, scenario.key,
                           {r.id: r.answer.slug for r in results},
                           tuple(r.id for r in results if r.correct))
         try:
-            append_attempt(scenario.path, attempt)
+            append_attempt(scenario.path, attempt, **sealing(scenario, secret))
         except OSError as err:
             raise GradeError(f"{scenario.path}: cannot record the attempt "
                              f"({err.strerror or err})") from None
@@ -179,12 +186,13 @@ def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str
 
 
 def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,
-               lang: str = "en") -> Check:
+               lang: str = "en", reading: Reading | None = None) -> Check:
     """Read `file` without a key: what each of `ids` was taken to mean. With `code`, a file
-    whose scenario comment names another scenario is refused, as grading would."""
+    whose scenario comment names another scenario is refused, as grading would. `reading`:
+    the file already read, so it is not read twice."""
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
-    reading = read_diagnoses(Path(file))
+    reading = reading or read_diagnoses(Path(file))
     if code is not None:
         _refuse_other_scenario(reading, code, Path(file))
     shown = code or (reading.codes[0] if reading.codes else None)

@@ -1,37 +1,49 @@
 """Grading a class: many submissions, one bundle each, a CSV gradebook and Gradescope results.
 
 A bundles folder is what `diagnose deal` writes: `<bundles>/<student>/experiments/19-break-it/`
-per student and `<bundles>/manifest.csv` (student, code). A submission is matched to its student
-by its scenario comment, else by its file name (`borja-diagnoses.md`, `borja.md`, or
-`borja/diagnoses.md` -> borja); when both point somewhere they must agree, so a file copied from
-a classmate is refused rather than graded as theirs. Each file is graded into its bundle
-(`grade_reading`), so the attempt is recorded there and the first one counts. A file that cannot
-be graded is reported and the rest go on.
+per student and `<bundles>/manifest.csv` (student, code). A submission is placed by the name
+the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
+borja, compared by `layout.student_key`); what is inside is only cross-checked, never trusted
+alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
+that is not that student's code, is a mismatch. A mismatch, a file whose name matches nobody
+(whatever its inside says) or one that cannot be read is reported and records nothing for
+anyone; the rest go on. Each placed file is graded into its bundle (`grade_reading`), so the
+attempt is recorded there and the first one counts.
+
+Each bundle's attempts are checked against the instructor's ledger (`ledger.py`,
+`<bundles>/.attempts-ledger.json`), which each class grading rewrites.
 
 The gradebook has a row per student of the roster with the attempt that counts, read back from
-each bundle's `attempts.jsonl`, so grading in several sessions gives one gradebook.
+each bundle's `attempts.jsonl`, so grading in several sessions gives one gradebook; a row per
+refused file; and a column for problems with the records. Cells a spreadsheet would evaluate
+are neutralised.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from grading.attempts import Attempt, read_attempts
-from grading.diagnoses import GradeError, read_diagnoses
+from grading.attempts import Attempt
+from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Report
 from grading.grade import DEFAULT_DIR, grade_reading, open_key, read_scenario, same_code
-from grading.layout import MANIFEST
+from grading.layout import MANIFEST, SCENARIO_FILE, student_key
+from grading.ledger import read_ledger, standing, write_ledger
 from grading.texts import say
-from grading.words import fold
+from scenarios.files import atomic_write, read_small_text
 
-NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # folded, "-"/"_" before them
+NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
+MANIFEST_MAX = 16 * 1024 * 1024
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
 
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
 
@@ -45,95 +57,130 @@ class Student:
 
 @dataclass(frozen=True)
 class Graded:
-    """One submission: graded into a student's bundle, or why it could not be."""
+    """One submission: graded into a student's bundle, or why it could not be (then nothing
+    was recorded for anyone). `problems`: what was wrong with that bundle's records."""
 
     file: str
     student: str | None
     report: Report | None
     error: str = ""
+    problems: tuple[str, ...] = ()
 
 
-def read_roster(bundles: Path) -> list[Student]:
+class Roster(tuple):
+    """The students of a class, in manifest order, found by name key or by scenario code in
+    constant time (a class of 1,000 is matched in linear time)."""
+
+    def __new__(cls, students: Iterable[Student]) -> Roster:
+        roster = super().__new__(cls, students)
+        roster.by_key = {student_key(s.name): s for s in roster}
+        roster.by_code = {s.code.strip().casefold(): s for s in roster}
+        return roster
+
+    def named(self, name: str) -> Student | None:
+        return self.by_key.get(student_key(name))
+
+    def owner(self, code: str) -> Student | None:
+        return self.by_code.get(code.strip().casefold())
+
+
+def read_manifest(bundles: Path) -> Roster:
     """The students of `manifest.csv` (or every bundle folder when there is no manifest)."""
     bundles = Path(bundles)
     if not bundles.is_dir():
         raise GradeError(f"{bundles}: no such directory of bundles")
     manifest = bundles / MANIFEST
     if manifest.is_file():
+        text = read_small_text(manifest, "a manifest", MANIFEST_MAX, error=GradeError)
         try:
-            with manifest.open(newline="", encoding="utf-8-sig") as stream:
-                rows = [r for r in csv.reader(stream) if r and r[0].strip()]
-        except (OSError, UnicodeDecodeError, csv.Error) as err:
-            raise GradeError(f"{manifest}: cannot be read ({type(err).__name__})") from None
+            rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].strip()]
+        except csv.Error as err:
+            raise GradeError(f"{manifest}: not a manifest ({err})") from None
         if rows and rows[0][0].strip().lower() == "student":
             rows = rows[1:]
         listed = [(r[0].strip(), r[1].strip() if len(r) > 1 else "") for r in rows]
     else:
         listed = [(d.name, "") for d in sorted(bundles.iterdir())
-                  if (d / DEFAULT_DIR / "scenario.json").is_file()]
+                  if (d / DEFAULT_DIR / SCENARIO_FILE).is_file()]
     if not listed:
         raise GradeError(f"{bundles}: no bundles here (no {MANIFEST} and no "
                          f"<student>/{DEFAULT_DIR.as_posix()})")
-    roster = []
+    students = []
     for name, code in listed:
         workspace = bundles / name / DEFAULT_DIR
         with contextlib.suppress(GradeError):  # reported when that student's file is graded
             code = read_scenario(workspace).code
-        roster.append(Student(name, code, workspace))
-    return roster
+        students.append(Student(name, code, workspace))
+    return Roster(students)
 
 
-def _student_by_name(file: Path, roster: Sequence[Student]) -> Student | None:
-    stem = fold(file.stem)
+def named_student(file: Path, roster: Roster) -> Student | None:
+    """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
+    stem = student_key(file.stem)
     for suffix in NAME_SUFFIXES:
         for joint in ("-", "_", " ", "."):
             stem = stem.removesuffix(joint + suffix)
     if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
-        stem = fold(file.parent.name)
-    return next((s for s in roster if fold(s.name) == stem), None)
+        stem = file.parent.name
+    return roster.named(stem)
 
 
-def match(file: Path, codes: Sequence[str], roster: Sequence[Student]) -> Student:
-    """Whose submission `file` is, by its scenario comment(s) and its name."""
-    by_name = _student_by_name(file, roster)
-    if not codes:
-        if by_name is None:
-            raise GradeError(f"{file}: no scenario comment, and its name matches no student "
-                             "of the roster")
-        return by_name
-    by_code = next((s for s in roster if any(same_code(c, s.code) for c in codes)), None)
-    if by_code is None:
-        raise GradeError(f"{file}: written for scenario {codes[0]}, which no bundle holds")
-    if by_name is not None and by_name != by_code:
-        raise GradeError(f"{file}: named for {by_name.name}, but written for {by_code.name}'s "
-                         f"scenario {by_code.code}")
-    return by_code
+def match(file: Path, reading: Reading, roster: Roster) -> Student:
+    """Whose submission `file` is: the student its name names, if what it holds agrees."""
+    student = named_student(file, roster)
+    if student is None:
+        raise GradeError(f"{file}: its name matches no student of the roster; nothing recorded "
+                         "(name it after the student, e.g. borja-diagnoses.md)")
+    titled = reading.name and roster.named(reading.name)
+    if titled and titled != student:
+        raise GradeError(f"{file}: named for {student.name}, but its title names "
+                         f"{titled.name}; nothing recorded")
+    other = next((c for c in reading.codes if not same_code(c, student.code)), None)
+    if other is not None:
+        owner = roster.owner(other)
+        whose = f"{owner.name}'s scenario {owner.code}" if owner else f"scenario {other}"
+        raise GradeError(f"{file}: named for {student.name}, but written for {whose}; "
+                         "nothing recorded")
+    return student
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: str = "en",
                   evidence: Evidence | None = None, now: datetime | None = None
                   ) -> list[Graded]:
-    """Grade each submission into its student's bundle; errors are kept, not raised."""
-    roster = read_roster(Path(bundles))
+    """Grade each submission into its student's bundle; errors are kept, not raised. The
+    ledger is checked before and rewritten after."""
+    bundles = Path(bundles)
+    roster = read_manifest(bundles)
+    ledger = read_ledger(bundles, secret)
     graded = []
     for file in map(Path, files):
         student = None
         try:
             reading = read_diagnoses(file)
-            student = match(file, reading.codes, roster)
+            student = match(file, reading, roster)
             scenario = read_scenario(student.workspace)
+            previous, _ = standing(scenario, secret, ledger.get(student.name))
             report = grade_reading(reading, file, scenario, secret, lang=lang, now=now,
-                                   evidence=evidence(student.workspace) if evidence else None)
+                                   evidence=evidence(student.workspace) if evidence else None,
+                                   previous=previous)
         except GradeError as err:
             graded.append(Graded(str(file), student and student.name, None, str(err)))
             continue
-        graded.append(Graded(str(file), student.name, report))
+        graded.append(Graded(str(file), student.name, report, problems=previous.problems))
+    for student in roster:
+        try:
+            scenario = read_scenario(student.workspace)
+        except GradeError:
+            continue
+        _, ledger[student.name] = standing(scenario, secret, ledger.get(student.name))
+    write_ledger(bundles, secret, ledger)
     return graded
 
 
 @dataclass(frozen=True)
 class Row:
-    """A student's line of the gradebook: the attempt that counts, and the truth."""
+    """A line of the gradebook: a student's attempt that counts and the truth, or a refused
+    file (no student, its `file` and why in `error`)."""
 
     student: str
     code: str
@@ -141,46 +188,87 @@ class Row:
     attempts: int
     truth: dict[str, str]
     error: str = ""
+    problems: tuple[str, ...] = ()  # what was wrong with the student's records
+    file: str = ""  # for a refused file
 
 
 def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
+    bundles = Path(bundles)
+    ledger = read_ledger(bundles, secret)
     rows = []
-    for student in read_roster(Path(bundles)):
+    for student in read_manifest(bundles):
         try:
             scenario = read_scenario(student.workspace)
             truth = open_key(scenario, secret)
         except GradeError as err:
             rows.append(Row(student.name, student.code, None, 0, {}, str(err)))
             continue
-        attempts = read_attempts(scenario.path)
-        rows.append(Row(student.name, scenario.code, attempts[0] if attempts else None,
-                        len(attempts), truth))
+        attempts, _ = standing(scenario, secret, ledger.get(student.name))
+        rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
+                        truth, problems=attempts.problems))
     return rows
+
+
+def refused_rows(graded: Iterable[Graded]) -> list[Row]:
+    """A gradebook row per file that recorded nothing, saying why."""
+    return [Row(g.student or "", "", None, 0, {}, g.error, file=Path(g.file).name)
+            for g in graded if g.report is None]
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A cell a spreadsheet shows as text: one starting like a formula gets a leading `'`."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def check_destinations(gradebook: Path | None, gradescope: Path | None) -> None:
+    """GradeError unless both outputs can be written: checked before any attempt is recorded."""
+    def writable_folder(folder: Path, what: Path) -> None:
+        if not folder.is_dir():
+            raise GradeError(f"{what}: cannot be written (no folder {folder})")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise GradeError(f"{what}: cannot be written (folder {folder} is not writable)")
+
+    if gradebook is not None:
+        gradebook = Path(gradebook)
+        if gradebook.is_dir():
+            raise GradeError(f"{gradebook}: is a directory; --gradebook is the CSV file to write")
+        writable_folder(gradebook.parent, gradebook)
+    if gradescope is not None:
+        gradescope = Path(gradescope)
+        if gradescope.exists() and not gradescope.is_dir():
+            raise GradeError(f"{gradescope}: not a directory; --gradescope is the folder to "
+                             "write results.json files in")
+        writable_folder(gradescope if gradescope.is_dir() else gradescope.parent, gradescope)
 
 
 def write_gradebook(rows: Sequence[Row], path: Path) -> None:
     """CSV: student, code, score, max_score, first_attempt, attempts, file, then per ID its
-    answer and truth, then a note when the bundle could not be read."""
+    answer and truth, a note when the bundle or the file could not be read, and the problems
+    found in the records. Written whole or not at all."""
     ids = sorted({i for row in rows for i in row.truth})
     header = ["student", "code", "score", "max_score", "first_attempt", "attempts", "file"]
-    header += [f"{kind}_{i}" for i in ids for kind in ("answer", "truth")] + ["note"]
-    with Path(path).open("w", newline="", encoding="utf-8") as stream:
-        out = csv.writer(stream)
-        out.writerow(header)
-        for row in rows:
-            first = row.first
-            line = [row.student, row.code, first.score if first else "",
-                    first.max_score if first else "", first.time if first else "",
-                    row.attempts, first.file if first else ""]
-            for i in ids:
-                line += [(first.answers.get(i) or "") if first else "", row.truth.get(i, "")]
-            out.writerow(line + [row.error or ("" if first else "no submission graded")])
+    header += [f"{kind}_{i}" for i in ids for kind in ("answer", "truth")] + ["note", "records"]
+    stream = io.StringIO()
+    out = csv.writer(stream)
+    out.writerow(header)
+    for row in rows:
+        first = row.first
+        line = [row.student, row.code, first.score if first else "",
+                first.max_score if first else "", first.time if first else "",
+                row.attempts, first.file if first else row.file]
+        for i in ids:
+            line += [(first.answers.get(i) or "") if first else "", row.truth.get(i, "")]
+        note = row.error or ("" if first else "no submission graded")
+        out.writerow([spreadsheet_safe(c) for c in [*line, note, "; ".join(row.problems)]])
+    atomic_write(Path(path), stream.getvalue(), error=GradeError)
 
 
 def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
                      lang: str = "en") -> list[Path]:
     """A Gradescope `results.json` per graded student, in `out/<student>/`. A test per ID;
-    its output is this session's feedback when the counting file is the one graded now."""
+    its output is this session's feedback when the counting file is the one graded now. The
+    whole result, score and overall output included, is hidden until grades are published,
+    like its tests; every output is plain text (file names are the students' choice)."""
     reports = {g.student: g.report for g in graded if g.report is not None}
     written = []
     for row in rows:
@@ -203,10 +291,12 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
         if report is not None and not same:
             output.append(report.standing)
         folder = Path(out) / row.student
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "results.json"
-        path.write_text(json.dumps({"score": row.first.score, "output": "\n".join(output),
-                                    "tests": tests}, ensure_ascii=False, indent=2) + "\n",
-                        encoding="utf-8")
-        written.append(path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise GradeError(f"{folder}: cannot be written ({err.strerror or err})") from None
+        written.append(atomic_write(folder / "results.json", json.dumps({
+            "score": row.first.score, "output": "\n".join(output), "output_format": "text",
+            "test_output_format": "text", "visibility": VISIBILITY, "tests": tests},
+            ensure_ascii=False, indent=2) + "\n", error=GradeError, sync=False))
     return written

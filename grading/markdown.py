@@ -3,7 +3,7 @@
 A diagnoses file is read a line at a time. `visible_lines` drops what Markdown hides (HTML
 comments, struck-out `~~text~~`) and marks literal lines (inside a code fence, or escaped);
 `classify` says what a line is: a heading, a line that starts an ID's section ("## 01",
-"### Experiment 02", "01:", "**Run 2**", a table row), a label ("Diagnosis: ...",
+"### Experiment 02", "01:", "**Run 2**", "1) Fallo: ...", a table row), a label ("Diagnosis: ...",
 "**Evidencia:** ...", "### Diagnóstico"), or text. Building sections from these lines is
 `diagnoses`'s job; naming breaks is `words`'s.
 
@@ -55,6 +55,8 @@ LABEL = re.compile(
     r"^(?P<open>[*_]{0,3})(?P<label>[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,3}?)[ \t]*"
     r"(?:\([^)]*\)[ \t]*)?(?P<close>[*_]{0,3})[ \t]*"
     r"(?P<sep>[:=—–]|-(?=[ \t])|$)[ \t]*(?P<value>.*)$")
+TITLE_WORDS = frozenset({"diagnoses", "diagnosis", "diagnosticos", "diagnostico"})
+TITLE = re.compile(r"^(?P<title>[^\W\d_]+)[ \t]*[—–:-][ \t]*(?P<name>.+?)[ \t]*$")
 SCENARIO = re.compile(r"^\s*e?scenario\s*:\s*(?P<code>[^\n]*?)\s*$", re.IGNORECASE)
 RULE_CELL = re.compile(r"^:?-+:?$")
 ROW_LEVEL = 7  # sections started by a line, not a heading: any heading closes them
@@ -127,6 +129,18 @@ def scenario_code(comment: str) -> str | None:
     return match["code"] if match and match["code"] else None
 
 
+def title_name(text: str) -> str | None:
+    """The name in a title heading such as `# Diagnoses — Borja` (what the TUI writes), else
+    None. Only a level-1 heading whose first word is the title word counts."""
+    heading = HEADING.match(text)
+    if not heading or len(heading[1]) != 1:
+        return None
+    match = TITLE.match(strip_emphasis(heading[2] or "").strip())
+    if not match or fold(match["title"]) not in TITLE_WORDS:
+        return None
+    return match["name"]
+
+
 def label(text: str) -> tuple[str, str, str] | None:
     """`(role, label as written, value)` when `text` is a label line, else None."""
     match = LABEL.match(text)
@@ -147,8 +161,9 @@ def _start(content: str, heading: bool, numbered: bool = False):
 
     Headings are read leniently ("## 1 no warmup"). Other lines need the ID set off, so that
     evidence such as "1. the loss..." or "Run 3 looks the same" starts nothing: "01:",
-    "Run 2 —", "02.", a bold "**01**", or the ID alone. With `numbered`, the fallback for a
-    file with no sections at all, "1." and "1)" list items count too.
+    "Run 2 —", "02.", a bold "**01**", or the ID alone. "1)" and "1." list items start a
+    section when an answer label follows ("1) Fallo: ..."), anywhere; with `numbered`, the
+    fallback for a file with no sections at all, they count without one too.
     """
     plain = strip_emphasis(content).strip()
     match = START.match(plain)
@@ -163,10 +178,11 @@ def _start(content: str, heading: bool, numbered: bool = False):
             or (words and all(w in FILLERS for w in words))):
         return None
     strong = bool(words) or len(num) == 2 or "#" in prefix  # "Run 1", "01", "#1"; not "1"
-    if not heading and not _set_off(content, num, rest, strong, numbered):
-        return None
     value = SEPARATORS.sub("", rest).strip()
     inline = label(value)
+    answered = inline is not None and inline[0] == ANSWER  # "1) Fallo: ..." is no evidence
+    if not heading and not _set_off(content, num, rest, strong, numbered or answered):
+        return None
     if inline and inline[0] == ANSWER:  # "01: Diagnosis: no warmup"
         return f"{int(num):02d}", ANSWER, inline[1], strip_emphasis(inline[2]).strip()
     # "Diagnosis 01: no warmup" answers; "## Diagnóstico 01" alone only titles the section.

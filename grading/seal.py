@@ -11,6 +11,7 @@ too, so a key copied from another scenario is refused. Nothing here chooses the 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -87,15 +88,23 @@ def fingerprint(secret: bytes) -> str:
     return hashlib.sha256(b"diagnose key fingerprint\0" + secret.strip()).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=4096)
+def derive_key(secret: bytes, purpose: bytes, code: str = "") -> bytes:
+    """32 bytes for one use of a secret (`purpose`), bound to a scenario `code`: HKDF-SHA256.
+
+    The answer key's Fernet key and the attempts' HMAC key come from one secret without one
+    revealing the other. Remembered per process: a class grading derives each key once."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=purpose + b"\0" + code.encode("utf-8")).derive(secret.strip())
+
+
 def scenario_key(secret: bytes, code: str) -> bytes:
     """The Fernet key that opens scenario `code`'s sealed key and no other scenario's.
 
     An autograder that must open its class's keys carries these, never the secret they come
     from (HKDF is one-way): `unseal_scenario` opens a key with one.
     """
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                   info=b"diagnose answer key\0" + code.encode("utf-8")).derive(secret.strip())
-    return base64.urlsafe_b64encode(derived)
+    return base64.urlsafe_b64encode(derive_key(secret, b"diagnose answer key", code))
 
 
 def _fernet(secret: bytes, code: str) -> Fernet:

@@ -12,23 +12,29 @@ inventing words:
 
 The longest match wins and matches never overlap, so "máscara causal rota" is one mention of
 broken-mask, not three. Negation is not understood: "not a warmup problem" mentions no-warmup.
-This module knows nothing of Markdown, sections or scores.
+The cost is linear in the text (a candidate is checked against a map of the characters already
+matched, not against every earlier match), so a page of repeated break words reads as fast as
+a page of prose. This module knows nothing of Markdown, sections or scores.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scenarios import Break
 
 WORD = re.compile(r"[^\W_]+")
 SPLIT_MIN = 5  # a phrase word this long may be written in pieces ("warm up" for "warmup")
+BARRIER = " \u01c2 "  # a word of its own ("ǂ", a click letter) that no phrase of the catalog has
 
 
+@functools.lru_cache(maxsize=4096)
 def _fold_char(char: str) -> str:
     if char == "×":  # the multiplication sign of "Xavier ×100"; NFKD leaves it alone
         return "x"
@@ -36,11 +42,16 @@ def _fold_char(char: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+def _fold_table(text: str) -> dict[int, str]:
+    """Each distinct character of `text` -> its folded form, for `str.translate`."""
+    return {ord(c): _fold_char(c) for c in set(text)}
+
+
 def fold(text: str) -> str:
     """Lowercase, accents removed, × read as x: the form every comparison uses."""
     if text.isascii():
         return text.lower()
-    return "".join(_fold_char(c) for c in text)
+    return text.translate(_fold_table(text))
 
 
 def folded_words(text: str) -> list[str]:
@@ -95,6 +106,14 @@ class Vocabulary:
         # Longest first, so the greedy choice below keeps "máscara causal rota" whole.
         self.phrases = tuple(sorted(phrases, key=lambda p: (-len(p.squashed), p.squashed)))
         self.slugs = tuple(breaks)
+        if any(fold(BARRIER.strip()) in p.squashed for p in phrases):
+            raise ValueError(f"a phrase of the catalog holds {BARRIER.strip()!r}")
+
+    def mentions_each(self, texts: Sequence[str]) -> tuple[Mention, ...]:
+        """`mentions` of each text in turn, found in one pass: the texts are joined with a
+        letter no phrase holds, so no mention spans two of them (a section with thousands of
+        answer lines costs one search per phrase, not one per line)."""
+        return self.mentions(BARRIER.join(texts))
 
     def mentions(self, text: str) -> tuple[Mention, ...]:
         """Every non-overlapping mention of a break in `text`, in reading order."""
@@ -103,25 +122,27 @@ class Vocabulary:
         if not spans:
             return ()
         squashed = "".join(folded[s:e] for s, e in spans)
-        boundaries, at = [], 0  # where each text word starts in `squashed`, then its end
-        for s, e in spans:
-            boundaries.append(at)
-            at += e - s
-        boundaries.append(at)
+        # Where each text word starts in `squashed`, then its end; and the word at each.
+        boundaries = [0, *itertools.accumulate(e - s for s, e in spans)]
         word_at = {b: k for k, b in enumerate(boundaries)}
 
-        taken: list[tuple[int, int]] = []
+        # Which characters of `squashed` a match already holds: checking a candidate costs
+        # its own length, not the number of matches so far (a page of "bad-init no-warmup"
+        # has tens of thousands).
+        taken = bytearray(len(squashed))
         found: list[tuple[int, int, _Phrase]] = []
         for phrase in self.phrases:
+            size = len(phrase.squashed)
             start = squashed.find(phrase.squashed)
             while start != -1:
-                end = start + len(phrase.squashed)
-                if (start in word_at and end in word_at
-                        and not any(s < end and start < e for s, e in taken)
-                        and all(phrase.may_split(b - start, squashed, b)
-                                for b in boundaries[word_at[start] + 1:word_at[end]])):
-                    taken.append((start, end))
-                    found.append((word_at[start], word_at[end], phrase))
+                end = start + size
+                first, last = word_at.get(start), word_at.get(end)
+                if (first is not None and last is not None and not any(taken[start:end])
+                        and (last - first == 1
+                             or all(phrase.may_split(b - start, squashed, b)
+                                    for b in boundaries[first + 1:last]))):
+                    taken[start:end] = b"\x01" * size
+                    found.append((first, last, phrase))
                 start = squashed.find(phrase.squashed, start + 1)
         found.sort(key=lambda f: f[0])
         return tuple(
@@ -131,15 +152,33 @@ class Vocabulary:
 
 
 def _fold_with_origin(text: str):
-    """The folded text, and a function from a folded position to the original one."""
+    """The folded text, and a function from a folded position to the original one.
+
+    Most characters fold to one character, so positions only shift around the few that fold
+    to none (a lone combining accent) or several ("ß" -> "ss"); those are found once and a
+    position is mapped by bisecting them, so a page of accents costs no Python loop per letter.
+    """
     if text.isascii():
         return text.lower(), lambda i: i
-    chars, origin = [], []
-    for i, char in enumerate(text):
-        folded = _fold_char(char)
-        chars.append(folded)
-        origin.extend([i] * len(folded))
-    return "".join(chars), origin.__getitem__
+    table = _fold_table(text)
+    uneven = "".join(chr(c) for c, folded in table.items() if len(folded) != 1)
+    if not uneven:
+        return text.translate(table), lambda i: i
+    starts, expansions, shift = [], [], 0  # folded start, original index, folded length
+    for found in re.finditer(f"[{re.escape(uneven)}]", text):
+        at, width = found.start(), len(table[ord(found[0])])
+        starts.append(at + shift)
+        expansions.append((at + shift, at, width))
+        shift += width - 1
+
+    def origin(position: int) -> int:
+        k = bisect.bisect_right(starts, position) - 1
+        if k < 0:
+            return position
+        start, at, width = expansions[k]
+        return at if position < start + width else position - (start + width - at - 1)
+
+    return text.translate(table), origin
 
 
 @functools.cache

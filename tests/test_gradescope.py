@@ -178,6 +178,9 @@ def test_a_student_not_on_the_roster_and_another_students_scenario_are_refused(g
                     {"chen.md": diagnoses("ana", TRUTH["ana"])})
     assert copied["score"] == 0
     assert "written for scenario AAAA-2222, but yours is CCCC-4444" in copied["output"]
+    retitled = grader([{"name": "Chen", "email": "chen@uni.example", "id": 10}],
+                      {"chen.md": diagnoses("ana", TRUTH["chen"], code=CODES["chen"])})
+    assert retitled["score"] == 0 and "is titled for ana, not for you" in retitled["output"]
 
 
 def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
@@ -196,3 +199,9 @@ def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
         assert result.output.startswith("Error: ") and expected in result.output
         assert len(result.output.strip().splitlines()) == 1
         assert not out.exists() and not list(tmp_path.glob(".a.zip*"))
+
+
+def test_every_autograder_sentence_is_in_english_and_spanish():
+    from grading.autograder import TEXTS
+
+    assert TEXTS["en"].keys() == TEXTS["es"].keys()

@@ -9,7 +9,7 @@ should not wait on the disk.
 While a fresh scenario is still training there is no workspace yet (and `create_scenario`
 refuses a folder that holds other files), so drafts live in memory until `attach` gives them
 their file. A corrupt drafts file is moved aside (`.drafts.json.corrupt`), never overwritten
-silently. stdlib only.
+silently. stdlib only, and the grader's "not sure" (grading.diagnoses.UNSURE).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grading.diagnoses import UNSURE  # the form's "not sure": a section without a diagnosis
+
 DRAFTS_FILE = ".drafts.json"
 SCHEMA = "diagnose.drafts/1"
-UNSURE = "unsure"  # the form's "not sure": a section without a diagnosis
 
 
 @dataclass(frozen=True)

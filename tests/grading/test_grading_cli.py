@@ -124,8 +124,7 @@ def test_missing_directory_and_huge_files(here):
                                               "diagnoses file\n")
     with open("big.md", "wb") as stream:
         stream.truncate(5 * 1024 * 1024)
-    assert error_line(run("big.md")) == ("Error: big.md: larger than 1 MiB; a diagnoses file "
-                                         "is a page of text\n")
+    assert error_line(run("big.md")) == "Error: big.md: not a diagnoses file (over 1 MiB)\n"
 
 
 def test_an_empty_file_scores_zero(here):
@@ -227,7 +226,8 @@ def test_a_class(instructor):
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["graded"][0] == {"file": "stray.md", "student": None, "error": (
-        "stray.md: no scenario comment, and its name matches no student of the roster")}
+        "stray.md: its name matches no student of the roster; nothing recorded (name it "
+        "after the student, e.g. borja-diagnoses.md)")}
     assert data["graded"][1]["attempt"] == 2
     assert result.stderr == "Error: 1 of 2 files could not be graded\n"
 

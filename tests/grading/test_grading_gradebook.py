@@ -18,7 +18,8 @@ from grading import (
     write_gradebook,
     write_gradescope,
 )
-from grading.gradebook import match, read_roster
+from grading.diagnoses import parse_diagnoses
+from grading.gradebook import match, read_manifest
 from grading.seal import new_secret
 
 CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222", "luis": "CCCC-3333"}
@@ -64,19 +65,27 @@ def test_a_class_is_graded_into_its_bundles(course):
 
 def test_matching_refuses_what_it_cannot_place(course):
     key, bundles, subs = course
-    roster = read_roster(bundles)
+    roster = read_manifest(bundles)
     assert [s.name for s in roster] == ["borja", "ana", "luis"]
-    assert match(subs / "x" / "ANA-diagnoses.md", (), roster).name == "ana"
-    assert match(subs / "whatever.md", ("bbbb-2222",), roster).name == "ana"
+    assert match(subs / "x" / "ANA-diagnoses.md", reading(), roster).name == "ana"
+    assert match(subs / "Ana.md", reading("bbbb-2222"), roster).name == "ana"
     cases = {
-        (subs / "luis-diagnoses.md", ("AAAA-1111",)):
+        (subs / "luis-diagnoses.md", "AAAA-1111"):
             "named for luis, but written for borja's scenario AAAA-1111",
-        (subs / "maria.md", ()): "no scenario comment, and its name matches no student",
-        (subs / "ana.md", ("ZZZZ-9999",)): "written for scenario ZZZZ-9999, which no bundle",
+        (subs / "maria.md", ""): "its name matches no student of the roster; nothing recorded",
+        # The file name decides: a comment naming a student does not place an unnamed file.
+        (subs / "whatever.md", "BBBB-2222"): "its name matches no student of the roster",
+        (subs / "ana.md", "ZZZZ-9999"): "named for ana, but written for scenario ZZZZ-9999",
     }
-    for (file, codes), message in cases.items():
+    for (file, code), message in cases.items():
         with pytest.raises(GradeError, match=message):
-            match(file, codes, roster)
+            match(file, reading(code), roster)
+
+
+def reading(code="", title=""):
+    head = (f"# Diagnoses — {title}\n" if title else "") + (
+        f"<!-- scenario: {code} -->\n" if code else "")
+    return parse_diagnoses(head + "## 01\nbad init\n")
 
 
 def test_files_that_cannot_be_graded_are_reported_and_the_rest_go_on(course):
@@ -85,7 +94,8 @@ def test_files_that_cannot_be_graded_are_reported_and_the_rest_go_on(course):
     graded = grade_bundles([subs / "luis-diagnoses.md", subs / "nope.md", subs / "Ana.md"],
                            bundles, key)
     assert [g.error.split(": ", 1)[1] if g.error else g.report.score for g in graded] == [
-        "named for luis, but written for borja's scenario AAAA-1111", "no such file", 3]
+        "named for luis, but written for borja's scenario AAAA-1111; nothing recorded",
+        "no such file", 3]
     assert graded[0].student is None and graded[2].student == "ana"
 
 
@@ -104,7 +114,7 @@ def test_gradebook_and_gradescope(course, tmp_path):
         table = list(csv.DictReader(stream))
     assert list(table[0]) == ["student", "code", "score", "max_score", "first_attempt",
                               "attempts", "file", "answer_01", "truth_01", "answer_02",
-                              "truth_02", "answer_03", "truth_03", "note"]
+                              "truth_02", "answer_03", "truth_03", "note", "records"]
     borja, ana, luis = table
     assert (borja["score"], borja["attempts"], borja["first_attempt"]) == (
         "2", "2", "2025-03-02T09:00:00Z")
@@ -116,7 +126,8 @@ def test_gradebook_and_gradescope(course, tmp_path):
     written = write_gradescope(rows, graded + later, tmp_path / "gs")
     assert sorted(p.parent.name for p in written) == ["ana", "borja"]
     ana_results = json.loads((tmp_path / "gs" / "ana" / "results.json").read_text())
-    assert list(ana_results) == ["score", "output", "tests"]
+    assert list(ana_results) == ["score", "output", "output_format", "test_output_format",
+                                 "visibility", "tests"]
     assert ana_results["score"] == 3
     assert ana_results["tests"][0] == {
         "name": "01", "score": 1, "max_score": 1, "status": "passed",
@@ -131,14 +142,14 @@ def test_gradebook_and_gradescope(course, tmp_path):
 def test_bundles_without_a_manifest_are_found_by_their_folders(course):
     key, bundles, _ = course
     (bundles / "manifest.csv").unlink()
-    assert [s.name for s in read_roster(bundles)] == ["ana", "borja", "luis"]
+    assert [s.name for s in read_manifest(bundles)] == ["ana", "borja", "luis"]
 
 
 def test_a_folder_without_bundles_is_refused(tmp_path):
     with pytest.raises(GradeError, match="no bundles here"):
-        read_roster(tmp_path)
+        read_manifest(tmp_path)
     with pytest.raises(GradeError, match="no such directory of bundles"):
-        read_roster(tmp_path / "nope")
+        read_manifest(tmp_path / "nope")
 
 
 def test_a_broken_bundle_is_a_note_in_the_gradebook(course, tmp_path):

@@ -391,7 +391,7 @@ def test_the_same_bytes_give_the_same_reading_and_hash():
     ("## 01\nDiagnóstico: máscara".encode("latin-1"),
      "diagnoses: not UTF-8 text; save it as UTF-8"),
     ("## 01\nno warmup".encode("utf-16"), "diagnoses: UTF-16 text; save it as UTF-8"),
-    (b"x" * (d.MAX_BYTES + 1), "diagnoses: larger than 1 MiB; a diagnoses file is a page of text"),
+    (b"x" * (d.MAX_BYTES + 1), "diagnoses: not a diagnoses file (over 1 MiB)"),
 ])
 def test_refusals(data, message):
     with pytest.raises(DiagnosesError) as err:
@@ -414,7 +414,7 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
     with big.open("wb") as stream:  # sparse: 2 GiB on paper, nothing on disk
         stream.truncate(2 * 1024 ** 3)
     monkeypatch.setattr("pathlib.Path.open", lambda *a, **k: pytest.fail("read a huge file"))
-    with pytest.raises(DiagnosesError, match="larger than 1 MiB"):
+    with pytest.raises(DiagnosesError, match="not a diagnoses file \\(over 1 MiB\\)"):
         read_diagnoses(big)
 
 
@@ -426,3 +426,39 @@ def test_the_catalogs_titles_read_as_their_break(lang):
     for slug, brk in breaks().items():
         reading = parse_diagnoses(f"## 01\nDiagnosis: {brk.title[lang]}\n")
         assert outcome(reading) == {"01": slug}, brk.title[lang]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # The file of issue 13: numbered answers after a `##` section start their own sections.
+    ("## 01\nDiagnóstico: sin warmup\n\n2) Fallo: mala inicialización\n3) Fallo: máscara rota\n",
+     {"01": W, "02": I, "03": M}),
+    ("# Notas\n## Resumen\ntodo bien\n1) Fallo: sin warmup\n2. Break: bad init\n",
+     {"01": W, "02": I}),
+    ("- 1) Diagnosis: no warmup\n- 2) **Diagnóstico:** máscara rota\n", {"01": W, "02": M}),
+    ("Run 1\nDiagnosis: no warmup\nRun #2: bad init\nID 03 — broken mask\n",
+     {"01": W, "02": I, "03": M}),
+    ("### Experimento #2\nDiagnóstico: sin warmup\nExperimento #3: mala inicialización\n",
+     {"02": W, "03": I}),
+    ("| Run | Fallo |\n|---|---|\n| Run 1 | sin warmup |\n| #2 | bad init |\n",
+     {"01": W, "02": I}),
+])
+def test_the_common_hand_written_shapes_start_sections(text, expected):
+    assert outcome(parse_diagnoses(text)) == expected
+
+
+def test_a_numbered_evidence_list_without_a_label_still_starts_nothing():
+    text = ("## 01\nDiagnosis: no warmup\nEvidence:\n1. the loss spikes, bad init?\n"
+            "2) grad norm 40\n## 03\nbroken mask\n")
+    assert outcome(parse_diagnoses(text)) == {"01": W, "03": M}
+
+
+@pytest.mark.parametrize("lang, start", [
+    ("en", 'No section for 02, 03. A section starts with a heading ("## 01"'),
+    ("es", "Ninguna sección para 02, 03. Una sección empieza con un título («## 01»"),
+])
+def test_a_missing_section_shows_the_shapes_the_grader_reads(lang, start):
+    from grading.feedback import notes
+
+    (said,) = notes(parse_diagnoses("## 01\nbad init\n"), ("01", "02", "03"), lang)
+    assert said.startswith(start)
+    assert ("1) Diagnosis:" if lang == "en" else "1) Fallo:") in said

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import time
 
-from grading.words import Vocabulary, default_vocabulary, fold
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grading.words import Vocabulary, _fold_with_origin, default_vocabulary, fold
 from scenarios import breaks
 
 
@@ -89,3 +93,29 @@ def test_everyday_phrasings_name_their_break(phrase, slug):
 
     answer = parse_diagnoses(f"## 01\nDiagnosis: {phrase}\n").answer("01")
     assert (answer.status, answer.slug) == ("named", slug)
+
+
+@given(st.text(alphabet="aBé\u0301ßﬁ×Ñ Łİ,x1", max_size=30))
+def test_folding_keeps_each_folded_position_pointing_at_its_character(text):
+    """Mentions quote the words as written: every folded character maps back to the
+    character it came from, also around letters that fold to none or to several."""
+    folded, origin = _fold_with_origin(text)
+    expected_text, expected_origin = "", []
+    for i, char in enumerate(text):
+        piece = fold(char)
+        expected_text += piece
+        expected_origin += [i] * len(piece)
+    assert folded == expected_text == fold(text)
+    assert [origin(i) for i in range(len(folded))] == expected_origin
+
+
+def test_a_long_answer_line_is_read_in_linear_time():
+    """Checking a candidate against earlier matches once cost the number of matches so far:
+    a 285 KB line of "bad-init no-warmup " took ~110 s. 20,000 repeats must take well under
+    a second; the worst files' figures are in bench/grade.py."""
+    text = "bad-init no-warmup " * 20_000
+    start = time.perf_counter()
+    mentions = default_vocabulary().mentions(text)
+    assert time.perf_counter() - start < 5
+    assert [m.slugs[0] for m in mentions[:2]] == ["bad-init", "no-warmup"]
+    assert len(mentions) == 40_000

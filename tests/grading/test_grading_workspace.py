@@ -101,7 +101,7 @@ def test_the_first_attempt_counts_and_later_ones_say_so(setup):
                     "sha256": first.sha256, "file": "borja-diagnoses.md", "score": 1,
                     "max_score": 3, "after_reveal": False, "by": "self-study",
                     "answers": {"01": "no-warmup", "02": "bad-init", "03": None},
-                    "correct": ["01"]}  # and no truth: the workspace is the student's
+                    "correct": ["01"], "n": 1}  # and no truth: the workspace is the student's
 
 
 def test_broken_attempt_lines_are_skipped(setup):
@@ -141,7 +141,8 @@ def test_an_empty_file_scores_zero(tmp_path):
     (tmp_path / "empty.md").write_bytes(b"")
     report = grade_workspace(tmp_path / "empty.md", workspace, secret)
     assert (report.score, report.max_score) == (0, 3)
-    assert report.notes == ('No sections found: start each with a heading such as "## 01".',)
+    assert report.notes[0] == 'No sections found: start each with a heading such as "## 01".'
+    assert report.notes[1].startswith("No section for 01, 02, 03. A section starts with")
 
 
 def test_truth_ids_follow_the_scenario(tmp_path):
