@@ -36,7 +36,9 @@ from diagnose import __version__
 from diagnose.scenario import (
     ENGINE_VERSION,
     OnStep,
+    Progress,
     ScenarioError,
+    ScenarioSpec,
     TrainingPool,
     check_code,
     check_target,
@@ -180,10 +182,23 @@ def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
             "key": fingerprint(secret), "engine_version": f"{__version__}+engine{ENGINE_VERSION}"}
 
 
-def check_settings(out: Path, wanted: dict[str, object]) -> bool:
-    """Refuse a deal whose settings differ from the folder's; True when none are recorded yet."""
+def check_settings(out: Path, wanted: dict[str, object], listed: dict[str, list[str]]) -> bool:
+    """Refuse a deal whose settings differ from the folder's; True when none are recorded yet.
+
+    A folder dealt before settings were recorded is checked by its first bundle's steps.
+    """
     path = Path(out) / SETTINGS_FILE
     if not path.exists():
+        for name in listed:
+            target = bundle_dir(out, name)
+            if is_workspace(target):
+                with contextlib.suppress(WorkspaceError):
+                    steps = open_workspace(target).steps
+                    if steps != wanted["steps"]:
+                        raise ScenarioError(f"{out}: dealt with other settings (--steps "
+                                            f"{steps} here, {wanted['steps']} now); deal with "
+                                            "the same settings or into another --out folder")
+                break
         return True
     text = read_small_text(path, "deal settings", 64 * 1024, error=ScenarioError)
     try:
@@ -261,8 +276,8 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
         raise ScenarioError(f"{out}: exists and is not a directory")
     steps = healthy_config().steps if steps is None else steps
     settings = deal_settings(secret, steps, lang)
-    new_folder = check_settings(out, settings)
     listed = read_manifest(out)
+    new_folder = check_settings(out, settings, listed)
     _check_against_manifest(students, listed)
     bundles: list[tuple[Student, Path, str | None]] = []
     codes: set[str] = {row[1] for row in listed.values()}
@@ -321,9 +336,9 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
             resumed = code is not None
             if code is None:
                 code = fresh_code(student)
-                create_scenario(target, secret=secret, key="instructor", code=code, steps=steps,
-                                lang=lang, on_step=on_step, on_redeal=on_redeal, pool=pool,
-                                prefix=f"{student.name}/")
+                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor")
+                create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
+                                progress=Progress(on_step=on_step, on_redeal=on_redeal))
             dealt(student, code, resumed)
     return rows
 

@@ -124,19 +124,19 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import self_study_secret
-    from diagnose.scenario import check_code, create_scenario, new_code, planned_runs
-    from scenarios import healthy_config
+    from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
 
-    code = check_code(code) if code is not None else new_code()
-    steps_shown = steps or healthy_config().steps
+    spec = ScenarioSpec(code=code, steps=steps, lang=lang)
+    code = spec.code
     started = time.perf_counter()
     try:
         secret = self_study_secret(create=True)
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
-                directory, secret=secret, code=code, steps=steps, jobs=jobs, force=force,
-                lang=lang, on_step=on_step, on_redeal=lambda msg: click.echo(msg, err=True)),
-            planned_runs(), steps_shown, f"scenario {code}")
+                directory, spec, secret=secret, jobs=jobs, force=force,
+                progress=Progress(on_step=on_step,
+                                  on_redeal=lambda msg: click.echo(msg, err=True))),
+            planned_runs(), spec.steps, f"scenario {code}")
     except KeyboardInterrupt as err:
         import shlex
 

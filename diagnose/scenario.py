@@ -2,7 +2,8 @@
 
 A scenario is a code and a secret; everything else follows from both: the permutation of the
 breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
-seed. `create_scenario` trains the reference and the runs in worker processes, streams each
+seed. `create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
+as one `Progress`; it trains the reference and the runs in worker processes, streams each
 step to the caller, then writes the workspace (DESIGN §7) into a temporary folder and moves it
 into place, so an interruption leaves nothing half-written. It never writes anything that
 tells which break an ID holds: headers use the healthy config, files are written in ID order
@@ -388,47 +389,88 @@ def _move_into_place(staging: Path, target: Path) -> None:
 Verdict = Callable[[dict[str, list[dict[str, Any]]], dict[str, str]], bool]
 
 
-def create_scenario(target: Path, *, secret: bytes, key: str = "self-study",
-                    code: str | None = None, steps: int | None = None, jobs: int = 2,
-                    force: bool = False, breaks: Sequence[str] | None = None,
-                    lang: str = "en", on_step: OnStep | None = None,
-                    should_stop: Callable[[], bool] | None = None,
-                    on_redeal: Callable[[str], None] | None = None,
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """What to make: the same spec and secret give the same scenario, bit for bit.
+
+    Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
+    `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the
+    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle).
+    """
+
+    code: str | None = None
+    steps: int | None = None
+    breaks: tuple[str, ...] | None = None
+    lang: str = "en"
+    key: str = "self-study"
+
+    def __post_init__(self) -> None:
+        steps = scenarios.healthy_config().steps if self.steps is None else self.steps
+        if not 1 <= steps <= MAX_STEPS:
+            raise ScenarioError(f"--steps must be between 1 and {MAX_STEPS}, got {steps}")
+        if self.lang not in scenarios.LANGS:
+            raise ScenarioError(f"--lang must be one of {', '.join(scenarios.LANGS)}, "
+                                f"got {self.lang!r}")
+        if self.key not in ("self-study", "instructor"):
+            raise ScenarioError(f"key must be self-study or instructor, got {self.key!r}")
+        object.__setattr__(self, "code",
+                           check_code(self.code) if self.code is not None else new_code())
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks)))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How a caller follows and stops a training; every callback is optional.
+
+    `on_step(run, record)` gets each step as it is trained (from the caller's thread);
+    `should_stop()` is asked between steps, True cancels (raises `Cancelled`, writes nothing);
+    `on_redeal(message)` hears that the runs are trained again with fresh seeds.
+    """
+
+    on_step: OnStep | None = None
+    should_stop: Callable[[], bool] | None = None
+    on_redeal: Callable[[str], None] | None = None
+
+
+def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
+                    progress: Progress | None = None, jobs: int = 2, force: bool = False,
                     pool: TrainingPool | None = None, prefix: str = "",
                     background: bool = False) -> Workspace:
-    """Deal, train and write one scenario into `target`; see the module docstring."""
+    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+
+    How it runs: `jobs` worker processes (or the caller's `pool`, whose labels get `prefix`),
+    at a lower priority and silent when `background`; `force` replaces a scenario in `target`.
+    """
     target = Path(target)
-    code = check_code(code) if code is not None else new_code()
-    default_steps = scenarios.healthy_config().steps
-    steps = default_steps if steps is None else steps
-    if not 1 <= steps <= MAX_STEPS:
-        raise ScenarioError(f"--steps must be between 1 and {MAX_STEPS}, got {steps}")
-    slugs = choose_breaks(breaks)
+    progress = progress or Progress()
+    code, steps, slugs = spec.code, spec.steps, list(spec.breaks)
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict() if steps == default_steps else None
+        verdict = _verdict() if steps == scenarios.healthy_config().steps else None
         own_pool = pool is None
-        pool = pool or TrainingPool(min(jobs, len(slugs) + 1), background=background)
+        pool = pool or TrainingPool(jobs, background=background)
         try:
             for redeal in range(REDEALS):
                 deal, plans = plan_runs(secret, code, slugs, steps, redeal)
-                records = pool.run(plans, on_step=on_step, should_stop=should_stop,
-                                   prefix=prefix)
+                records = pool.run(plans, on_step=progress.on_step,
+                                   should_stop=progress.should_stop, prefix=prefix)
                 if verdict is None or verdict(records, deal):
                     break
-                if on_redeal is not None:
-                    on_redeal(f"scenario {code}: the runs could not be told apart from their "
-                              f"metrics (deal {redeal + 1}); training again with fresh seeds")
+                if progress.on_redeal is not None:
+                    progress.on_redeal(f"scenario {code}: the runs could not be told apart "
+                                       f"from their metrics (deal {redeal + 1}); training "
+                                       "again with fresh seeds")
         except BaseException:
             if own_pool:
                 pool.close(graceful=False)
             raise
         if own_pool:
             pool.close()
-        return write_workspace(target, code=code, secret=secret, key=key, deal=deal,
-                               records=records, steps=steps, lang=lang)
+        return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
+                               records=records, steps=steps, lang=spec.lang)
 
 
 def _verdict() -> Verdict:

@@ -154,3 +154,14 @@ def test_the_manifest_only_grows(tmp_path, key):
     assert result.exit_code == 1
     assert "'Ana' is the same student as 'ana', already dealt in manifest.csv" in result.output
     assert manifest_rows(out) == rows
+
+
+def test_a_folder_dealt_before_settings_were_recorded_is_checked_by_its_bundles(tmp_path, key):
+    out = tmp_path / "bundles"
+    assert run("deal", "--key", str(key), "--out", str(out), "--count", "1",
+               "--steps", STEPS).exit_code == 0
+    (out / "deal-settings.json").unlink()  # as an older diagnose left it
+    result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", "6")
+    assert result.exit_code == 1
+    assert "dealt with other settings (--steps 5 here, 6 now)" in result.output
+    assert not (out / "student-02").exists()

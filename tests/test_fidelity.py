@@ -19,7 +19,7 @@ from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.reveal import evidence, open_assignment
-from diagnose.scenario import RunPlan, TrainingPool, create_scenario
+from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 SEED = 101
 DEALT = "dealt"  # the second set of seeds: a scenario dealt as the game deals it, a seed per ID
@@ -37,8 +37,8 @@ def dealt(tmp_path_factory):
     """A scenario dealt through `create_scenario`, trained once for the module: its
     workspace, its truth (ID -> slug) and its runs by truth, which `trained` shares."""
     secret = base64.urlsafe_b64encode(bytes(range(32)))  # fixed: the same runs every time
-    workspace = create_scenario(tmp_path_factory.mktemp("fidelity") / "ws", secret=secret,
-                                code="FIDELITY-1")
+    workspace = create_scenario(tmp_path_factory.mktemp("fidelity") / "ws",
+                                ScenarioSpec(code="FIDELITY-1"), secret=secret)
     truth = open_assignment(workspace, secret)
     return workspace, truth
 

@@ -12,7 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
-from diagnose.scenario import ScenarioError, TrainingPool, check_code, create_scenario, plan_runs
+from diagnose.scenario import (
+    ScenarioError,
+    ScenarioSpec,
+    TrainingPool,
+    check_code,
+    create_scenario,
+    plan_runs,
+)
 from grading.seal import new_secret
 from scenarios import MAX_STEPS
 
@@ -40,7 +47,7 @@ def test_the_maximum_is_in_the_help():
 
 def test_create_scenario_refuses_too_many_steps(tmp_path):
     with pytest.raises(ScenarioError, match=f"between 1 and {MAX_STEPS}, got 10000000"):
-        create_scenario(tmp_path / "ws", secret=new_secret(), steps=10_000_000)
+        create_scenario(tmp_path / "ws", ScenarioSpec(steps=10_000_000), secret=new_secret())
     assert list(tmp_path.iterdir()) == []
 
 

@@ -133,8 +133,6 @@ def test_no_fcntl_and_the_windows_flag(tmp_path):
                 importlib.import_module(info.name)
         import scenarios.files
         scenarios.files.WINDOWS = True
-        import os
-        os.nice = None  # must not be called: Windows has none
         from diagnose.cli import main
         sys.argv = ["diagnose", "new", "--dir", {str(tmp_path / 'ws')!r}, "--steps", "5",
                     "--seed", "PORTABLE"]
@@ -154,3 +152,17 @@ def test_no_fcntl_and_the_windows_flag(tmp_path):
          f"read_key_file({str(key)!r})\nprint('accepted')"],
         env=env, capture_output=True, text=True, timeout=60)
     assert check.stdout == "accepted\n", check.stderr
+
+
+def test_worker_priority_is_lowered_only_where_the_platform_allows(monkeypatch):
+    from diagnose import platform
+    from scenarios import files
+
+    calls: list[int] = []
+    monkeypatch.setattr(os, "nice", calls.append, raising=False)
+    monkeypatch.setattr(files, "WINDOWS", True)
+    platform.lower_priority(10)
+    assert calls == []
+    monkeypatch.setattr(files, "WINDOWS", False)
+    platform.lower_priority(10)
+    assert calls == [10]

@@ -21,7 +21,9 @@ from diagnose import classroom
 from diagnose.cli import cli
 from diagnose.scenario import (
     Cancelled,
+    Progress,
     ScenarioError,
+    ScenarioSpec,
     assignment,
     check_code,
     create_scenario,
@@ -68,6 +70,22 @@ def test_codes():
             check_code(bad)
 
 
+def test_a_spec_is_one_checked_value():
+    import dataclasses
+
+    spec = ScenarioSpec(steps=5)
+    assert len(spec.code) == 9 and spec.steps == 5 and spec.lang == "en"
+    assert spec.breaks == ("bad-init", "no-warmup", "broken-mask") and spec.key == "self-study"
+    assert ScenarioSpec().steps == scenarios.healthy_config().steps
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.steps = 6
+    for bad, message in [({"lang": "fr"}, "--lang must be one of en, es"),
+                         ({"code": "a-->"}, "cannot hold"), ({"breaks": ["x", "y", "z"]},
+                                                              "unknown break 'x'")]:
+        with pytest.raises(ScenarioError, match=message):
+            ScenarioSpec(**bad)
+
+
 # --- one real scenario ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -75,9 +93,9 @@ def made(tmp_path_factory):
     root = tmp_path_factory.mktemp("scenario")
     secret = new_secret()
     seen: list[tuple[str, int]] = []
-    workspace = create_scenario(root / "experiments" / "19-break-it", secret=secret,
-                                code="TEST-0001", steps=STEPS,
-                                on_step=lambda run, rec: seen.append((run, rec["step"])))
+    workspace = create_scenario(
+        root / "experiments" / "19-break-it", ScenarioSpec(code="TEST-0001", steps=STEPS),
+        secret=secret, progress=Progress(on_step=lambda run, rec: seen.append((run, rec["step"]))))
     return workspace, secret, seen
 
 
@@ -120,7 +138,8 @@ def test_nothing_a_student_sees_tells_the_break(made):
 
 def test_same_code_and_secret_give_the_same_bits(made, tmp_path):
     workspace, secret, _ = made
-    again = create_scenario(tmp_path / "again", secret=secret, code="TEST-0001", steps=STEPS)
+    again = create_scenario(tmp_path / "again", ScenarioSpec(code="TEST-0001", steps=STEPS),
+                            secret=secret)
     for run_name in workspace.runs:
         assert (again.metrics_path(run_name).read_bytes()
                 == workspace.metrics_path(run_name).read_bytes())
@@ -129,27 +148,27 @@ def test_same_code_and_secret_give_the_same_bits(made, tmp_path):
 def test_cancel_leaves_nothing(tmp_path):
     target = tmp_path / "ws"
     with pytest.raises(Cancelled):
-        create_scenario(target, secret=new_secret(), steps=STEPS,
-                        should_stop=lambda: True)
+        create_scenario(target, ScenarioSpec(steps=STEPS), secret=new_secret(),
+                        progress=Progress(should_stop=lambda: True))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_refusals(made, tmp_path):
     workspace, secret, _ = made
     with pytest.raises(ScenarioError, match="a scenario is already here; use --force"):
-        create_scenario(workspace.path, secret=secret, steps=STEPS)
+        create_scenario(workspace.path, ScenarioSpec(steps=STEPS), secret=secret)
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     with pytest.raises(ScenarioError, match="holds other files, not a scenario"):
-        create_scenario(other, secret=secret, steps=STEPS)
+        create_scenario(other, ScenarioSpec(steps=STEPS), secret=secret)
     assert (other / "notes.txt").read_text() == "mine"
     afile = tmp_path / "afile"
     afile.write_text("x")
     with pytest.raises(ScenarioError, match="exists and is not a directory"):
-        create_scenario(afile, secret=secret, steps=STEPS)
+        create_scenario(afile, ScenarioSpec(steps=STEPS), secret=secret)
     with pytest.raises(ScenarioError, match="--steps must be between 1 and 5000, got 0"):
-        create_scenario(tmp_path / "new", secret=secret, steps=0)
+        create_scenario(tmp_path / "new", ScenarioSpec(steps=0), secret=secret)
 
 
 def test_a_second_writer_is_refused(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 
 from diagnose import classroom
 from diagnose.metrics import read_metrics
-from diagnose.scenario import create_scenario
+from diagnose.scenario import ScenarioSpec, create_scenario
 from diagnose.workspace import open_workspace
 from grading.seal import new_secret
 
@@ -57,7 +57,8 @@ def test_padding_is_ignored_by_the_readers(dealt):
 
 
 def test_metrics_bytes_are_pinned(tmp_path):
-    workspace = create_scenario(tmp_path / "ws", secret=FIXED_SECRET, code="PINNED-1", steps=5)
+    workspace = create_scenario(tmp_path / "ws", ScenarioSpec(code="PINNED-1", steps=5),
+                                secret=FIXED_SECRET)
     digests = {run: hashlib.sha256(workspace.metrics_path(run).read_bytes()).hexdigest()
                for run in workspace.runs}
     assert digests == PINNED

@@ -46,15 +46,15 @@ def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None
     """
     from diagnose.engine import run_header_fields
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Cancelled, create_scenario
+    from diagnose.scenario import Cancelled, Progress, ScenarioSpec, create_scenario
     from scenarios import healthy_config
 
     store.header.update(run_header_fields(healthy_config()))  # the guides, before the files
 
     try:
         return (make or create_scenario)(
-            directory, secret=self_study_secret(create=True), code=code, steps=steps,
-            jobs=jobs, lang=lang, on_step=store.add, should_stop=should_stop,
-            on_redeal=on_redeal, background=True)
+            directory, spec=ScenarioSpec(code=code, steps=steps, lang=lang),
+            secret=self_study_secret(create=True), jobs=jobs, background=True,
+            progress=Progress(on_step=store.add, should_stop=should_stop, on_redeal=on_redeal))
     except Cancelled:
         return None

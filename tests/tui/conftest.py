@@ -83,17 +83,18 @@ class ReplayScenario:
         self.hold = hold
         self.calls: list[dict] = []
 
-    def __call__(self, target: Path, *, secret: bytes, code: str | None, steps: int | None,
-                 jobs: int, lang: str, on_step, should_stop, on_redeal,
+    def __call__(self, target: Path, spec, *, secret: bytes, jobs: int, progress,
                  background: bool) -> object:
-        from diagnose.scenario import Cancelled, create_scenario
+        from diagnose.scenario import Cancelled, Progress, ScenarioSpec, create_scenario
 
         inspect.signature(create_scenario).bind(  # the app's call must suit the real one
-            target, secret=secret, code=code, steps=steps, jobs=jobs, lang=lang,
-            on_step=on_step, should_stop=should_stop, on_redeal=on_redeal,
+            target, spec=spec, secret=secret, jobs=jobs, progress=progress,
             background=background)
+        assert isinstance(spec, ScenarioSpec) and isinstance(progress, Progress)
         assert background, "under the TUI, training must yield the CPU and keep quiet"
-        self.calls.append({"target": target, "code": code, "steps": steps, "lang": lang})
+        self.calls.append({"target": target, "code": spec.code, "steps": spec.steps,
+                           "lang": spec.lang})
+        on_step, should_stop = progress.on_step, progress.should_stop
         source = open_workspace(DATA / "scenario")
         runs = {run: source.read_run(run)[1] for run in source.runs}
         for step in range(source.steps if self.hold is None else self.hold):

@@ -7,7 +7,7 @@ format changes; the snapshots must then be reviewed and updated (`--snapshot-upd
 
 from pathlib import Path
 
-from diagnose.scenario import create_scenario
+from diagnose.scenario import ScenarioSpec, create_scenario
 from grading.seal import new_secret, read_key_file, write_key_file
 
 DATA = Path(__file__).resolve().parent
@@ -20,8 +20,8 @@ def main() -> None:
     if not key.exists():
         key.parent.mkdir(exist_ok=True)
         write_key_file(key, new_secret())
-    workspace = create_scenario(DATA / "scenario", secret=read_key_file(key), code=CODE,
-                                steps=STEPS, jobs=2, force=True)
+    workspace = create_scenario(DATA / "scenario", ScenarioSpec(code=CODE, steps=STEPS),
+                                secret=read_key_file(key), jobs=2, force=True)
     for run in workspace.runs:  # the TUI never reads them: keep the fixture small
         workspace.dashboard_path(run).unlink(missing_ok=True)
     print(f"wrote {workspace.path} ({', '.join(workspace.runs)})")
