@@ -210,6 +210,19 @@ def keygen(out: Path) -> None:
                "Keep it private; deal with: diagnose deal --key " + str(out))
 
 
+def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
+                      value: str | None) -> str | None:
+    """Refuse what cannot be a scheduler's address before anything is read or dialled."""
+    if value is None:
+        return None
+    from diagnose.cluster import check_address
+
+    problem = check_address(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
 @cli.command()
 @click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
               help="Your instructor key, from `diagnose keygen`.")
@@ -223,7 +236,7 @@ def keygen(out: Path) -> None:
 @JOBS_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
-@click.option("--scheduler", metavar="ADDRESS",
+@click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
               help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
                    "the bundles are written and sealed here. Needs pip install "
                    '"diagnose[cluster]".')
@@ -499,12 +512,13 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
               default="after_published", show_default=True,
               help="When students see their per-ID results (Gradescope's setting); a hidden "
                    "result hides its summary too.")
-@click.option("--lang", type=LANG, default="en", show_default=True,
-              help="Feedback language for students whose manifest row names none.")
+@click.option("--lang", type=LANG, default=None,
+              help="Feedback language for students whose manifest row names none (default: "
+                   "the deal's --lang, from deal-settings.json).")
 @click.option("--wheel", type=click.Path(path_type=Path),
               help="A diagnose wheel to pack (default: built from this source tree).")
-def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str, lang: str,
-                          wheel: Path | None) -> None:
+def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str,
+                          lang: str | None, wheel: Path | None) -> None:
     """Write the zip for Gradescope's "Upload autograder": grading without you, offline.
 
     Students upload their diagnoses file; Gradescope matches them to their bundle by email or

@@ -18,7 +18,10 @@ dask.distributed is optional (`pip install "diagnose[cluster]"`) and imported on
 
 from __future__ import annotations
 
+import contextlib
+import re
 import secrets
+import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,7 @@ from diagnose.scenario import (
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler and see a worker
 RETRIES = 2  # a task that raises is tried this many more times
+ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[\w.-]+):(\d{1,5})$")
 Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (assignment, plans) per re-deal
 
 
@@ -71,25 +75,66 @@ class Trained:
     redeals: int  # rounds the diagnostician refused before the kept one
 
 
+def check_address(address: str) -> str | None:
+    """Why `address` is not a scheduler's address (`tcp://HOST:PORT`), or None when it is."""
+    found = ADDRESS.match(address)
+    if found is None or not 1 <= int(found.group(1)) <= 65535:
+        return f"{address!r} is not a scheduler address; use tcp://HOST:PORT (dask scheduler " \
+               "prints it; its port is 8786 by default)"
+    return None
+
+
 def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A `distributed.Client` on `address` whose workers all run this diagnose."""
+    problem = check_address(address)
+    if problem:
+        raise ClusterError(problem)
     try:
         from distributed import Client
     except ImportError:
         raise ClusterError("--scheduler needs dask.distributed, which is not installed",
                            hint='pip install "diagnose[cluster]"') from None
+    _reachable(address, timeout)
+
+    class QuietClient(Client):
+        """A client that failed to start says nothing more when it is collected."""
+
+        def __del__(self) -> None:
+            with contextlib.suppress(Exception):
+                super().__del__()
+
     try:
-        client = Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as err:
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        client = QuietClient(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as err:
         raise ClusterError(f"{address}: no Dask scheduler answered within {timeout:g} s "
-                           f"({reason[:120]})") from None
+                           f"({_first_line(err)})") from None
+    except Exception as err:  # noqa: BLE001 - something answered, but not a scheduler
+        raise ClusterError(f"{address}: what answers there is not a Dask scheduler "
+                           f"({type(err).__name__})") from None
     try:
         check_workers(client, address, timeout)
     except BaseException:
         client.close()
         raise
     return client
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0][:160]
+
+
+def _reachable(address: str, timeout: float) -> None:
+    """Fail fast, and quietly, when nothing listens at the address at all."""
+    host, _, port = address.split("://")[-1].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except TimeoutError:
+        raise ClusterError(f"{address}: no Dask scheduler answered within {timeout:g} s; is "
+                           "`dask scheduler` running there?") from None
+    except OSError as err:
+        raise ClusterError(f"{address}: cannot reach a Dask scheduler ("
+                           f"{err.strerror or _first_line(err)}); is `dask scheduler` running "
+                           "there?") from None
 
 
 def check_workers(client: Any, address: str, timeout: float = CONNECT_TIMEOUT) -> None:
@@ -160,11 +205,10 @@ def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
             except ClusterError:
                 raise
             except Exception as err:  # noqa: BLE001 - KilledWorker, a lost scheduler, a bug
-                reason = str(err).splitlines()[0] if str(err) else ""
                 raise ClusterError(f"{order.student}: training on the cluster failed "
-                                   f"({type(err).__name__}{': ' + reason[:160] if reason else ''})"
-                                   "; the bundles written so far are kept: run the same "
-                                   "command again to deal the rest") from None
+                                   f"({type(err).__name__}: {_first_line(err)}); the bundles "
+                                   "written so far are kept: run the same command again to "
+                                   "deal the rest") from None
             future.release()
             yield Trained(order, rounds[kept][0], records, kept)
     finally:

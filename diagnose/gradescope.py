@@ -128,6 +128,17 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
              "students": students}, workspaces)
 
 
+def deal_lang(bundles: Path) -> str:
+    """The language the class was dealt in (`deal-settings.json`), else English."""
+    from diagnose.classroom import SETTINGS_FILE
+
+    try:
+        lang = json.loads((Path(bundles) / SETTINGS_FILE).read_text(encoding="utf-8"))["lang"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "en"
+    return lang if lang in LANGS else "en"
+
+
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -136,9 +147,11 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 
 def build_autograder(out: Path, bundles: Path, secret: bytes, *,
-                     visibility: str = "after_published", lang: str = "en",
+                     visibility: str = "after_published", lang: str | None = None,
                      wheel: Path | None = None) -> int:
-    """Write the autograder zip to `out` (whole or not at all); returns how many students."""
+    """Write the autograder zip to `out` (whole or not at all); returns how many students.
+
+    A student's feedback is in their manifest row's `lang`, else `lang`, else the deal's."""
     if visibility not in GRADESCOPE_VISIBILITIES:
         raise AutograderError(f"visibility {visibility!r}: use one of "
                               + ", ".join(GRADESCOPE_VISIBILITIES))
@@ -149,7 +162,7 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
                                   and Path(wheel).name.startswith("diagnose-")
                                   and Path(wheel).suffix == ".whl"):
         raise AutograderError(f"{wheel}: not a diagnose wheel (diagnose-<version>-*.whl)")
-    data, workspaces = course_data(bundles, secret, visibility, lang)
+    data, workspaces = course_data(bundles, secret, visibility, lang or deal_lang(bundles))
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".diagnose-autograder-") as scratch:
         wheel = Path(wheel) if wheel is not None else build_wheel(Path(scratch))

@@ -205,3 +205,13 @@ def test_every_autograder_sentence_is_in_english_and_spanish():
     from grading.autograder import TEXTS
 
     assert TEXTS["en"].keys() == TEXTS["es"].keys()
+
+
+def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
+    from diagnose.gradescope import deal_lang
+
+    assert deal_lang(tmp_path) == "en"
+    (tmp_path / "deal-settings.json").write_text('{"schema": "diagnose.deal/1", "lang": "es"}')
+    assert deal_lang(tmp_path) == "es"
+    (tmp_path / "deal-settings.json").write_text('{"lang": "xx"}')
+    assert deal_lang(tmp_path) == "en"
