@@ -73,7 +73,7 @@ def rates(exe: list[str], root: Path, env: dict[str, str], args: argparse.Namesp
                        stdout=subprocess.DEVNULL)
     count = args.rate_count
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         for steps in (int(s) for s in args.rate_steps.split(",")):
             base = [*exe, "deal", "--key", "rate.key", "--count", str(count), "--steps",
                     str(steps)]

@@ -26,7 +26,7 @@ STEPS = 5
 @pytest.fixture(scope="module")
 def local_cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as lc:
+                                  dashboard_address=":0") as lc:
         client = cluster.connect(lc.scheduler_address, timeout=30)
         yield lc, client
         client.close()
