@@ -215,3 +215,18 @@ def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
     assert deal_lang(tmp_path) == "es"
     (tmp_path / "deal-settings.json").write_text('{"lang": "xx"}')
     assert deal_lang(tmp_path) == "en"
+
+
+def test_submitters_are_matched_by_email_then_by_name_and_a_group_is_refused(tmp_path):
+    from grading.autograder import Course, Entry, Refused, find_student
+
+    course = Course(tmp_path, "after_published", "en", (
+        Entry("ana-garcia", "A", "ana@uni.example", "es", b"k"),
+        Entry("José", "B", "", "en", b"k"), Entry("lee", "C", "", "en", b"k")))
+    assert find_student([{"name": "Someone", "email": " ANA@uni.example"}], course).code == "A"
+    assert find_student([{"name": "Ana García"}], course).code == "A"  # separators ignored
+    assert find_student([{"name": "JOSE"}], course).code == "B"  # student_key
+    with pytest.raises(Refused, match="several students"):
+        find_student([{"name": "lee"}, {"name": "jose"}], course)
+    with pytest.raises(Refused, match="not on this course"):
+        find_student([{"name": "Nobody", "email": "n@x"}], course)
