@@ -68,6 +68,9 @@ def test_the_zip_holds_what_gradescope_runs_and_never_the_instructor_key(course)
             info = archive.getinfo(script)
             assert stat.S_IMODE(info.external_attr >> 16) == 0o755
             assert archive.read(script).startswith(b"#!/usr/bin/env bash\n")
+            syntax = subprocess.run(["bash", "-n"], input=archive.read(script),
+                                    capture_output=True)
+            assert syntax.returncode == 0, syntax.stderr
         secret = course["secret"].strip()
         for name in names:
             assert secret not in archive.read(name), name
