@@ -98,7 +98,8 @@ def grader(course, tmp_path_factory):
         (wheel,) = [n for n in archive.namelist() if n.endswith(".whl")]
     count = iter(range(1000))
 
-    def run(users, files, previous=()):
+    def run(users, files, previous=(), real=True):
+        """`real`: the zip's run_autograder in a fresh interpreter; else its body, in-process."""
         root = tmp_path_factory.mktemp(f"autograder-{next(count)}")
         with zipfile.ZipFile(course["zip"]) as archive:
             archive.extractall(root / "source")
@@ -108,11 +109,17 @@ def grader(course, tmp_path_factory):
         (root / "submission_metadata.json").write_text(json.dumps({
             "id": 1, "created_at": "2026-03-02T10:15:00.000000-08:00", "users": users,
             "previous_submissions": list(previous)}))
-        env = {**os.environ, "AUTOGRADER_ROOT": str(root), "DIAGNOSE_PYTHON": sys.executable,
-               "PYTHONPATH": os.pathsep.join([str(fake), str(root / "source" / wheel)])}
-        done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env,
-                              cwd=root, capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
+        if real:
+            env = {**os.environ, "AUTOGRADER_ROOT": str(root),
+                   "DIAGNOSE_PYTHON": sys.executable,
+                   "PYTHONPATH": os.pathsep.join([str(fake), str(root / "source" / wheel)])}
+            done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env,
+                                  cwd=root, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, done.stderr
+        else:
+            from grading.autograder import main
+
+            assert main([str(root)]) == 0
         return json.loads((root / "results" / "results.json").read_text())
 
     return run
@@ -149,7 +156,7 @@ def test_a_student_matched_by_email_is_graded_in_their_language_and_the_first_up
 
     forged = json.loads(json.dumps(first))
     forged["extra_data"]["diagnose"]["correct"] = []  # an edited record is no attempt
-    third = grader(ana, {"a.md": diagnoses("ana", wrong)}, [previous(forged)])
+    third = grader(ana, {"a.md": diagnoses("ana", wrong)}, [previous(forged)], real=False)
     assert third["score"] == 1 and "este es el que cuenta" in third["output"]
 
 
@@ -162,12 +169,12 @@ def test_a_pdf_gets_a_clear_failing_result_and_is_not_an_attempt(grader):
     assert result["tests"][0]["visibility"] == "visible"
     assert "diagnose" not in result.get("extra_data", {})
     later = grader(borja, {"borja.md": diagnoses("borja", TRUTH["borja"])},
-                   [previous(result)])
+                   [previous(result)], real=False)
     assert later["score"] == 3 and "First attempt: this one counts." in later["output"]
 
-    binary = grader(borja, {"notes.docx": b"PK\x03\x04\x00\x00binary"})
+    binary = grader(borja, {"notes.docx": b"PK\x03\x04\x00\x00binary"}, real=False)
     assert binary["score"] == 0 and "cannot be graded" in binary["output"]
-    wrong_file = grader(borja, {"todo.txt": b"buy milk\n"})
+    wrong_file = grader(borja, {"todo.txt": b"buy milk\n"}, real=False)
     assert wrong_file["score"] == 0 and "holds no diagnoses" in wrong_file["output"]
 
 
@@ -178,11 +185,12 @@ def test_a_student_not_on_the_roster_and_another_students_scenario_are_refused(g
     assert "Zoe Stranger is not on this course's diagnose roster" in stranger["output"]
 
     copied = grader([{"name": "Chen", "email": "chen@uni.example", "id": 10}],
-                    {"chen.md": diagnoses("ana", TRUTH["ana"])})
+                    {"chen.md": diagnoses("ana", TRUTH["ana"])}, real=False)
     assert copied["score"] == 0
     assert "written for scenario AAAA-2222, but yours is CCCC-4444" in copied["output"]
     retitled = grader([{"name": "Chen", "email": "chen@uni.example", "id": 10}],
-                      {"chen.md": diagnoses("ana", TRUTH["chen"], code=CODES["chen"])})
+                      {"chen.md": diagnoses("ana", TRUTH["chen"], code=CODES["chen"])},
+                      real=False)
     assert retitled["score"] == 0 and "is titled for ana, not for you" in retitled["output"]
 
 
