@@ -274,7 +274,8 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     students = [Student(s) if isinstance(s, str) else s for s in students]
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"{out}: exists and is not a directory")
-    steps = healthy_config().steps if steps is None else steps
+    healthy = healthy_config()  # reads the whole catalog: a typo stops the deal here
+    steps = healthy.steps if steps is None else steps
     settings = deal_settings(secret, steps, lang)
     listed = read_manifest(out)
     new_folder = check_settings(out, settings, listed)

@@ -16,8 +16,10 @@ from typing import Any
 import scenarios
 from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for
 from diagnose.home import self_study_secret
-from diagnose.workspace import REFERENCE, Workspace, open_workspace
+from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
 from grading.seal import unseal
+from scenarios.errors import UserError
+from scenarios.files import atomic_write
 
 WORDS = {
     "en": {"title": "Solutions", "scenario": "scenario", "revealed": "Revealed on",
@@ -102,10 +104,12 @@ def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
     assignment = assignment if assignment is not None else open_assignment(workspace, secret)
     text = render_solutions(workspace, assignment, lang)
     path = workspace.solutions_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise WorkspaceError(f"{path.parent}: cannot be written ({err.strerror or err})",
+                             hint="reveal from a folder you can write to") from None
+    atomic_write(path, text, error=WorkspaceError)
     workspace.mark_revealed(by)
     return path
 
@@ -130,16 +134,13 @@ def reveal_after_grading(workspace: Path, lang: str, secret: bytes) -> tuple[Pat
     When the solutions cannot be written, the reveal is still recorded: the feedback already
     showed every answer.
     """
-    from diagnose.workspace import WorkspaceError
-    from grading.seal import SealError
-
     warnings = []
     try:
         return write_solutions(workspace, lang, secret=secret, by="grade"), warnings
-    except (WorkspaceError, SealError, OSError) as err:
+    except UserError as err:
         warnings.append(f"solutions not written ({err})")
     try:
         open_workspace(workspace).mark_revealed("grade")
-    except (WorkspaceError, OSError) as err:
+    except UserError as err:
         warnings.append(f"the reveal was not recorded ({err})")
     return None, warnings

@@ -18,14 +18,16 @@ and knows the names.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import MetricsError, read_metrics
+from grading.grade import GradeError, Scenario, read_scenario
 from grading.layout import ATTEMPTS_FILE, DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
+from scenarios.files import atomic_write
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
@@ -42,13 +44,9 @@ class WorkspaceError(UserError):
 
 
 @dataclass(frozen=True)
-class Workspace:
-    path: Path
-    code: str
-    ids: tuple[str, ...]
-    steps: int
-    engine_version: str
-    key: str  # "self-study" or "instructor": which secret sealed it
+class Workspace(Scenario):
+    """A scenario on disk: what `scenario.json` says (`grading.grade.Scenario`, its one
+    definition) and the app's ways to read the runs, the key and the student's files."""
 
     @property
     def runs(self) -> tuple[str, ...]:
@@ -99,8 +97,8 @@ class Workspace:
         marker = self.path / REVEAL_FILE
         if not marker.exists():
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
-            marker.write_text(json.dumps({"revealed_at": stamp, "by": by}) + "\n",
-                              encoding="utf-8")
+            atomic_write(marker, json.dumps({"revealed_at": stamp, "by": by}) + "\n",
+                         error=WorkspaceError)
 
 
 def course_dir(workspace: Path, cwd: Path | None = None) -> Path:
@@ -118,8 +116,6 @@ def is_workspace(path: Path) -> bool:
 
 def open_workspace(path: Path) -> Workspace:
     """Read `path/scenario.json`, or raise WorkspaceError saying what is wrong."""
-    from grading.grade import GradeError, read_scenario  # the scenario file is the grader's too
-
     try:
         scenario = read_scenario(Path(path))
     except GradeError as err:
@@ -129,6 +125,4 @@ def open_workspace(path: Path) -> Workspace:
         elif message.endswith("is missing)"):
             message += "; make one with `diagnose new`"
         raise WorkspaceError(message) from None
-    return Workspace(path=scenario.path, code=scenario.code, ids=scenario.ids,
-                     steps=scenario.steps, engine_version=scenario.engine_version,
-                     key=scenario.key)
+    return Workspace(**{f.name: getattr(scenario, f.name) for f in fields(scenario)})
