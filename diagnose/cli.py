@@ -16,9 +16,10 @@ from diagnose import __version__
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
+from scenarios.langs import LANGS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-LANG = click.Choice(["en", "es"])
+LANG = click.Choice(LANGS)
 
 
 class DiagnoseGroup(click.Group):
@@ -583,6 +584,9 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
     app.run()
     if app.error:
         raise UserError(app.error)
+    if app.return_code:  # Textual printed the traceback above; the exit code must say so too
+        raise click.ClickException("diagnose play stopped on an unexpected error (the "
+                                   "traceback is above); your drafts are kept.")
     if app.note:
         click.echo(app.note, err=True)
 

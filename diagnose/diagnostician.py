@@ -68,7 +68,7 @@ def _spectral(record: dict[str, Any]) -> list[float]:
 
 
 def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
-    """Every signature figure of DESIGN §6 for `run` against `reference`."""
+    """Every signature figure of architecture §6 for `run` against `reference`."""
     lr_max = header["lr_max"]
     floor = header["entropy_floor"]
     n = min(len(run), len(reference))

@@ -1,4 +1,5 @@
-"""The six dashboard panels of DESIGN §4 as data: what each draws, in which words, on which scale.
+"""The six dashboard panels (architecture §4) as data: what each draws, in which words, on
+which scale.
 
 One definition serves every view of a run (the HTML dashboard, `diagnose show`, the TUI): a
 `Panel` has a number, titles and an axis label in English and Spanish, a log or linear y axis,
@@ -24,6 +25,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from scenarios.langs import LANGS
 
 Record = dict[str, Any]
 Text = dict[str, str]  # {"en": ..., "es": ...}
@@ -78,7 +81,7 @@ class Guide:
 class Panel:
     """One of the six panels: its series share one y axis, log or linear."""
 
-    number: int                                # 1-6, as DESIGN §4 and the reveal number them
+    number: int                                # 1-6, as architecture §4 and the reveal number them
     key: str                                   # stable id: loss, lr, grad, act, spectral, dead
     title: Text
     y_label: Text
@@ -155,8 +158,13 @@ def _percent(key: str) -> Callable[[Record], float | None]:
     return lambda record: None if record[key] is None else record[key] * 100.0
 
 
-def _both(en: str, es: str | None = None) -> Text:
-    return {"en": en, "es": en if es is None else es}
+def _both(en: str, es: str) -> Text:
+    return dict(zip(LANGS, (en, es), strict=True))
+
+
+def _same(name: str) -> Text:
+    """A name every language writes alike (a matrix's, `lr_max`, the course's "learning rate")."""
+    return dict.fromkeys(LANGS, name)
 
 
 @functools.lru_cache(maxsize=8)
@@ -173,7 +181,7 @@ def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[P
     spectral = (Series("wte", _both("wte (embedding = LM head)", "wte (embedding = cabeza LM)"),
                        _spectral("wte")),)
     spectral += tuple(
-        Series(f"h.{i}.{m}", _both(f"h.{i}.{m}"), _spectral(f"h.{i}.{m}.weight"),
+        Series(f"h.{i}.{m}", _same(f"h.{i}.{m}"), _spectral(f"h.{i}.{m}.weight"),
                group=1 + j, variant=i)
         for i in range(n_layers) for j, m in enumerate(BLOCK_MATRICES))
     return (
@@ -185,9 +193,9 @@ def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[P
                      _item("entropy_floor")),
                Guide("ln_vocab", _both("ln(vocab): a uniform guess", "ln(vocab): azar uniforme"),
                      _item("ln_vocab")))),
-        Panel(2, "lr", _both("Learning rate"), _both("learning rate"), False,
-              (Series("lr", _both("learning rate"), _item("lr")),),
-              (Guide("lr_max", _both("lr_max"), _item("lr_max")),)),
+        Panel(2, "lr", _same("Learning rate"), _same("learning rate"), False,
+              (Series("lr", _same("learning rate"), _item("lr")),),
+              (Guide("lr_max", _same("lr_max"), _item("lr_max")),)),
         Panel(3, "grad", _both("Gradient norm", "Norma del gradiente"),
               _both("global L2 norm", "norma L2 global"), True,
               (Series("grad_norm_preclip", _both("before clipping", "antes del recorte"),

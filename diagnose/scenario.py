@@ -4,7 +4,7 @@ A scenario is a code and a secret; everything else follows from both: the permut
 breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
 seed. `create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
 as one `Progress`; it trains the reference and the runs in worker processes, streams each
-step to the caller, then writes the workspace (DESIGN §7) into a temporary folder and moves it
+step to the caller, then writes the workspace (architecture §7) into a temporary folder and moves it
 into place, so an interruption leaves nothing half-written. It never writes anything that
 tells which break an ID holds: headers use the healthy config, files are written in ID order
 after every run has finished, and all of them get the same modification time.

@@ -4,10 +4,10 @@
 
 Each panel (from the shared specs in `diagnose.panels`) is a title, its guide values, and one
 row per series: a block sparkline of the chosen steps, downsampled to the terminal's width on
-the panel's own log or linear scale, then the first, last, min and max values. A step range
-that holds NaN/inf is drawn as a red `×` in the sparkline and named below the row with the
-step where it started. Piped output is plain text: rich drops colours when its output is not a
-terminal.
+the panel's own log or linear scale (by `diagnose.columns`, the TUI's rule), then the first,
+last, min and max values. A NaN is drawn as a red `×` in the sparkline, +inf as `▲`, -inf as
+`▼`, and named below the row with the step where it started. Piped output is plain text:
+rich drops colours when its output is not a terminal.
 
 Left out: training, writing files, and any interaction (that is the TUI's). Errors are
 `ShowError` (a fixable problem: unknown run, missing scenario) or `StepsError` (a bad
@@ -25,6 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from diagnose.columns import MARKS, columns, held, nonfinite_mark
 from diagnose.panels import (
     Axis,
     Panel,
@@ -39,7 +40,7 @@ from diagnose.panels import (
 from scenarios.errors import UsageProblem, UserError
 
 BLOCKS = "▁▂▃▄▅▆▇█"
-NONFINITE = "×"
+NONFINITE = "".join(MARKS.values())  # NaN, +inf, -inf: the TUI's marks
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan")
 NUMBER_WIDTH = 9
 STEPS = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
@@ -105,32 +106,25 @@ def resolve_run(text: str, runs: Sequence[str]) -> str:
     return wanted
 
 
-def _buckets(count: int, width: int) -> list[range]:
-    """Split `count` steps into at most `width` consecutive, nearly equal groups."""
-    columns = min(count, width)
-    return [range(i * count // columns, (i + 1) * count // columns) for i in range(columns)]
-
-
 def sparkline(series: Series, values: Sequence[float | None], axis: Axis,
               width: int) -> Text:
-    """One block per column: a column takes the largest value of its steps (spikes survive
-    downsampling), `×` if any of them is NaN/inf; a sparse series holds its last measurement
-    across the columns between two measurements."""
+    """At most one block per step, in at most `width` columns, by the rule the TUI draws with
+    (`diagnose.columns`): a column takes the largest value of its steps (spikes survive
+    downsampling), or its NaN/±inf marked × ▲ ▼; a sparse series holds its last measurement
+    across the steps between two measurements."""
     colour = COLOURS[series.group % len(COLOURS)]
     line = Text()
-    held: str | None = None
-    for bucket in _buckets(len(values), width):
-        measured = [values[i] for i in bucket if values[i] is not None]
-        if any(not math.isfinite(v) for v in measured):
-            line.append(NONFINITE, style="bold red")
-            held = None
-            continue
-        if measured:
-            fraction = axis.fraction(series.plotted(max(measured)))
+    shown = held(values) if series.sparse else values
+    for value in columns(shown, min(len(values), width)):
+        if value is None:
+            line.append(" ", style=colour)
+        elif not math.isfinite(value):
+            line.append(nonfinite_mark(value), style="bold red")
+        else:
+            fraction = axis.fraction(series.plotted(value))
             # Below a log axis (a zero) is the bottom block, like a zero on a linear axis.
             fraction = 0.0 if fraction is None else min(max(fraction, 0.0), 1.0)
-            held = BLOCKS[round(fraction * (len(BLOCKS) - 1))]
-        line.append(held if held and (measured or series.sparse) else " ", style=colour)
+            line.append(BLOCKS[round(fraction * (len(BLOCKS) - 1))], style=colour)
     return line
 
 
@@ -178,7 +172,8 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
         if summary.nonfinite_at is not None:
             note = words["nonfinite"].format(value=format_number(vals[summary.nonfinite_at]),
                                              step=steps[summary.nonfinite_at])
-            lines.append(Text(f"    {NONFINITE} {note}", style="bold red"))
+            mark = nonfinite_mark(vals[summary.nonfinite_at])
+            lines.append(Text(f"    {mark} {note}", style="bold red"))
     return lines
 
 

@@ -1,4 +1,4 @@
-"""A scenario's workspace on disk (DESIGN §7): what is in it and how to read it back.
+"""A scenario's workspace on disk (architecture §7): what is in it and how to read it back.
 
 ```
 scenario.json          code, engine version, steps, IDs: nothing about which break is where

@@ -1,6 +1,6 @@
 """Reading a diagnoses file: which break each ID's section names, and how that was decided.
 
-Forgiving in what it reads (DESIGN §8): UTF-8 with or without a BOM, any line ending, headings
+Forgiving in what it reads (architecture §8): UTF-8 with or without a BOM, any line ending, headings
 of any level or `01:` lines for sections, answer labels in English or Spanish, bold or not, a
 table with a Diagnosis column, even a bare numbered list when nothing else marks sections.
 Strict in what it calls an answer: for each section, the first of these that exists decides —

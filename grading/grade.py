@@ -6,9 +6,9 @@ first genuine one counts; sealed in an instructor's bundle; `reveal.json` says w
 answers were already shown). `check_file` reads
 a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
 
-The workspace's file names are those of `diagnose.workspace` (DESIGN §7), which this package may
-not import: `grading` runs on a server with neither numpy nor the app. Revealing the solutions
-after a self-study grading is the app's job.
+The workspace's file names (architecture §7) are `grading.layout`'s; `diagnose.workspace`,
+which this package may not import, uses them too: `grading` runs on a server with neither
+numpy nor the app. Revealing the solutions after a self-study grading is the app's job.
 """
 
 from __future__ import annotations

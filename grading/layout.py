@@ -1,4 +1,4 @@
-"""The names of a workspace's files (DESIGN §7), shared by the grader and the app.
+"""The names of a workspace's files (architecture §7), shared by the grader and the app.
 
 stdlib only and nothing else, so the CLI can know its default folder without loading the
 grader (or cryptography) just to print `--help`.

@@ -7,6 +7,10 @@ the command line's errors.
 
 from __future__ import annotations
 
+from scenarios.langs import LANGS
+
+__all__ = ["LANGS", "TEXTS", "panel_name", "quote", "say"]
+
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "q": '"{}"',
@@ -114,7 +118,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "status.missing": "falta",
     },
 }
-LANGS = tuple(TEXTS)
 
 
 def say(lang: str, key: str, **values: object) -> str:

@@ -1,4 +1,4 @@
-"""Writing a diagnoses file (DESIGN §8): what the TUI saves, in a form the parser reads back.
+"""Writing a diagnoses file (architecture §8): what the TUI saves, in a form the parser reads back.
 
 `format_diagnoses` writes, for each ID, its answer (a slug, or "not sure") and the evidence as
 typed. The evidence is kept exactly, up to `normalise_evidence`: any line of it that would read as

@@ -26,8 +26,8 @@ from scenarios.config import (
     check_consistency,
     validate_value,
 )
+from scenarios.langs import LANGS
 
-LANGS = ("en", "es")
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
 PANELS = tuple(str(n) for n in range(1, 7))

@@ -1,6 +1,6 @@
 """The frozen training config of one run, and the rules a value must obey.
 
-Holds `Config` (every knob of the lab's MiniGPT and its training, DESIGN §3), the table each
+Holds `Config` (every knob of the lab's MiniGPT and its training, architecture §3), the table each
 field is written under in `healthy.toml`, and `validate_value`, which turns a raw TOML value
 into the field's type or says exactly what was expected. Reading files is `catalog.py`'s job.
 """

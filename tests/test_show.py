@@ -72,7 +72,7 @@ def test_show_prints_six_panels_as_plain_text_when_piped(workspace):
 def test_show_marks_nan_and_inf_with_the_step_they_started(workspace):
     out = show("01", "--dir", str(workspace)).output
     assert "    × NaN from step 250" in out.splitlines()
-    assert "    × +inf from step 250" in out.splitlines()
+    assert "    ▲ +inf from step 250" in out.splitlines()  # each non-finite kind its own mark
     train = out.splitlines()[out.splitlines().index("1 · Loss  (log)  entropy floor 0.255  "
                                                     "ln(vocab): a uniform guess 4.159") + 2]
     losses = [r["train_loss"] for r in fake_run("01", nan_at=250)[1][:250]]
@@ -216,7 +216,9 @@ def test_sparkline_downsamples_keeping_spikes_and_marking_nan():
     assert line == BLOCKS[1] * 7 + BLOCKS[6] + BLOCKS[1] * 12
     values[90] = float("nan")
     line = sparkline(series, values, Axis(0.1, 10_000.0, True), 20).plain
-    assert line[18] == NONFINITE and line.count(NONFINITE) == 1
+    assert line[18] == "×" and line.count("×") == 1
+    values[90] = float("-inf")
+    assert sparkline(series, values, Axis(0.1, 10_000.0, True), 20).plain[18] == "▼"
 
 
 def test_sparse_series_hold_their_last_measurement():

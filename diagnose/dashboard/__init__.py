@@ -1,4 +1,4 @@
-"""A run's `dashboard.html`: the six panels as one self-contained page (DESIGN §4, §7).
+"""A run's `dashboard.html`: the six panels as one self-contained page (architecture §4, §7).
 
     html = render_dashboard(header, records, reference=ref_records, lang="es", code="7KQ2-M9XF")
     write_dashboard(workspace.dashboard_path("01"), header, records, reference=ref_records)

@@ -6,8 +6,9 @@ cache, and returns plain Python numbers (non-finite values stay nan/inf; they ar
 - `act_mean_abs`: mean |residual| after each block and mean |final LN output|, on real tokens.
 - `SpectralNorms`: each weight matrix's largest singular value by power iteration, vectors kept
   between steps (many iterations at the first measurement, then a few dozen a step, batched).
-- `dead_units`: on the fixed probe batch, DESIGN §4's dead heads (degenerate attention *and* no
-  effect on the probe loss when ablated) and dead MLP neurons (GELU input < 0 on every token).
+- `dead_units`: on the fixed probe batch, the dead heads of architecture §4 (degenerate
+  attention *and* no effect on the probe loss when ablated) and dead MLP neurons (GELU input
+  < 0 on every token).
 - `evaluate`: the validation loss and the dead units for the price of one forward pass of the
   val split (the probe is its first examples), plus the ablations of the degenerate heads.
 

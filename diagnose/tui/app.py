@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from diagnose.panels import panels_for
 from diagnose.tui.diagnoses import write_diagnoses
-from diagnose.tui.drafts import Drafts
+from diagnose.tui.drafts import UNSURE, Drafts
 from diagnose.tui.messages import (
     AnswerChanged,
     PanelChosen,
@@ -37,7 +37,7 @@ from diagnose.tui.messages import (
 from diagnose.tui.play_screen import PlayScreen
 from diagnose.tui.scale import window
 from diagnose.tui.state import RunStore, View
-from diagnose.tui.text import tr
+from diagnose.tui.text import localised, tr
 from diagnose.tui.training import fresh_runs, prepare, train_into
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
 
@@ -82,7 +82,7 @@ class PlayApp(App[None]):
             prepare()  # before Textual takes sys.stderr
         if name:
             self.drafts.name = name.strip()
-        self.play = PlayScreen(self.store, self.view, panels_for([]), lang)
+        self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
 
     # --- life cycle ----------------------------------------------------------------------
@@ -154,7 +154,11 @@ class PlayApp(App[None]):
         if self.training:
             self.workers.cancel_group(self, "training")  # create_scenario stops, writes nothing
             self.note = tr(self.lang, "interrupted", dir=self.directory, code=self.code)
-        self._keep_drafts(self.drafts.save)
+        else:
+            self._keep_drafts(self.drafts.save)
+            if self.drafts.path is not None:
+                self.note = tr(self.lang, "drafts_kept", path=self.drafts.path,
+                               dir=self.directory)
         self.exit()
 
     # --- the view ------------------------------------------------------------------------
@@ -209,7 +213,7 @@ class PlayApp(App[None]):
         from diagnose.tui.detail_screen import DetailScreen
 
         panel = next(p for p in self.play.panels if p.number == message.number)
-        self.push_screen(DetailScreen(panel, self))
+        self.push_screen(localised(DetailScreen, self.lang)(panel, self))
 
     # --- diagnoses -----------------------------------------------------------------------
 
@@ -270,7 +274,30 @@ class PlayApp(App[None]):
         if self.training:
             self.notify(tr(self.lang, "wait_training"))
             return
-        self._with_name(self._grade_saved)
+        assert self.workspace is not None
+        if self.workspace.key != "self-study":  # a check, not a grade: it reveals nothing
+            self._with_name(self._grade_saved)
+            return
+        from diagnose.tui.confirm_screen import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._with_name(self._grade_saved)
+
+        self.push_screen(ConfirmScreen(tr(self.lang, "grade_ask"), self._grade_warning(),
+                                       tr(self.lang, "grade_yes"), self.lang), answered)
+
+    def _grade_warning(self) -> list[str]:
+        """What grading now would do, and the runs it would score 0 for want of an answer."""
+        runs = [run for run in self.store.runs if run != REFERENCE]
+        missing = [run for run in runs if self.drafts.answer(run).choice is None]
+        unsure = [run for run in runs if self.drafts.answer(run).choice == UNSURE]
+        lines = [tr(self.lang, "grade_reveals")]
+        if missing:
+            lines.append(tr(self.lang, "grade_missing", ids=", ".join(missing)))
+        if unsure:
+            lines.append(tr(self.lang, "grade_unsure", ids=", ".join(unsure)))
+        return lines
 
     def _grade_saved(self) -> None:
         path = self._save()

@@ -10,8 +10,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
+from diagnose.columns import cursor_columns
 from diagnose.panels import format_number
-from diagnose.tui.scale import cursor_columns, row_of, ticks
+from diagnose.tui.scale import row_of, ticks
 
 AXIS_WIDTH = 10  # "1.234e+04┤"
 

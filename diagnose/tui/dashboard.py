@@ -14,7 +14,7 @@ from diagnose.panels import Panel
 from diagnose.tui.panel import PanelBox
 from diagnose.tui.state import RunStore, View
 
-WIDE = 120  # columns from which the panels sit 3 across
+WIDE = 180  # columns from which the panels sit 3 across (each chart then ≥ 40 columns)
 
 
 class Dashboard(Grid):

@@ -21,7 +21,7 @@ from diagnose.tui.frames import panel_frame
 from diagnose.tui.keys import VIEW_BINDINGS
 from diagnose.tui.readout import Readout
 from diagnose.tui.series_plot import SeriesPlot
-from diagnose.tui.text import localise_bindings, tr
+from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ class DetailScreen(Screen[None]):
     def __init__(self, panel: Panel, play: PlayApp) -> None:
         super().__init__()
         self.panel, self.play = panel, play
-        localise_bindings(self, play.lang)
 
     def compose(self) -> ComposeResult:
         yield Readout(id="detail-title")

@@ -33,7 +33,9 @@ def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None) -> Path:
 
 def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
                     cwd: Path | None = None) -> Path:
-    """Write the drafts as a DESIGN §8 file (atomically); its path. Raises OSError, ValueError."""
+    """Write the drafts as a diagnoses file (architecture §8), atomically; its path.
+
+    Raises OSError, ValueError."""
     import grading
 
     assert drafts.name is not None, "the app asks for the name before saving"

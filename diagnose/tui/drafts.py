@@ -27,7 +27,9 @@ SCHEMA = "diagnose.drafts/1"
 
 
 @dataclass(frozen=True)
-class Answer:
+class Draft:
+    """One run's draft in the form: the break chosen so far and the evidence typed."""
+
     choice: str | None = None  # a break's slug, UNSURE, or None: nothing chosen yet
     evidence: str = ""
 
@@ -40,10 +42,10 @@ class Drafts:
     """The name and the answers by run ID; every change is written at once (once attached)."""
 
     def __init__(self, path: Path | None = None, name: str | None = None,
-                 answers: dict[str, Answer] | None = None) -> None:
+                 answers: dict[str, Draft] | None = None) -> None:
         self.path = path
         self.name = name
-        self.answers: dict[str, Answer] = dict(answers or {})
+        self.answers: dict[str, Draft] = dict(answers or {})
         self.warning: str | None = None  # set when a corrupt file was moved aside
 
     @classmethod
@@ -56,7 +58,7 @@ class Drafts:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             return cls._corrupt(path)
         try:
-            answers = {rid: Answer(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
+            answers = {rid: Draft(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
                        for rid, a in data["answers"].items()}
             name = data.get("name")
             if data.get("schema") != SCHEMA or not (name is None or isinstance(name, str)):
@@ -78,11 +80,11 @@ class Drafts:
         self.path = Path(workspace) / DRAFTS_FILE
         self.save()
 
-    def answer(self, run: str) -> Answer:
-        return self.answers.get(run, Answer())
+    def answer(self, run: str) -> Draft:
+        return self.answers.get(run, Draft())
 
     def set_answer(self, run: str, choice: str | None, evidence: str) -> None:
-        self.answers[run] = Answer(choice, evidence)
+        self.answers[run] = Draft(choice, evidence)
         self.save()
 
     def set_name(self, name: str) -> None:

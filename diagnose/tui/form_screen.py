@@ -12,9 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, RadioButton, RadioSet, TextArea
+from textual.widgets import Label, RadioSet, TextArea
 
-from diagnose.tui.drafts import UNSURE, Answer
+from diagnose.tui.choice_button import ChoiceButton
+from diagnose.tui.drafts import UNSURE, Draft
 from diagnose.tui.messages import AnswerChanged
 from diagnose.tui.text import tr
 
@@ -30,7 +31,7 @@ def choices(lang: str) -> list[tuple[str, str]]:
 class FormScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+s", "app.save", "save")]
 
-    def __init__(self, run: str, answer: Answer, lang: str, note: str | None = None) -> None:
+    def __init__(self, run: str, answer: Draft, lang: str, note: str | None = None) -> None:
         super().__init__()
         self.run, self.answer, self.lang, self.note = run, answer, lang, note
 
@@ -40,8 +41,8 @@ class FormScreen(ModalScreen[None]):
             yield Label(tr(self.lang, "form_break", run=self.run))
             with RadioSet(id="choice"):
                 for value, title in choices(self.lang):
-                    yield RadioButton(title, value=value == self.answer.choice,
-                                      id=f"choice-{value}")
+                    yield ChoiceButton(title, value=value == self.answer.choice,
+                                       id=f"choice-{value}")
             yield Label(tr(self.lang, "form_evidence"))
             yield TextArea(self.answer.evidence, id="evidence", soft_wrap=True)
             if self.note:

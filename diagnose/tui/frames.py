@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from diagnose.columns import Value, held
 from diagnose.panels import (
     BLOCK_MATRICES,
     Guide,
@@ -27,9 +28,10 @@ from diagnose.panels import (
     guide_values,
     summarize,
 )
-from diagnose.tui.scale import Value, held, window, windowed
+from diagnose.tui.scale import window, windowed
 from diagnose.tui.state import RunStore, View
 from diagnose.workspace import REFERENCE
+from scenarios.langs import pick
 
 SHORT = {  # series key -> (en, es): a compact row's label, at most 6 cells
     "train_loss": ("train", "entr."), "val_loss": ("val", "val"), "lr": ("lr", "lr"),
@@ -47,9 +49,9 @@ MATRIX_SHORT = dict(zip(BLOCK_MATRICES, ("attn", "aprj", "fc", "mprj"), strict=T
 
 def short_label(series: Series, lang: str) -> str:
     if series.key in SHORT:
-        return SHORT[series.key][lang == "es"]
+        return pick(SHORT[series.key], lang)
     if ".envelope." in series.key:
-        return ENVELOPE_SHORT[series.key.rsplit(".", 1)[1]][lang == "es"]
+        return pick(ENVELOPE_SHORT[series.key.rsplit(".", 1)[1]], lang)
     if series.key.startswith("act."):  # act.0 -> h.0: the residual after block h.0
         return "h." + series.key.removeprefix("act.")
     layer, _, matrix = series.key.removeprefix("h.").partition(".")  # h.0.mlp.c_fc -> 0.fc
@@ -57,7 +59,7 @@ def short_label(series: Series, lang: str) -> str:
 
 
 def short_guide(guide: Guide, lang: str) -> str:
-    return GUIDE_SHORT[guide.key][lang == "es"] if guide.key in GUIDE_SHORT else guide.key
+    return pick(GUIDE_SHORT[guide.key], lang) if guide.key in GUIDE_SHORT else guide.key
 
 
 def _extreme(pick, values: Sequence[Value]) -> Value:

@@ -70,8 +70,8 @@ class GradeScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="grade-box", classes="dialog"):
-            title = (tr(self.lang, "check_title") if self.graded.score is None
-                     else tr(self.lang, "grade_title", score=self.graded.score))
+            # The grader's feedback states the score: the title does not repeat it.
+            title = tr(self.lang, "check_title" if self.graded.score is None else "grade_title")
             yield Static(title, classes="dialog-title")
             yield Static(self.graded.feedback)
             if self.graded.solutions is not None:

@@ -1,7 +1,7 @@
 """The view keys, shared by the dashboard and the detail screen so both answer them alike.
 
 Every action lives on the app (`app.*`), which owns the `View` and redraws whichever screen is
-showing. Descriptions are English; `text.localise_bindings` translates them per screen.
+showing. Descriptions are English; `text.localised` translates them per screen.
 """
 
 from textual.binding import Binding

@@ -1,9 +1,12 @@
 """`PanelBox`: one of the six panels as a titled box of `SeriesRow`s.
 
-The title says the panel, its axis (log or linear) and the window; the bottom edge says where
-a series first became NaN/inf (in red), else the cursor's step, else the guides' values. The
-box decides how many rows it has room for and asks `panel_frame` for a frame of that size
-(the nine spectral norms become their envelope in a small box). Focusable: `enter` or a click
+The title says the panel and its axis (log or linear), after a `▶` when the panel has the
+focus (Tab moves it; the marker, not only the border's colour, tells which one `enter` opens).
+The bottom edge says where a series first became NaN/inf (in red), else the guides' values,
+and, when the panel shows fewer series than it has, how many are hidden and that `enter` shows
+them; the cursor's step is the status line's, since a border change repaints the whole box.
+The box decides how many rows it has room for and asks `panel_frame` for a frame of that size
+(the nine spectral norms become their envelope in a small box). A click focuses the panel and
 opens the detail view (the screen listens for `PanelChosen`).
 """
 
@@ -13,15 +16,16 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 
+from diagnose.columns import MARKS
 from diagnose.panels import Panel, format_number
 from diagnose.tui.frames import PanelFrame, panel_frame, short_guide
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.series_row import SeriesRow
-from diagnose.tui.sparkline import MARKS
 from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
 
 INITIAL_ROWS = 3
+FOCUS_MARK = "▶ "
 
 
 class PanelBox(Widget, can_focus=True):
@@ -30,9 +34,11 @@ class PanelBox(Widget, can_focus=True):
         self.panel = panel
         self.lang = lang
         self._shown: tuple[RunStore, View] | None = None
+        self._axis: bool | None = None  # the frame's log axis, once drawn
+        self._focused = False  # as the last Focus/Blur event said
         # Kept, not queried on every redraw. A small box shows at most INITIAL_ROWS rows (the
         # nine spectral norms become two), so more are mounted only when a frame needs them.
-        self.rows = [SeriesRow(series.group) for series in panel.series[:INITIAL_ROWS]]
+        self.rows = [SeriesRow(series.group, lang) for series in panel.series[:INITIAL_ROWS]]
 
     def compose(self) -> ComposeResult:
         yield from self.rows
@@ -50,25 +56,21 @@ class PanelBox(Widget, can_focus=True):
             row.show(line, frame)
         for row in self.rows[len(frame.lines):]:
             row.display = False
-        self.border_title = self._title(frame)
-        self.border_subtitle = self._subtitle(frame)
+        self._axis = frame.log
+        self._show_title()
+        subtitle = self._subtitle(frame)
+        if subtitle != self.border_subtitle:  # a border change repaints the whole box
+            self.border_subtitle = subtitle
         self.set_class(frame.nonfinite_step is not None, "-nonfinite")
 
-    def on_mount(self) -> None:
-        # The rows' reference sparklines wait until after the first frame: hidden widgets
-        # (styles, component classes) would cost that frame a good part of its time.
-        self.call_after_refresh(self._complete, len(self.rows))
-
     async def _complete(self, count: int) -> None:
-        """Give the panel `count` rows, each with its reference sparkline; then redraw it."""
-        new = [SeriesRow(series.group) for series in self.panel.series[len(self.rows):count]]
+        """Give the panel `count` rows; then redraw it."""
+        new = [SeriesRow(series.group, self.lang)
+               for series in self.panel.series[len(self.rows):count]]
         self.rows += new  # at once: a second call while this one awaits adds nothing twice
         if not self.is_attached:
             return  # the app is closing already
         await self.mount_all(new)
-        for row in self.rows:
-            if row.reference is None and row.curves.is_attached:
-                await row.add_reference()
         if self._shown is not None:
             self.show(*self._shown)
 
@@ -81,15 +83,37 @@ class PanelBox(Widget, can_focus=True):
         self.focus()
         self.post_message(PanelChosen(self.panel.number))
 
-    def _title(self, frame: PanelFrame) -> str:
-        axis = tr(self.lang, "log" if frame.log else "linear")
-        return f"{self.panel.title_in(self.lang)} · {axis}"
+    def on_focus(self) -> None:
+        self._focused = True
+        self._show_title()
+
+    def on_blur(self) -> None:
+        self._focused = False
+        self._show_title()
+
+    def _show_title(self) -> None:
+        if self._axis is None:
+            return
+        axis = tr(self.lang, "log" if self._axis else "linear")
+        marker = FOCUS_MARK if self._focused else ""
+        title = f"{marker}{self.panel.title_in(self.lang)} · {axis}"
+        if title != self.border_title:
+            self.border_title = title
 
     def _subtitle(self, frame: PanelFrame) -> str:
+        count, shown = len(self.panel.series), min(len(frame.lines), self.content_size.height)
+        if any(".envelope." in line.series.key for line in frame.lines):
+            note = tr(self.lang, "envelope", count=count)
+        elif shown < count:
+            note = tr(self.lang, "hidden", shown=shown, count=count)
+        else:
+            note = ""
         if frame.nonfinite_step is not None:
-            return "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
+            text = "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
                                   step=frame.nonfinite_step) + "[/]"
-        if frame.cursor is not None:
-            return tr(self.lang, "cursor", step=frame.steps.start + frame.cursor)
-        return "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
-                                 for guide, value in frame.guides) if frame.guides else ""
+        elif frame.guides:
+            text = "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
+                                     for guide, value in frame.guides)
+        else:
+            text = ""
+        return " · ".join(part for part in (text, note) if part)

@@ -30,7 +30,7 @@ from diagnose.tui.progress import TrainingProgress
 from diagnose.tui.readout import Readout
 from diagnose.tui.scale import ZOOM_STEPS
 from diagnose.tui.state import RunStore, View
-from diagnose.tui.text import localise_bindings, tr
+from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
 
 
@@ -38,9 +38,12 @@ class PlayScreen(Screen[None]):
     BINDINGS = [
         *VIEW_BINDINGS,
         Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
-        Binding("enter", "detail", "detail", show=False),
+        # Tab moves to the next panel (its title gets a ▶), Enter opens it.
+        Binding("tab", "app.focus_next", "panel"),
+        Binding("shift+tab", "app.focus_previous", "panel", show=False),
+        Binding("enter", "detail", "open", key_display="⏎"),
         Binding("d", "app.diagnose", "diagnose"),
-        Binding("ctrl+s", "app.save", "save"),
+        Binding("ctrl+s", "app.save", "save", show=False),  # in the help and the form
         Binding("g", "app.grade", "grade"),
         Binding("question_mark", "app.help", "help"),
         Binding("q", "app.quit", "quit"),
@@ -51,7 +54,6 @@ class PlayScreen(Screen[None]):
         super().__init__()
         self.store, self.view, self.panels, self.lang = store, view, panels, lang
         self.scenario = ""  # the status line's first words, set by the app
-        localise_bindings(self, lang)
         self.tabs = Tabs(*(Tab(self._tab_label(run), id=f"tab-{run}") for run in store.runs),
                          id="runs")
         self.status = Readout(id="status")

@@ -11,11 +11,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
+from diagnose.columns import nonfinite_mark
 from diagnose.tui.axes import YAxis
 from diagnose.tui.frames import Line, PanelFrame
 from diagnose.tui.readout import Readout
 from diagnose.tui.series_row import GROUPS, group_class, value_text
-from diagnose.tui.sparkline import SafeSparkline, nonfinite_mark
+from diagnose.tui.sparkline import SafeSparkline
 from diagnose.tui.text import tr
 
 

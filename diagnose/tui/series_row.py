@@ -1,6 +1,7 @@
-"""`SeriesRow`: one series of a panel: its label, its sparkline (the reference's under it when
-overlaid), and its numbers: the value at the cursor or the last one, then the minimum and the
-maximum of what is shown, as many of the three as the row's height holds.
+"""`SeriesRow`: one series of a panel: its label, its chart (the reference's curve in its lower
+half when overlaid, labelled "ref" so that it reads without colour), and its numbers: the
+value at the cursor or the last one, then the minimum and the maximum of what is shown, as
+many of the three as the row's height holds.
 
 The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
 """
@@ -11,13 +12,14 @@ import math
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widget import AwaitMount
+from textual.containers import Horizontal
 
+from diagnose.columns import nonfinite_mark
 from diagnose.panels import format_number
 from diagnose.tui.frames import Line, PanelFrame
 from diagnose.tui.readout import Readout
-from diagnose.tui.sparkline import SafeSparkline, nonfinite_mark
+from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.text import tr
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
 
@@ -27,37 +29,35 @@ def group_class(group: int) -> str:
 
 
 class SeriesRow(Horizontal):
-    def __init__(self, group: int) -> None:
+    def __init__(self, group: int, lang: str) -> None:
         super().__init__(classes=group_class(group))  # the colour at once: no restyle later
+        self.lang = lang
         # Kept, not queried: a redraw touches every row, and DOM queries would dominate it.
         self.label, self.stats = Readout(classes="label"), Readout(classes="stats")
-        self.curves = Vertical(classes="curves")
-        self.run = SafeSparkline(classes="run")
-        self.reference: SafeSparkline | None = None
+        self.chart = SafeSparkline(classes="run")
+        self._shown: tuple[Line, PanelFrame] | None = None
 
     def compose(self) -> ComposeResult:
         yield self.label
-        with self.curves:
-            yield self.run
+        yield self.chart
         yield self.stats
 
-    def add_reference(self) -> AwaitMount:
-        """Give the row its reference sparkline (the panel does, after the first frame)."""
-        self.reference = SafeSparkline(classes="ref")
-        return self.curves.mount(self.reference)
+    def on_resize(self) -> None:
+        if self._shown is not None:  # the reference's half and its label move with the height
+            self.show(*self._shown)
 
     def show(self, line: Line, frame: PanelFrame) -> None:
+        self._shown = (line, frame)
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
             self.remove_class(*(group_class(g) for g in range(GROUPS)))
             self.add_class(group_class(line.series.group))
-        self.label.show(line.label)
-        scale = {"log": frame.log, "value_range": frame.value_range, "cursor": frame.cursor,
-                 "guides": [value for _, value in frame.guides]}
-        self.run.plot(line.values, **scale)
-        if self.reference is not None:
-            self.reference.display = line.reference is not None
-            if line.reference is not None:
-                self.reference.plot(line.reference, **scale)
+        self.chart.plot(line.values, log=frame.log, value_range=frame.value_range,
+                        cursor=frame.cursor, guides=[value for _, value in frame.guides],
+                        reference=line.reference)
+        # The legend: "ref" beside the reference's half (a row one line high has none).
+        top = self.chart.run_height
+        overlaid = line.reference is not None and top < self.size.height
+        self.label.show(line.label + ("\n" * top + tr(self.lang, "ref_label") if overlaid else ""))
         self.stats.show(stats_text(line, frame.cursor is not None))
 
 

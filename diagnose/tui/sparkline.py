@@ -1,20 +1,24 @@
-"""`SafeSparkline`: Textual's Sparkline, fed only clean data, on a pinned scale, with markers.
+"""`SafeSparkline`: a bar chart of one series, as wide as its box, on a pinned scale, with markers.
 
-Textual's Sparkline raises on NaN, ±inf and numpy arrays, scales every series to its own
-minimum and maximum, and has no notion of "not trained yet". A diverging run's NaN is data
-here, a run must share its scale with its reference, and a live run grows from the left. So:
+A plain `Widget` that draws itself line by line (`render_line`), built only on Textual's public
+API. Textual's own Sparkline raises on NaN, ±inf and numpy arrays, scales every series to its
+own minimum and maximum, and has no notion of "not trained yet"; here a diverging run's NaN is
+data, a run shares its scale with its reference, and a live run grows from the left. So:
 
-- `validate_data` turns whatever it is given (lists, numpy arrays, numpy scalars, None) into a
-  list of Python floats and Nones before anything reads it;
+- `data` takes whatever it is given (lists, numpy arrays, numpy scalars, None) and keeps a list
+  of Python floats and Nones;
 - `plot` takes a run's values over the window (None for steps not trained yet) with the scale
-  (log or linear, a shared range), the step cursor and the guide lines (entropy floor, clip);
-- the bars are Textual's (`BARS`, and its `bar level = int(ratio · (8·rows − 1))`), coloured
-  between the widget's `sparkline--min-color` and `sparkline--max-color` as Textual does, but
-  drawn here line by line (`render_line`) from one value per column (`scale.columns`): NaN and
-  ±inf columns as red ×/▲/▼, unmeasured columns blank, the guides as a dotted line where no bar
-  covers them, and the cursor's columns highlighted. Drawing them here rather than through
-  Textual's renderable is what lets a key redraw every panel within a frame: the lines are
-  built once per change and cached.
+  (log or linear, a shared range), the step cursor and the guide lines (entropy floor, clip),
+  and optionally the reference's values, drawn in the lower half (`sparkline--ref-*-color`);
+- one value per column (`diagnose.columns`, the rule `diagnose show` uses too) becomes a bar of
+  eighths (`BARS`), coloured along a `Gradient` from the `sparkline--min-color` to the
+  `sparkline--max-color` component style; NaN and ±inf columns are marked ×/▲/▼, unmeasured
+  columns are blank, the guides a dotted line where no bar covers them, and the cursor's
+  columns reversed.
+
+Every cell carries a style, as Textual's monochrome filter (under `NO_COLOR`) requires, and the
+marks and the cursor are glyphs and reverse video, never colour alone. The lines are built once
+per change and cached, so a key redraws every panel within a frame.
 """
 
 from __future__ import annotations
@@ -25,65 +29,121 @@ from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.renderables._blend_colors import blend_colors
-from textual.renderables.sparkline import Sparkline as SparklineRenderable
+from textual.color import Gradient
+from textual.geometry import Region
 from textual.strip import Strip
-from textual.widgets import Sparkline
+from textual.widget import Widget
 
+from diagnose.columns import Value, columns, cursor_columns, nonfinite_mark
 from diagnose.panels import fit_axis
-from diagnose.tui.scale import Value, columns, cursor_columns, to_axis
+from diagnose.tui.scale import to_axis
 
-MARKS = {"nan": "×", "+inf": "▲", "-inf": "▼"}
 GUIDE = "┄"
-BARS = SparklineRenderable.BARS
+BARS = "▁▂▃▄▅▆▇█"
 LEVELS = len(BARS)
 SHADES = 32  # colour steps between min and max: a cache of styles, not one per cell
 
-
-def nonfinite_mark(value: float) -> str:
-    if math.isnan(value):
-        return MARKS["nan"]
-    return MARKS["+inf"] if value > 0 else MARKS["-inf"]
+# base, the bar levels' shades, non-finite marks, guides, cursor
+Palette = tuple[Style, list[Style], Style, Style, Style]
 
 
-class SafeSparkline(Sparkline):
-    """A Sparkline that accepts any run's values; see the module docstring."""
+def as_values(data: Any) -> list[Value]:
+    """Any sequence of numbers (numpy too) as Python floats and Nones."""
+    if data is None:
+        return []
+    if hasattr(data, "tolist"):  # numpy arrays and scalars become Python floats
+        data = data.tolist()
+    return [None if value is None else float(value) for value in data]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = Sparkline.COMPONENT_CLASSES | {
-        "sparkline--nonfinite", "sparkline--guide", "sparkline--cursor"}
+
+class SafeSparkline(Widget):
+    """A chart that accepts any run's values; see the module docstring."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "sparkline--min-color", "sparkline--max-color", "sparkline--ref-min-color",
+        "sparkline--ref-max-color", "sparkline--nonfinite",
+        "sparkline--guide", "sparkline--cursor"}
+
+    DEFAULT_CSS = """
+    SafeSparkline {
+        height: 1;
+    }
+    SafeSparkline > .sparkline--max-color {
+        color: $primary;
+    }
+    SafeSparkline > .sparkline--min-color {
+        color: $primary 30%;
+    }
+    SafeSparkline > .sparkline--ref-max-color {
+        color: $foreground 45%;
+    }
+    SafeSparkline > .sparkline--ref-min-color {
+        color: $foreground 25%;
+    }
+    """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._data: list[Value] = []
         self._log = False
         self._range: tuple[float, float] | None = None
         self._cursor: int | None = None
         self._guides: tuple[float, ...] = ()
+        self._reference: list[Value] | None = None  # drawn under the run when overlaid
         self._version = 0  # bumped on every change: the drawn lines are cached per version
         self._lines: tuple[tuple[int, int, int], list[Strip]] | None = None
-        super().__init__(None, summary_function=max, id=id, classes=classes)
+        self._styles: dict[tuple[str, int], Palette] = {}  # until a style changes
 
-    def validate_data(self, data: Any) -> list[Value]:
-        if data is None:
-            return []
-        if hasattr(data, "tolist"):  # numpy arrays and scalars become Python floats
-            data = data.tolist()
-        return [None if value is None else float(value) for value in data]
+    @property
+    def data(self) -> list[Value]:
+        return self._data
+
+    @data.setter
+    def data(self, data: Any) -> None:
+        self._data = as_values(data)
+        self._version += 1
+        self.refresh()
 
     def plot(self, values: Sequence[Value], *, log: bool = False,
              value_range: tuple[float, float] | None = None, cursor: int | None = None,
-             guides: Iterable[float] = ()) -> None:
-        """Draw `values` (one per step of the window) on this scale, with this cursor."""
-        self._log, self._range, self._cursor = log, value_range, cursor
-        self._guides = tuple(guides)
-        self._version += 1  # the scale or cursor may have changed while the data did not
-        self.data = values
-        self.refresh()
+             guides: Iterable[float] = (), reference: Sequence[Value] | None = None) -> None:
+        """Draw `values` (one per step of the window) on this scale, with this cursor; with
+        `reference`, the run in the upper half and the reference in the lower half, muted.
 
-    def watch_data(self) -> None:
-        self._version += 1
+        The same values on the same scale cost nothing: a key redraws every panel, and most
+        keys change only some of them (`l` the log panels, the cursor keys only the cursor).
+        One widget for both curves: the overlay toggles without a new layout of the screen.
+        """
+        values = as_values(values)
+        scale = (log, value_range, tuple(guides),
+                 None if reference is None else as_values(reference))
+        if (values, scale) == (self._data, (self._log, self._range, self._guides,
+                                            self._reference)):
+            if cursor != self._cursor:  # only the cursor moved: repaint its columns only
+                moved = {*self._cursor_columns(self._cursor), *self._cursor_columns(cursor)}
+                self._cursor = cursor
+                self._version += 1
+                self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
+            return
+        self._log, self._range, self._guides, self._reference = scale
+        self._cursor = cursor
+        self.data = values
+
+    @property
+    def run_height(self) -> int:
+        """The lines the run's curve takes: all, or the upper half when overlaid."""
+        height = self.size.height
+        return height // 2 if self._reference is not None and height >= 2 else height
+
+    def _cursor_columns(self, cursor: int | None) -> list[int]:
+        if cursor is None:
+            return []
+        return cursor_columns(cursor, len(self._data), self.size.width)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._lines = None  # colours come from the stylesheet (a theme change, a class)
+        self._styles = {}
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size
@@ -91,16 +151,25 @@ class SafeSparkline(Sparkline):
         if self._lines is None or self._lines[0] != key:
             self._lines = (key, self._draw(width, height))
         lines = self._lines[1]
-        return lines[y] if 0 <= y < len(lines) else Strip.blank(width)
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
 
     def _draw(self, width: int, height: int) -> list[Strip]:
         if width <= 0 or height <= 0:
             return []
-        data: list[Value] = self.data or []
-        if self._range is None:
+        top = self.run_height
+        lines = self._curve(self._data, width, top, "")
+        if top < height:
+            assert self._reference is not None
+            lines += self._curve(self._reference, width, height - top, "ref-")
+        return lines
+
+    def _curve(self, data: list[Value], width: int, height: int, kind: str) -> list[Strip]:
+        """`height` lines of one curve; `kind` "ref-" draws it in the reference's colours."""
+        value_range = self._range
+        if value_range is None:
             axis = fit_axis(data, self._log)
-            self._range = (axis.lo, axis.hi)
-        low, high = (to_axis(v, self._log) for v in self._range)
+            value_range = (axis.lo, axis.hi)
+        low, high = (to_axis(v, self._log) for v in value_range)
         assert low is not None and high is not None  # fit_axis keeps a log range positive
         cells = columns(data, width)
         levels = [self._level(v, low, high, height) for v in cells]
@@ -110,12 +179,10 @@ class SafeSparkline(Sparkline):
             level = self._level(value, low, high, height)
             if on_axis is not None and low <= on_axis <= high and level is not None:
                 guides.add(height - 1 - level // LEVELS)
-        cursor = set(cursor_columns(self._cursor, len(data), width)
-                     if self._cursor is not None else ())
-        shade = self._shades(height)
-        nonfinite = self.get_component_rich_style("sparkline--nonfinite")
-        guide = self.get_component_rich_style("sparkline--guide")
-        highlight = self.get_component_rich_style("sparkline--cursor")
+        cursor = set(self._cursor_columns(self._cursor))
+        if (kind, height) not in self._styles:
+            self._styles[kind, height] = self._palette(height, kind)
+        base, shade, nonfinite, guide, highlight = self._styles[kind, height]
         lines = []
         for row in range(height):
             floor = (height - 1 - row) * LEVELS  # the lowest level this line draws
@@ -125,12 +192,12 @@ class SafeSparkline(Sparkline):
                     cell = Segment(nonfinite_mark(value), nonfinite)
                 elif level is None or level < floor:
                     blank = row in guides and value is not None
-                    cell = Segment(GUIDE, guide) if blank else Segment(" ")
+                    cell = Segment(GUIDE, guide) if blank else Segment(" ", base)
                 else:
                     glyph = "█" if level >= floor + LEVELS else BARS[level - floor]
                     cell = Segment(glyph, shade[level])
                 if column in cursor:
-                    cell = Segment(cell.text, (cell.style or Style()) + highlight)
+                    cell = Segment(cell.text, (cell.style or base) + highlight)
                 segments.append(cell)
             lines.append(Strip(Segment.simplify(segments), width))
         return lines
@@ -146,12 +213,21 @@ class SafeSparkline(Sparkline):
         where = low if height_on_axis is None else min(max(height_on_axis, low), high)
         return int((where - low) / ((high - low) or 1) * (LEVELS * height - 1))
 
-    def _shades(self, height: int) -> list[Style]:
-        """The style of each bar level: Textual's min→max colour blend, in SHADES steps."""
-        _, base = self.background_colors
-        low = (base + self.get_component_styles("sparkline--min-color").color).rich_color
-        high = (base + self.get_component_styles("sparkline--max-color").color).rich_color
-        steps = [Style.from_color(blend_colors(low, high, i / (SHADES - 1)))
+    def _palette(self, height: int, kind: str) -> Palette:
+        """Every style a curve of `kind` ("" or "ref-") uses, read from the stylesheet once."""
+        base = self.rich_style
+        return (base, self._shades(height, base, kind),
+                base + self.get_component_rich_style("sparkline--nonfinite"),
+                base + self.get_component_rich_style("sparkline--guide"),
+                self.get_component_rich_style("sparkline--cursor"))
+
+    def _shades(self, height: int, base: Style, kind: str) -> list[Style]:
+        """The style of each bar level: a min→max colour gradient, in SHADES steps."""
+        _, background = self.background_colors
+        low = background + self.get_component_styles(f"sparkline--{kind}min-color").color
+        high = background + self.get_component_styles(f"sparkline--{kind}max-color").color
+        gradient = Gradient((0.0, low), (1.0, high), quality=SHADES)
+        steps = [base + Style(color=gradient.get_rich_color(i / (SHADES - 1)))
                  for i in range(SHADES)]
         top = LEVELS * height - 1 or 1
         return [steps[round(level / top * (SHADES - 1))] for level in range(LEVELS * height)]

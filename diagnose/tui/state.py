@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from diagnose.columns import Value
 from diagnose.panels import Series
-from diagnose.tui.scale import Value
 from diagnose.workspace import REFERENCE, Workspace
 
 Record = dict[str, Any]
@@ -27,7 +27,7 @@ class View:
     """One for the whole app, so the dashboard and the detail screen always agree."""
 
     run: str = REFERENCE
-    log: bool = True        # the log panels of DESIGN §4 on a log axis (`l` turns them linear)
+    log: bool = True        # architecture §4's log panels on a log axis (`l`: linear)
     overlay: bool = False   # the reference's curve under the run's (`r`)
     zoom: bool = False      # the first scale.ZOOM_STEPS steps only (`z`)
     cursor: int | None = None  # a step: every panel shows its value there; None: the last

@@ -8,9 +8,11 @@ the reference and never what any run holds: the same text for every scenario.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.binding import Binding
+
+T = TypeVar("T")
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
@@ -27,6 +29,9 @@ WORDS: dict[str, dict[str, str]] = {
         "zoomed": "steps 0-{last}",
         "overlay": "+reference",
         "ref_below": "the reference below, same scale",
+        "ref_label": "ref",
+        "hidden": "{shown} of {count}: ⏎ shows all",
+        "envelope": "max/min of {count}: ⏎ shows each",
         "last": "last",
         "low": "min",
         "high": "max",
@@ -46,7 +51,15 @@ WORDS: dict[str, dict[str, str]] = {
         "drafts_failed": "Drafts cannot be written ({reason}); they are kept in memory only",
         "wait_training": "Training is still running: wait for it to finish.",
         "grading": "Grading…",
-        "grade_title": "Score {score}",
+        "grade_ask": "Grade now?",
+        "grade_reveals": "Grading saves your diagnoses file, scores it and shows every answer "
+                         "(the solutions). Your first grade is the one that counts.",
+        "grade_missing": "No answer yet for {ids}: each would score 0.",
+        "grade_unsure": "Marked \"not sure\": {ids} (each would score 0).",
+        "grade_yes": "Grade and show the answers",
+        "not_yet": "Not yet",
+        "confirm_keys": "Enter or Esc: not yet · y: yes · Tab moves between the buttons",
+        "grade_title": "Your grade",
         "grade_instructor": "This is an instructor's bundle: hand in {path}; your instructor "
                             "grades it.",
         "grade_failed": "Could not grade: {reason}",
@@ -56,6 +69,8 @@ WORDS: dict[str, dict[str, str]] = {
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
         "training_failed": "Training failed: {reason}",
         "detail_keys": "←/→ cursor · esc back",
+        "drafts_kept": "Your diagnoses are kept as a draft in {path}: `diagnose play --dir "
+                       "'{dir}'` brings them back.",
     },
     "es": {
         "reference": "referencia",
@@ -71,6 +86,9 @@ WORDS: dict[str, dict[str, str]] = {
         "zoomed": "pasos 0-{last}",
         "overlay": "+referencia",
         "ref_below": "la referencia debajo, misma escala",
+        "ref_label": "ref",
+        "hidden": "{shown} de {count}: ⏎ las muestra",
+        "envelope": "máx/mín de {count}: ⏎ cada una",
         "last": "último",
         "low": "mín",
         "high": "máx",
@@ -93,7 +111,15 @@ WORDS: dict[str, dict[str, str]] = {
                          "memoria",
         "wait_training": "El entrenamiento sigue en marcha: espera a que termine.",
         "grading": "Corrigiendo…",
-        "grade_title": "Nota {score}",
+        "grade_ask": "¿Corregir ahora?",
+        "grade_reveals": "Corregir guarda tu archivo de diagnósticos, lo puntúa y muestra todas "
+                         "las respuestas (las soluciones). Cuenta tu primera nota.",
+        "grade_missing": "Aún sin respuesta: {ids}; cada una puntuaría 0.",
+        "grade_unsure": "Marcadas «aún no lo sé»: {ids} (cada una puntuaría 0).",
+        "grade_yes": "Corregir y ver las respuestas",
+        "not_yet": "Todavía no",
+        "confirm_keys": "Enter o Esc: todavía no · y: sí · Tab cambia de botón",
+        "grade_title": "Tu nota",
         "grade_instructor": "Es un paquete del profesor: entrega {path}; lo corrige tu profesor.",
         "grade_failed": "No se pudo corregir: {reason}",
         "check_title": "Tu archivo, tal como lo leerá el corrector de tu profesor",
@@ -102,15 +128,18 @@ WORDS: dict[str, dict[str, str]] = {
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
         "training_failed": "El entrenamiento falló: {reason}",
         "detail_keys": "←/→ cursor · esc vuelve",
+        "drafts_kept": "Tus diagnósticos quedan como borrador en {path}: `diagnose play --dir "
+                       "'{dir}'` los recupera.",
     },
 }
 
 # The footer's key descriptions are written in English in each screen's BINDINGS.
 KEYS_ES = {
     "runs": "ejec.", "log": "log", "reference": "referencia", "ref": "ref", "zoom": "zoom",
-    "cursor": "cursor", "detail": "detalle", "diagnose": "diagnosticar", "save": "guardar",
+    "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
-    "clear cursor": "quitar cursor", "start": "inicio", "end": "fin",
+    "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
+    "open": "ver",
 }
 
 
@@ -118,20 +147,30 @@ def tr(lang: str, key: str, **fields: Any) -> str:
     return WORDS[lang][key].format(**fields)
 
 
-def localise_bindings(node: Any, lang: str) -> None:
-    """Translate the footer descriptions of `node`'s bindings (they are English in BINDINGS)."""
-    if lang == "en":
-        return
-    def translated(binding: Binding) -> Binding:
-        group = binding.group
-        if group is not None:
-            group = Binding.Group(KEYS_ES.get(group.description, group.description),
-                                  group.compact)
-        return replace(binding, description=KEYS_ES.get(binding.description,
-                                                        binding.description), group=group)
+def _translated(binding: Binding) -> Binding:
+    group = binding.group
+    if group is not None:
+        group = Binding.Group(KEYS_ES.get(group.description, group.description), group.compact)
+    return replace(binding, description=KEYS_ES.get(binding.description, binding.description),
+                   group=group)
 
-    for key, bindings in node._bindings.key_to_bindings.items():
-        node._bindings.key_to_bindings[key] = [translated(b) for b in bindings]
+
+_LOCALISED: dict[tuple[type, str], type] = {}
+
+
+def localised(cls: type[T], lang: str) -> type[T]:
+    """`cls` with its footer descriptions in `lang` (they are English in its BINDINGS).
+
+    A subclass of the same name whose BINDINGS replace the English ones key by key, as Textual
+    merges a class's BINDINGS over its bases'; the stylesheet's rules for `cls` still apply.
+    """
+    if lang == "en":
+        return cls
+    if (cls, lang) not in _LOCALISED:
+        bindings = [_translated(b) for b in cls.__dict__.get("BINDINGS", [])]
+        _LOCALISED[cls, lang] = type(cls.__name__, (cls,), {"BINDINGS": bindings,
+                                                            "__module__": cls.__module__})
+    return _LOCALISED[cls, lang]
 
 
 HELP = {
@@ -140,9 +179,10 @@ HELP = {
 
 The **reference** is a healthy run. Each of **01 02 03** is the same model, data and schedule
 with exactly one designed bug. Compare each run with the reference, panel by panel, step by
-step, and name its bug. `r` draws the reference under the run on the same scale, `z` zooms on
-the first {zoom} steps (where most of what matters happens), `←`/`→` move a step cursor that
-shows every panel's value at that step, `enter` (or a click) opens a panel with axes.
+step, and name its bug. `r` draws the reference under the run on the same scale (its rows are
+labelled `ref`), `z` zooms on the first {zoom} steps (where most of what matters happens),
+`←`/`→` move a step cursor that shows every panel's value at that step, `tab` moves to the next
+panel (marked **▶**) and `enter` (or a click) opens it with axes.
 
 A panel's rows share one scale; the dotted line is a guide (the entropy floor, the clip
 threshold, lr_max). A red **×** marks a NaN, **▲**/**▼** an infinite value: the run kept
@@ -198,9 +238,11 @@ reference, not for a textbook spike.
 
 ## Keys
 `0` reference · `1` `2` `3` runs · `l` log/linear · `r` reference under the run · `z` zoom ·
-`←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) · `enter` detail ·
-`d` diagnosis form · `ctrl+s` save your diagnoses file · `g` grade · `?` this help · `q` quit.
-Your diagnoses are kept as a draft at every keystroke.
+`←` `→` step cursor (`shift` ×10, `home` `end`, `esc` clears) ·
+`tab` / `shift+tab` move to the next / previous panel (its title shows **▶**) ·
+`enter` (or a click) opens that panel with axes · `d` diagnosis form ·
+`ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
+`?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -208,9 +250,10 @@ Your diagnoses are kept as a draft at every keystroke.
 La **referencia** es una ejecución sana. Cada una de **01 02 03** usa el mismo modelo, datos y
 schedule con exactamente un fallo diseñado. Compara cada ejecución con la referencia, panel a
 panel, paso a paso, y nombra su fallo. `r` dibuja la referencia debajo de la ejecución en la
-misma escala, `z` amplía los primeros {zoom} pasos (donde pasa casi todo lo importante), `←`/`→`
-mueven un cursor que muestra el valor de cada panel en ese paso, `enter` (o un clic) abre un
-panel con ejes.
+misma escala (sus filas llevan la etiqueta `ref`), `z` amplía los primeros {zoom} pasos (donde
+pasa casi todo lo importante), `←`/`→` mueven un cursor que muestra el valor de cada panel en
+ese paso, `tab` pasa al panel siguiente (marcado con **▶**) y `enter` (o un clic) lo abre con
+ejes.
 
 Las filas de un panel comparten escala; la línea de puntos es una guía (el suelo de entropía,
 el umbral de recorte, lr_max). Una **×** roja marca un NaN, **▲**/**▼** un valor infinito: la
@@ -268,9 +311,12 @@ libro.
 
 ## Teclas
 `0` referencia · `1` `2` `3` ejecuciones · `l` log/lineal · `r` referencia debajo · `z` zoom ·
-`←` `→` cursor (`shift` ×10, `home` `end`, `esc` lo quita) · `enter` detalle ·
-`d` formulario de diagnóstico · `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige ·
-`?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador con cada tecla.
+`←` `→` cursor (`shift` ×10, `home` `end`, `esc` lo quita) ·
+`tab` / `shift+tab` pasan al panel siguiente / anterior (su título muestra **▶**) ·
+`enter` (o un clic) abre ese panel con ejes · `d` formulario de diagnóstico ·
+`ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
+todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
+con cada tecla.
 """,
 }
 

@@ -1,5 +1,5 @@
-"""`grading` imports only the stdlib, cryptography and scenarios (DESIGN §2), and the CLI hands
-it the diagnostician's numbers and reveals after a self-study grading."""
+"""`grading` imports only the stdlib, cryptography and scenarios (architecture §2), and the
+CLI hands it the diagnostician's numbers and reveals after a self-study grading."""
 
 from __future__ import annotations
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
+
+import pytest
+from textual.widgets import Markdown, Static
 
 import grading
 import scenarios
 from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
+from diagnose.tui.confirm_screen import ConfirmScreen
 from diagnose.tui.detail_screen import DetailScreen
 from diagnose.tui.drafts import DRAFTS_FILE
 from diagnose.tui.form_screen import FormScreen
@@ -24,13 +29,9 @@ from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.sparkline import SafeSparkline
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import NAN_FROM, ReplayScenario
+from tests.tui.screen import screen_text
 
 SMALL = (80, 24)
-
-
-def screen_text(app: PlayApp) -> str:
-    """What the terminal shows, as plain text (the compositor's lines)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def stats(app: PlayApp, panel: int, row: int = 0) -> str:
@@ -50,7 +51,7 @@ async def until(pilot, condition, tries: int = 500) -> None:
 async def test_a_finished_scenario_opens_on_the_reference_with_six_panels(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
         text = screen_text(app)
         assert "scenario TUI-FIXTURE" in text
         for title in ("1 · Loss", "2 · Learning rate", "3 · Gradient norm", "4 · Activations",
@@ -68,8 +69,8 @@ async def test_keys_switch_runs_and_change_the_view(workspace):
         await pilot.press("l")
         assert not app.view.log and "1 · Loss · linear" in screen_text(app)
         await pilot.press("r")
-        refs = app.screen.query("SafeSparkline.ref")
-        assert app.view.overlay and all(r.display for r in refs if r.parent.parent.display)
+        rows = [row for row in app.screen.query(SeriesRow) if row.display]
+        assert app.view.overlay and all("ref" in row.label.text.plain for row in rows)
         assert stats(app, 4) != stats(app, 5)  # two envelopes (no room for 3 rows × 2), apart
         await pilot.press("z")
         assert app.view.zoom and "steps 0-19" in screen_text(app)
@@ -197,14 +198,33 @@ async def test_a_killed_terminal_loses_no_keystroke(workspace, tmp_path):
         assert form.query_one("RadioSet").pressed_index == 0
 
 
-async def test_grading_in_the_app_shows_the_score_and_reveals(workspace, course):
+async def test_grading_asks_first_and_not_yet_is_the_default(workspace, course):
     app = PlayApp(workspace, name="Ana")
     async with app.run_test(size=SMALL) as pilot:
         await _answer(pilot, "1", 0, "x")
         await pilot.press("escape", "g")
-        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+        assert isinstance(app.screen, ConfirmScreen)
         text = screen_text(app)
-        assert "Score " in text and "/3" in text
+        assert "No answer yet for 02, 03" in text and "shows every answer" in text
+        assert app.screen.focused.id == "no"
+        await pilot.press("enter")  # the default: nothing graded, nothing saved
+        assert not isinstance(app.screen, (ConfirmScreen, GradeScreen))
+        await pilot.press("g", "escape")
+        await pilot.pause()
+    assert not (course / "Ana-diagnoses.md").exists()
+    assert not open_workspace(workspace).revealed
+
+
+async def test_grading_in_the_app_shows_the_score_once_and_reveals(workspace, course):
+    app = PlayApp(workspace, name="Ana")
+    async with app.run_test(size=SMALL) as pilot:
+        await _answer(pilot, "1", 0, "x")
+        await pilot.press("escape", "g")
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+        assert "Your grade" in screen_text(app)
+        text = "\n".join(str(static.render()) for static in app.screen.query(Static))
+        assert text.count("Score") == 1 and re.search(r"Score: \d/3", text)
     assert (course / "Ana-diagnoses.md").exists()
     assert open_workspace(workspace).revealed
     assert (course / "solutions" / "03-three-failures-ref.md").exists()
@@ -222,19 +242,33 @@ async def test_an_instructors_bundle_is_checked_not_graded(workspace, course):
     assert not open_workspace(workspace).revealed
 
 
-async def test_the_reference_has_no_form_and_help_names_no_break(workspace):
-    app = PlayApp(workspace)
-    async with app.run_test(size=SMALL) as pilot:
+def break_words() -> set[str]:
+    """Every break's slug and title, in both languages, lower case."""
+    return {slug for slug in scenarios.breaks()} | {
+        brk.title[lang].lower() for brk in scenarios.breaks().values() for lang in ("en", "es")}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_the_reference_has_no_form_and_help_names_no_break(workspace, lang):
+    app = PlayApp(workspace, lang=lang)
+    async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("d")
         assert not isinstance(app.screen, FormScreen)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
+        source = app.screen.query_one(Markdown).source.lower()
+        assert "`tab`" in source and "`enter`" in source and "▶" in source
+        shown = [screen_text(app).lower()]
+        for _ in range(12):  # the whole help, page by page
+            await pilot.press("pagedown")
+            shown.append(screen_text(app).lower())
+        for text in (source, *shown):
+            assert not [w for w in break_words() if w in text]
         await pilot.press("escape")
 
 
 async def test_no_screen_tells_which_break_a_run_holds(workspace):
-    words = {slug for slug in scenarios.breaks()} | {
-        brk.title[lang].lower() for brk in scenarios.breaks().values() for lang in ("en", "es")}
+    words = break_words()
     app = PlayApp(workspace)
     async with app.run_test(size=(160, 48)) as pilot:
         for key in ("0", "1", "2", "3", "r", "z", "right"):
@@ -250,7 +284,7 @@ async def test_no_screen_tells_which_break_a_run_holds(workspace):
 async def test_spanish_labels(workspace):
     app = PlayApp(workspace, lang="es")
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
         text = screen_text(app)
         assert "referencia" in text and "1 · Pérdida" in text and "escenario" in text
         assert "ejec." in text.splitlines()[-1]

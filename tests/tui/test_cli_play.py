@@ -40,3 +40,20 @@ def test_a_corrupt_scenario_is_refused(workspace):
     (workspace / "scenario.json").write_text(json.dumps({"schema": "nope"}))
     result = run("--dir", str(workspace))
     assert result.exit_code == 1 and result.output.startswith("Error: ")
+
+
+def test_a_crash_of_the_app_exits_non_zero_with_one_line(workspace, monkeypatch):
+    from diagnose.tui.app import PlayApp
+    from diagnose.tui.sparkline import SafeSparkline
+
+    def broken(self, y):
+        raise RuntimeError("a chart that cannot draw")
+
+    run_app = PlayApp.run
+    monkeypatch.setattr(SafeSparkline, "render_line", broken)
+    monkeypatch.setattr(PlayApp, "run", lambda self: run_app(self, headless=True))
+    result = CliRunner().invoke(cli, ["play", "--dir", str(workspace)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        "Error: diagnose play stopped on an unexpected error (the traceback is above); your "
+        "drafts are kept.")

@@ -3,7 +3,7 @@
 import json
 
 from diagnose.tui.diagnoses import diagnoses_path, file_stem
-from diagnose.tui.drafts import DRAFTS_FILE, UNSURE, Answer, Drafts
+from diagnose.tui.drafts import DRAFTS_FILE, UNSURE, Draft, Drafts
 
 
 def test_every_change_is_on_disk_and_reads_back(tmp_path):
@@ -12,7 +12,7 @@ def test_every_change_is_on_disk_and_reads_back(tmp_path):
     drafts.set_name("Ana")
     again = Drafts.load(tmp_path)
     assert again.name == "Ana"
-    assert again.answer("01") == Answer("no-warmup", "Panel 2 starts at lr_max")
+    assert again.answer("01") == Draft("no-warmup", "Panel 2 starts at lr_max")
     assert again.answer("02").empty
     assert [p.name for p in tmp_path.iterdir()] == [DRAFTS_FILE]  # no temp file left behind
 
@@ -22,7 +22,7 @@ def test_in_memory_until_attached(tmp_path):
     drafts.set_answer("02", UNSURE, "ñandú ✓")
     assert not (tmp_path / DRAFTS_FILE).exists()
     drafts.attach(tmp_path)
-    assert Drafts.load(tmp_path).answer("02") == Answer(UNSURE, "ñandú ✓")
+    assert Drafts.load(tmp_path).answer("02") == Draft(UNSURE, "ñandú ✓")
 
 
 def test_a_corrupt_file_is_moved_aside_not_overwritten(tmp_path):
@@ -35,7 +35,7 @@ def test_a_corrupt_file_is_moved_aside_not_overwritten(tmp_path):
 
 
 def test_the_grader_gets_every_id_with_not_sure_as_none():
-    drafts = Drafts(answers={"01": Answer("bad-init", "σ≈190"), "02": Answer(UNSURE, "hm")})
+    drafts = Drafts(answers={"01": Draft("bad-init", "σ≈190"), "02": Draft(UNSURE, "hm")})
     assert drafts.for_grader(("01", "02", "03")) == {
         "01": ("bad-init", "σ≈190"), "02": (None, "hm"), "03": (None, "")}
 

@@ -1,0 +1,44 @@
+"""What the terminal shows, as plain text, read through Textual's public API only.
+
+Each visible widget of the active screen renders its own lines (`Widget.render_lines`, borders
+included), pasted where the screen placed it (`Screen.find_widget`, else `Widget.region`),
+parents before children and layers (notifications) last, as the compositor paints them.
+Enough for tests that read words and glyphs, not colours.
+"""
+
+from __future__ import annotations
+
+from textual.errors import NoWidget
+from textual.geometry import Region
+
+
+def screen_text(app) -> str:
+    screen = app.screen
+    width, height = screen.size
+    cells = [[" "] * width for _ in range(height)]
+    placed, on_top = [], []
+    for widget in (screen, *screen.walk_children(with_self=False)):
+        if not widget.display or not widget.visible:
+            continue
+        try:
+            geometry = screen.find_widget(widget)
+        except NoWidget:
+            geometry = None
+        layered = any(node.styles.layer for node in widget.ancestors_with_self
+                      if node is not screen)  # notifications: a layer above the others
+        if geometry is None:
+            on_top.append((widget, widget.region, widget.region))
+        else:
+            (on_top if layered else placed).append((widget, geometry.region, geometry.clip))
+    for widget, region, clip in placed + on_top:
+        shown = region.intersection(clip).intersection(Region(0, 0, width, height))
+        if not shown:
+            continue
+        crop = shown.translate((-region.x, -region.y))
+        for row, strip in enumerate(widget.render_lines(crop)):
+            text = strip.crop(crop.x, crop.x + crop.width).text if strip.cell_length > \
+                crop.width else strip.text
+            line = cells[shown.y + row]
+            for column, char in enumerate(text[:shown.width]):
+                line[shown.x + column] = char
+    return "\n".join("".join(line).rstrip() for line in cells)
