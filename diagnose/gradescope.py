@@ -24,8 +24,8 @@ from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS, read_manifest
 from grading.grade import open_key, read_scenario
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
 from grading.seal import scenario_key
-from grading.texts import LANGS
 from scenarios.errors import UserError
+from scenarios.langs import LANGS
 
 SETUP_SH = """\
 #!/usr/bin/env bash

@@ -36,8 +36,9 @@ from grading.feedback import Result, notes, score
 from grading.grade import read_scenario, same_code
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, student_key
 from grading.seal import SealError, unseal_scenario
-from grading.texts import LANGS, say
+from grading.texts import say
 from scenarios.files import atomic_write, read_small, read_small_text
+from scenarios.langs import LANGS
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
 SETTINGS = "autograder.json"
