@@ -85,11 +85,16 @@ async def test_the_chosen_break_has_its_own_glyph(workspace, monkeypatch):
         assert isinstance(app.screen, FormScreen)
         text = screen_text(app)
         assert text.count("( )") == 4 and "(•)" not in text
-        await pilot.press("down", "enter")
+        await pilot.press("down")
+        await pilot.pause()
+        pointed = [line for line in screen_text(app).splitlines() if "›( )" in line]
+        assert len(pointed) == 1  # the option under the keys is marked without colour
+        await pilot.press("enter")
         text = screen_text(app)
         assert text.count("(•)") == 1 and text.count("( )") == 3
         chosen = next(line for line in text.splitlines() if "(•)" in line)
         assert app.screen.query_one("RadioSet").pressed_button.label.plain in chosen
+        assert "›(•)" in chosen and pointed[0].split("›( )")[1].strip() in chosen
 
 
 @pytest.mark.parametrize("size,at_least", [((80, 24), 20), ((120, 40), 30), ((160, 48), 40)])
