@@ -59,14 +59,19 @@ async def test_tab_moves_a_marked_focus_and_enter_opens_that_panel(workspace):
         assert "tab panel" in keys and "⏎ open" in keys and keys.endswith("q quit")
         assert any("▶ 1 · Loss" in line for line in focused_titles(app))
         await pilot.press("tab", "tab")
+        await pilot.pause()
         marked = focused_titles(app)
         assert len(marked) == 1 and "▶ 3 · Gradient norm" in marked[0]
         await pilot.press("enter")
+        await pilot.pause()
         assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 3
         await pilot.press("escape")
+        await pilot.pause()
         await pilot.click("#panel-6")  # a click focuses and opens
+        await pilot.pause()
         assert isinstance(app.screen, DetailScreen) and app.screen.panel.number == 6
         await pilot.press("escape", "question_mark")
+        await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
 
 
