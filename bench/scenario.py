@@ -1,15 +1,20 @@
-"""Wall time of making scenarios: `diagnose new` (target <= 20 s) and `diagnose deal --count N`.
+"""Wall time of making scenarios: `diagnose new` (target <= 20 s) and `diagnose deal --count N`,
+and students per hour for a local deal and a deal on a Dask LocalCluster (`--rate`).
 
-Runs the real commands in a temporary folder with a temporary DIAGNOSE_HOME.
+Runs the real commands in a temporary folder with a temporary DIAGNOSE_HOME. With `--rate`, the
+local deal (`--jobs`) and the cluster deal (`--scheduler`, a LocalCluster of `--workers`
+one-thread worker processes on this machine) deal `--rate-count` students at each of
+`--rate-steps`.
 
 Run: python bench/scenario.py [--new-runs 3] [--deal-count 30] [--jobs 2]
+     python bench/scenario.py --new-runs 0 --deal-count 0 --rate [--rate-count 4]
+         [--rate-steps 5,400] [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,24 +35,57 @@ def main() -> None:
     parser.add_argument("--new-runs", type=int, default=3)
     parser.add_argument("--deal-count", type=int, default=30, help="0 skips the deal")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--rate", action="store_true",
+                        help="students per hour, local deal and LocalCluster deal")
+    parser.add_argument("--rate-count", type=int, default=4)
+    parser.add_argument("--rate-steps", default="5,400")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    exe = shutil.which("diagnose") or sys.exit("install first: pip install -e .")
+    # the diagnose this Python imports (an install, or a tree on PYTHONPATH)
+    exe = [sys.executable, "-c", "from diagnose.cli import main; main()"]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         env = {**os.environ, "DIAGNOSE_HOME": str(root / "home")}
-        times = [timed([exe, "new", "--dir", f"ws{i}", "--jobs", str(args.jobs)], root, env)
+        times = [timed([*exe, "new", "--dir", f"ws{i}", "--jobs", str(args.jobs)], root, env)
                  for i in range(args.new_runs)]
-        print(f"diagnose new (default config, --jobs {args.jobs}): median "
-              f"{statistics.median(times):.1f} s over {len(times)} "
-              f"(min {min(times):.1f}, max {max(times):.1f}); target <= 20 s")
+        if times:
+            print(f"diagnose new (default config, --jobs {args.jobs}): median "
+                  f"{statistics.median(times):.1f} s over {len(times)} "
+                  f"(min {min(times):.1f}, max {max(times):.1f}); target <= 20 s")
         if args.deal_count:
-            subprocess.run([exe, "keygen", "--out", "course.key"], cwd=root, env=env,
+            subprocess.run([*exe, "keygen", "--out", "course.key"], cwd=root, env=env,
                            check=True, stdout=subprocess.DEVNULL)
-            seconds = timed([exe, "deal", "--key", "course.key", "--out", "bundles",
+            seconds = timed([*exe, "deal", "--key", "course.key", "--out", "bundles",
                              "--count", str(args.deal_count), "--jobs", str(args.jobs)],
                             root, env)
             print(f"diagnose deal --count {args.deal_count} --jobs {args.jobs}: {seconds:.0f} s "
                   f"({seconds / args.deal_count:.1f} s per student)")
+        if args.rate:
+            rates(exe, root, env, args)
+
+
+def rates(exe: list[str], root: Path, env: dict[str, str], args: argparse.Namespace) -> None:
+    """Students per hour: a local deal, then a deal on a LocalCluster, at each step count."""
+    from distributed import LocalCluster
+
+    if not (root / "rate.key").exists():
+        subprocess.run([*exe, "keygen", "--out", "rate.key"], cwd=root, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+    count = args.rate_count
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster:
+        for steps in (int(s) for s in args.rate_steps.split(",")):
+            base = [*exe, "deal", "--key", "rate.key", "--count", str(count), "--steps",
+                    str(steps)]
+            local = timed([*base, "--out", f"local-{steps}", "--jobs", str(args.jobs)], root,
+                          env)
+            remote = timed([*base, "--out", f"cluster-{steps}", "--scheduler",
+                            cluster.scheduler_address], root, env)
+            for name, seconds in ((f"local --jobs {args.jobs}", local),
+                                  (f"LocalCluster {args.workers} workers", remote)):
+                print(f"deal --count {count} --steps {steps:>4} {name:<24}: {seconds:6.1f} s, "
+                      f"{count / seconds * 3600:7.0f} students/hour "
+                      f"({seconds / count:.1f} s per student)")
 
 
 if __name__ == "__main__":

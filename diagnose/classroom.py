@@ -27,10 +27,10 @@ import io
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from diagnose import __version__
 from diagnose.scenario import (
@@ -40,9 +40,13 @@ from diagnose.scenario import (
     ScenarioError,
     ScenarioSpec,
     TrainingPool,
+    check_code,
     check_target,
+    choose_breaks,
     create_scenario,
     new_code,
+    workspace_lock,
+    write_workspace,
 )
 from diagnose.workspace import DEFAULT_DIR, WorkspaceError, is_workspace, open_workspace
 from grading.layout import MANIFEST, student_key
@@ -293,31 +297,86 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
          steps: int | None = None, jobs: int = 2, lang: str = "en",
          on_step: OnStep | None = None,
          on_student: Callable[[str, str, bool], None] | None = None,
-         on_redeal: Callable[[str], None] | None = None) -> list[tuple[str, str]]:
-    """Make one sealed bundle per student under `out`; returns this roster's (student, code)."""
+         on_redeal: Callable[[str], None] | None = None, client: Any = None,
+         codes: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """Make one sealed bundle per student under `out`; returns this roster's (student, code).
+
+    With `client` (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios
+    train on its workers and their bundles are written here as they come back. `codes` fixes
+    some students' codes (tests and benchmarks compare deals with them).
+    """
     plan = plan_deal(out, students, secret, steps=steps, lang=lang)
-    out, steps, listed, codes = plan.out, plan.steps, plan.listed, plan.codes
+    out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
         atomic_write(out / SETTINGS_FILE, json.dumps(plan.settings, indent=2) + "\n",
                      error=ScenarioError)
     rows: list[tuple[str, str]] = []
+
+    def fresh_code(student: Student) -> str:
+        code = check_code((codes or {}).get(student.name) or new_code())
+        while code in used:
+            code = new_code()
+        used.add(code)
+        return code
+
+    def dealt(student: Student, code: str, resumed: bool) -> None:
+        rows.append((student.name, code))
+        _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
+        listed[student.name] = [student.name, code, student.email or email,
+                                student.level or level]
+        write_manifest(out, listed)
+        if on_student is not None:
+            on_student(student.name, code, resumed)
+
+    if client is not None:
+        _deal_on_cluster(client, plan, secret, fresh_code, dealt, on_step, on_redeal)
+        return rows
     with TrainingPool(jobs) as pool:
         for student, target, code in plan.bundles:
             resumed = code is not None
             if code is None:
-                code = new_code()
-                while code in codes:
-                    code = new_code()
-                codes.add(code)
+                code = fresh_code(student)
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor")
                 create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
                                 progress=Progress(on_step=on_step, on_redeal=on_redeal))
-            rows.append((student.name, code))
-            _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
-            listed[student.name] = [student.name, code, student.email or email,
-                                    student.level or level]
-            write_manifest(out, listed)
-            if on_student is not None:
-                on_student(student.name, code, resumed)
+            dealt(student, code, resumed)
     return rows
+
+
+def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
+                     fresh_code: Callable[[Student], str],
+                     dealt: Callable[[Student, str, bool], None], on_step: OnStep | None,
+                     on_redeal: Callable[[str], None] | None) -> None:
+    """Train the new bundles on the cluster; write each one as it comes back, as `deal` does."""
+    from diagnose import cluster
+
+    orders, students = [], {}
+    for student, target, code in plan.bundles:
+        if code is not None:
+            dealt(student, code, True)
+        else:
+            orders.append(cluster.Order(student.name, target, fresh_code(student)))
+            students[student.name] = student
+    check = plan.steps == healthy_config().steps  # as create_scenario: the full run only
+    results = cluster.train_on_cluster(client, orders, secret=secret, slugs=choose_breaks(None),
+                                       steps=plan.steps, check=check)
+    with contextlib.closing(results):
+        for trained in results:
+            order = trained.order
+            for redeal in range(trained.redeals):
+                if on_redeal is not None:
+                    on_redeal(f"scenario {order.code}: the runs could not be told apart from "
+                              f"their metrics (deal {redeal + 1}); trained again with fresh "
+                              "seeds")
+            if on_step is not None:
+                for run, records in trained.records.items():
+                    for record in records:
+                        on_step(f"{order.student}/{run}", record)
+            order.target.parent.mkdir(parents=True, exist_ok=True)
+            with workspace_lock(order.target):
+                check_target(order.target, force=False)
+                write_workspace(order.target, code=order.code, secret=secret, key="instructor",
+                                deal=trained.deal, records=trained.records, steps=plan.steps,
+                                lang=plan.lang)
+            dealt(students[order.student], order.code, False)

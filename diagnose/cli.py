@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
-from grading.layout import DEFAULT_DIR
+from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
@@ -216,6 +216,19 @@ def keygen(out: Path) -> None:
                "Keep it private; deal with: diagnose deal --key " + str(out))
 
 
+def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
+                      value: str | None) -> str | None:
+    """Refuse what cannot be a scheduler's address before anything is read or dialled."""
+    if value is None:
+        return None
+    from diagnose.cluster import check_address
+
+    problem = check_address(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
 @cli.command()
 @click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
               help="Your instructor key, from `diagnose keygen`.")
@@ -229,20 +242,31 @@ def keygen(out: Path) -> None:
 @JOBS_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
+@click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
+              help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
+                   "the bundles are written and sealed here. Needs pip install "
+                   '"diagnose[cluster]".')
+@click.option("--connect-timeout", type=click.FloatRange(min=0.1), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="With --scheduler: how long to wait for the scheduler and a first worker.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
-         steps: int | None, jobs: int, lang: str) -> None:
+         steps: int | None, jobs: int, lang: str, scheduler: str | None,
+         connect_timeout: float) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
     (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
-    --lang and key; it adds students, never drops them.
+    --lang and key; it adds students, never drops them. With --scheduler the training runs on
+    a Dask cluster's workers (same bundles, byte for byte); your key stays here.
 
     \b
     Example:
       diagnose deal --key course.key --out bundles --roster roster.txt
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
+      diagnose deal --key course.key --out bundles --roster roster.txt \\
+          --scheduler tcp://10.0.0.5:8786
     """
     import time
 
@@ -253,11 +277,16 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     if (roster is None) == (count is None):
         raise click.UsageError("give exactly one of --roster FILE or --count N")
     started = time.perf_counter()
+    client = None
     try:
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
         classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
+        if scheduler is not None:
+            from diagnose.cluster import connect
+
+            client = connect(scheduler, connect_timeout)  # refused before anything is written
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
@@ -266,12 +295,16 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         rows = _train_with_bars(
             lambda on_step: classroom.deal(
                 out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
-                on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True)),
+                on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True),
+                client=client),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
+    finally:
+        if client is not None:
+            client.close()
     seconds = time.perf_counter() - started
     click.echo(f"Dealt {len(rows)} bundles into {out} in {seconds:.1f} s; "
                f"manifest: {out / classroom.MANIFEST}")
@@ -472,6 +505,48 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
         _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
     else:
         _grade_one(files[0], directory, key_file, check, lang, as_json)
+
+
+@cli.command("gradescope-autograder")
+@click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
+              help="Your key file (from `diagnose keygen`); it stays here, out of the zip.")
+@click.option("--bundles", type=click.Path(path_type=Path), required=True,
+              help="The folder `diagnose deal` wrote (its manifest.csv lists the class).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("autograder.zip"),
+              show_default=True, help="The zip to write (replaced whole if it exists).")
+@click.option("--visibility", type=click.Choice(GRADESCOPE_VISIBILITIES),
+              default="after_published", show_default=True,
+              help="When students see their per-ID results (Gradescope's setting); a hidden "
+                   "result hides its summary too.")
+@click.option("--lang", type=LANG, default=None,
+              help="Feedback language for students whose manifest row names none (default: "
+                   "the deal's --lang, from deal-settings.json).")
+@click.option("--wheel", type=click.Path(path_type=Path),
+              help="A diagnose wheel to pack (default: built from this source tree).")
+def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str,
+                          lang: str | None, wheel: Path | None) -> None:
+    """Write the zip for Gradescope's "Upload autograder": grading without you, offline.
+
+    Students upload their diagnoses file; Gradescope matches them to their bundle by email or
+    name, grades it against their sealed key and counts the first graded upload. The zip
+    holds setup.sh, run_autograder, this package as a wheel, the manifest, each bundle's
+    scenario.json and sealed key, one key per scenario (derived from yours, which is never
+    packed) and each run's feedback numbers. Keep the zip as private as the bundles' answers.
+
+    \b
+    Example:
+      diagnose gradescope-autograder --key course.key --bundles bundles --out autograder.zip
+      diagnose gradescope-autograder --key course.key --bundles bundles --lang es \\
+          --visibility after_due_date
+    """
+    from diagnose.gradescope import build_autograder
+    from grading.seal import read_key_file
+
+    secret = read_key_file(key_file)
+    count = build_autograder(out, bundles, secret, visibility=visibility, lang=lang,
+                             wheel=wheel)
+    click.echo(f"Wrote {out} for {count} students. Upload it in Gradescope: the assignment's "
+               "Configure Autograder, Zip file upload; set its points to the number of IDs.")
 
 
 @cli.command()

@@ -14,6 +14,7 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     grade.py       grading a file against a workspace; checking one without a key
     ledger.py      the instructor's record of each student's attempts, beside the bundles
     gradebook.py   grading a class into its bundles; CSV and Gradescope exports
+    autograder.py  Gradescope's run_autograder: one upload graded offline from a packed class
 """
 
 import importlib

@@ -29,3 +29,5 @@ def student_key(name: str) -> str:
     bare = "".join(c for c in unicodedata.normalize("NFD", composed)
                    if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", bare).casefold()
+# Gradescope's visibility settings for a result's tests (its autograder specification)
+GRADESCOPE_VISIBILITIES = ("after_published", "after_due_date", "visible", "hidden")

@@ -98,8 +98,17 @@ def derive_key(secret: bytes, purpose: bytes, code: str = "") -> bytes:
                 info=purpose + b"\0" + code.encode("utf-8")).derive(secret.strip())
 
 
+def scenario_key(secret: bytes, code: str) -> bytes:
+    """The Fernet key that opens scenario `code`'s sealed key and no other scenario's.
+
+    An autograder that must open its class's keys carries these, never the secret they come
+    from (HKDF is one-way): `unseal_scenario` opens a key with one.
+    """
+    return base64.urlsafe_b64encode(derive_key(secret, b"diagnose answer key", code))
+
+
 def _fernet(secret: bytes, code: str) -> Fernet:
-    return Fernet(base64.urlsafe_b64encode(derive_key(secret, b"diagnose answer key", code)))
+    return Fernet(scenario_key(secret, code))
 
 
 def seal(code: str, assignment: dict[str, str], secret: bytes) -> str:
@@ -137,8 +146,24 @@ def unseal(text: str, secret: bytes, code: str | None = None) -> dict[str, str]:
     if data["fingerprint"] != fingerprint(secret):
         raise SealError(f"the answer key was sealed with another key (fingerprint "
                         f"{data['fingerprint']}, this key is {fingerprint(secret)})")
+    return _open(data, _fernet(secret, data["code"]))
+
+
+def unseal_scenario(text: str, key: bytes, code: str) -> dict[str, str]:
+    """Open scenario `code`'s sealed key with its `scenario_key`, not the secret."""
+    data = _envelope(text)
+    if data["code"] != code:
+        raise SealError(f"{TAMPERED} (it is for scenario {data['code']}, not {code})")
     try:
-        payload = json.loads(_fernet(secret, data["code"]).decrypt(data["token"].encode("ascii")))
+        fernet = Fernet(key)
+    except (ValueError, TypeError):
+        raise SealError("not a scenario key") from None
+    return _open(data, fernet)
+
+
+def _open(data: dict, fernet: Fernet) -> dict[str, str]:
+    try:
+        payload = json.loads(fernet.decrypt(data["token"].encode("ascii")))
     except (InvalidToken, UnicodeError, json.JSONDecodeError, ValueError):
         raise SealError(TAMPERED) from None
     assignment = payload.get("assignment") if isinstance(payload, dict) else None
