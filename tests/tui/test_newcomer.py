@@ -57,9 +57,9 @@ async def test_tab_moves_a_marked_focus_and_enter_opens_that_panel(workspace):
     async with app.run_test(size=SMALL) as pilot:
         keys = await footer(pilot)
         assert "tab panel" in keys and "⏎ open" in keys and keys.endswith("q quit")
-        assert any("▶ 1 · Loss" in line for line in focused_titles(app))
+        await until(pilot, lambda: any("▶ 1 · Loss" in line for line in focused_titles(app)))
         await pilot.press("tab", "tab")
-        await pilot.pause()
+        await until(pilot, lambda: any("▶ 3 · Gradient" in line for line in focused_titles(app)))
         marked = focused_titles(app)
         assert len(marked) == 1 and "▶ 3 · Gradient norm" in marked[0]
         await pilot.press("enter")
