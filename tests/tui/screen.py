@@ -52,3 +52,13 @@ async def until(pilot, condition, tries: int = 500) -> None:
             return
         await pilot.pause(0.01)
     raise AssertionError("condition never held")
+
+
+async def drawn(pilot, app) -> str:
+    """The screen once the footer and every panel's title have drawn (they come on timers)."""
+    def ready() -> bool:
+        lines = screen_text(app).split("\n")
+        return bool(lines[-1].strip()) and sum("1 · " in line or "6 · " in line
+                                                for line in lines) >= 2
+    await until(pilot, ready)
+    return screen_text(app)

@@ -29,7 +29,7 @@ from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.sparkline import SafeSparkline
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import NAN_FROM, ReplayScenario
-from tests.tui.screen import screen_text, until
+from tests.tui.screen import drawn, screen_text, until
 
 SMALL = (80, 24)
 
@@ -42,7 +42,7 @@ def stats(app: PlayApp, panel: int, row: int = 0) -> str:
 async def test_a_finished_scenario_opens_on_the_reference_with_six_panels(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
+        await drawn(pilot, app)
         text = screen_text(app)
         assert "scenario TUI-FIXTURE" in text
         for title in ("1 · Loss", "2 · Learning rate", "3 · Gradient norm", "4 · Activations",
@@ -112,7 +112,8 @@ async def test_enter_and_a_click_open_the_detail_view_with_axes(workspace):
         await until(pilot, lambda: isinstance(app.screen, DetailScreen))
         assert app.screen.panel.number == 5
         plots = list(app.screen.query(SeriesPlot))  # every matrix, not the envelope
-        assert len(plots) == 9 and "h.1.mlp.c_proj" in plots[-1].query_one(Readout).text.plain
+        assert len(plots) == 9
+        await until(pilot, lambda: "h.1.mlp.c_proj" in plots[-1].query_one(Readout).text.plain)
 
 
 async def test_a_diverging_run_renders_with_its_nan_marked(nan_workspace):
@@ -278,7 +279,7 @@ async def test_no_screen_tells_which_break_a_run_holds(workspace):
 async def test_spanish_labels(workspace):
     app = PlayApp(workspace, lang="es")
     async with app.run_test(size=SMALL) as pilot:
-        await until(pilot, lambda: screen_text(app).split("\n")[-1].strip())  # the footer
+        await drawn(pilot, app)
         text = screen_text(app)
         assert "referencia" in text and "1 · Pérdida" in text and "escenario" in text
         assert "ejec." in text.splitlines()[-1]
