@@ -1,28 +1,73 @@
-"""Does every break show its signature on every seed? Train N scenarios with the default config.
+"""Does every break of the deck show its signature on every seed? Train N seeds of the deck.
 
-For each seed, the reference and each break are trained with that same seed; prints the
-diagnostician's confusion matrix and, per break, the min/median/max of each signature figure
-with how many seeds passed its check.
+For each seed, the reference and every break of the chosen levels are trained with that same
+seed, and level 3's healthy decoy with seed + DECOY_OFFSET (a decoy that copied the reference
+bit for bit would be no decoy). Per level, prints the diagnostician's confusion matrix against
+that level's deck and the reference (and the decoy), the same against the previous seed's
+reference (a dealt scenario trains each run from its own seed), and, per break, the
+min/median/max of each signature figure with how many seeds passed its check.
 
-Run: python bench/fidelity.py --seeds 20 [--jobs 2] [--steps N] [--first-seed 0]
-     [--set lr_max=3e-2 --set lr_min=3e-3]
+`--save DIR` keeps every run's records (one gzip pickle a seed); `--load DIR` reads them back
+instead of training, after checking that each stored config is the one this catalog would
+train: the same numbers, printed again without the compute (calibrate the checks on one seed
+range, then prove them on another).
+
+Run: python bench/fidelity.py --seeds 20 [--first-seed 0] [--jobs 2] [--levels 1,2,3]
+     [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
+import pickle
 import statistics
+import sys
 import time
 import tomllib
 from collections import defaultdict
+from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import HEALTHY, diagnose_run
+from diagnose.diagnostician import DECKS, HEALTHY, diagnose_run
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
 from scenarios.config import validate_value
+
+DECOY_OFFSET = 1_000_000
+REFERENCE, DECOY = "reference", "decoy"
+
+
+def plans_for(seed: int, healthy: scenarios.Config, levels: list[int]) -> list[RunPlan]:
+    plans = [RunPlan(REFERENCE, healthy, seed)]
+    for level in levels:
+        for slug, brk in scenarios.breaks(level).items():
+            if brk.healthy:
+                plans.append(RunPlan(DECOY, healthy, seed + DECOY_OFFSET))
+            else:
+                plans.append(RunPlan(slug, brk.apply(healthy), seed))
+    return plans
+
+
+def load(folder: Path, seed: int, plans: list[RunPlan]) -> dict:
+    with gzip.open(folder / f"seed-{seed}.pkl.gz", "rb") as stream:
+        blob = pickle.load(stream)
+    for plan in plans:
+        stored = blob["configs"].get(plan.run)
+        if stored != dataclasses.asdict(plan.config) or blob["seeds"][plan.run] != plan.seed:
+            sys.exit(f"{folder}/seed-{seed}.pkl.gz: {plan.run} was trained with another config "
+                     "or seed than this catalog's; train it again")
+    return blob["records"]
+
+
+def save(folder: Path, seed: int, plans: list[RunPlan], records: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    blob = {"records": records, "configs": {p.run: dataclasses.asdict(p.config) for p in plans},
+            "seeds": {p.run: p.seed for p in plans}}
+    with gzip.open(folder / f"seed-{seed}.pkl.gz", "wb") as stream:
+        pickle.dump(blob, stream)
 
 
 def main() -> None:
@@ -30,9 +75,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--levels", default="1,2,3")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="try a healthy.toml value without editing it (calibration)")
+    stored = parser.add_mutually_exclusive_group()
+    stored.add_argument("--save", type=Path, help="keep every run's records in this folder")
+    stored.add_argument("--load", type=Path, help="read the records instead of training")
     args = parser.parse_args()
 
     healthy = scenarios.healthy_config()
@@ -43,48 +92,84 @@ def main() -> None:
     healthy = dataclasses.replace(healthy, **changes)
     if changes:
         print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
-    catalog = scenarios.breaks()
+    levels = [int(n) for n in args.levels.split(",")]
     header = run_header_fields(healthy)
-    truths = [HEALTHY, *catalog]
-    confusion: dict[str, dict[str, int]] = {t: defaultdict(int) for t in truths}
-    values: dict[str, dict[str, list[float]]] = {t: defaultdict(list) for t in truths}
-    passes: dict[str, dict[str, int]] = {t: defaultdict(int) for t in truths}
-    wanted: dict[str, dict[str, str]] = {t: {} for t in truths}
+    rows = {level: [HEALTHY, *(DECOY if b.healthy else s
+                               for s, b in scenarios.breaks(level).items())]
+            for level in levels}
+    confusion = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
+    crossed = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
+    previous = None   # the last seed's reference: a run against another seed's, as when dealt
+    values = {(lv, t): defaultdict(list) for lv in levels for t in rows[lv]}
+    passes = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
+    wanted: dict[tuple[int, str], dict[str, str]] = {key: {} for key in values}
     started = time.perf_counter()
-    with TrainingPool(args.jobs) as pool:
+    pool = TrainingPool(args.jobs) if args.load is None else None
+    done = 0
+    try:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            plans = [RunPlan("reference", healthy, seed)]
-            plans += [RunPlan(slug, brk.apply(healthy), seed) for slug, brk in catalog.items()]
-            records = pool.run(plans)
-            reference = records["reference"]
+            plans = plans_for(seed, healthy, levels)
+            if args.load is not None:
+                if not (args.load / f"seed-{seed}.pkl.gz").is_file():
+                    print(f"seed {seed}: not stored in {args.load}; stopping there")
+                    break
+                records = load(args.load, seed, plans)
+            else:
+                records = pool.run(plans)
+                if args.save is not None:
+                    save(args.save, seed, plans, records)
+            reference = records[REFERENCE]
             line = []
-            for truth in truths:
-                run = records["reference" if truth == HEALTHY else truth]
-                verdict = diagnose_run(run, reference, header)
-                confusion[truth][verdict.slug] += 1
-                for check in signature_checks(truth, run, reference, header):
-                    values[truth][check.name].append(check.value)
-                    passes[truth][check.name] += check.passed
-                    wanted[truth][check.name] = check.wanted
-                    if not check.passed:
-                        line.append(f"{truth}:{check.name}={check.value:.3g}")
-                if verdict.slug != truth:
-                    line.append(f"{truth} read as {verdict.slug}")
+            for level in levels:
+                for row in rows[level]:
+                    run = records[REFERENCE if row == HEALTHY else row]
+                    truth = HEALTHY if row == DECOY else row
+                    verdict = diagnose_run(run, reference, header, DECKS[level])
+                    confusion[level, row][verdict.slug] += 1
+                    if previous is not None:
+                        other = diagnose_run(run, previous, header, DECKS[level])
+                        crossed[level, row][other.slug] += 1
+                    once = row != HEALTHY or level == levels[0]   # the reference: once
+                    for check in signature_checks(truth, run, reference, header) if once else []:
+                        values[level, row][check.name].append(check.value)
+                        passes[level, row][check.name] += check.passed
+                        wanted[level, row][check.name] = check.wanted
+                        if not check.passed:
+                            line.append(f"{row}:{check.name}={check.value:.3g}")
+                    if verdict.slug != truth:
+                        line.append(f"L{level} {row} read as {verdict.slug}")
             print(f"seed {seed}: {'ok' if not line else 'FAIL ' + ', '.join(line)}", flush=True)
+            done += 1
+            previous = reference
+    finally:
+        if pool is not None:
+            pool.close()
     seconds = time.perf_counter() - started
 
-    print(f"\n{args.seeds} seeds x {len(plans)} runs x {healthy.steps} steps in {seconds:.0f} s")
-    print("\nconfusion (rows: truth, columns: diagnostician)")
-    print(f"{'':>12}" + "".join(f"{t:>13}" for t in truths))
-    for truth in truths:
-        print(f"{truth:>12}" + "".join(f"{confusion[truth][p]:>13}" for p in truths))
-    for truth in truths:
-        print(f"\n{truth}")
-        for name, series in values[truth].items():
-            median = statistics.median(series)
-            print(f"  {name:<22} min {min(series):>10.4g}  median {median:>10.4g}"
-                  f"  max {max(series):>10.4g}   passed {passes[truth][name]}/{len(series)}"
-                  f"  (want {wanted[truth][name]})")
+    how = f"read from {args.load}" if args.load is not None else f"in {seconds:.0f} s"
+    print(f"\n{done} seeds (first {args.first_seed}) x {len(plans)} runs x "
+          f"{healthy.steps} steps, {how}")
+    for level in levels:
+        columns = [HEALTHY, *(s for s, b in scenarios.breaks(level).items() if not b.healthy)]
+        width = max(len(c) for c in columns + rows[level]) + 2
+        print(f"\nlevel {level}: confusion (rows: truth, columns: diagnostician)")
+        print(" " * width + "".join(f"{c:>{width}}" for c in columns))
+        for row in rows[level]:
+            print(f"{row:>{width}}"
+                  + "".join(f"{confusion[level, row][c]:>{width}}" for c in columns))
+        print(f"level {level}: each run against the previous seed's reference (as when dealt)")
+        for row in rows[level]:
+            print(f"{row:>{width}}"
+                  + "".join(f"{crossed[level, row][c]:>{width}}" for c in columns))
+        for row in rows[level]:
+            if row == HEALTHY and level != levels[0]:
+                continue   # the reference's own checks, printed once
+            print(f"\n{row} (level {level})")
+            for name, series in values[level, row].items():
+                median = statistics.median(series)
+                print(f"  {name:<22} min {min(series):>10.4g}  median {median:>10.4g}"
+                      f"  max {max(series):>10.4g}   passed {passes[level, row][name]}"
+                      f"/{len(series)}  (want {wanted[level, row][name]})")
 
 
 if __name__ == "__main__":

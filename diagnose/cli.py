@@ -53,20 +53,25 @@ def cli() -> None:
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the titles and summaries.")
 def breaks(lang: str) -> None:
-    """List the catalog's breaks: slug, titles and a one-line summary.
+    """List the deck by level: slug, titles and a one-line summary of each break.
 
     \b
     Example:
       diagnose breaks --lang es
     """
-    from scenarios import default_catalog
+    from scenarios import LEVELS
+    from scenarios import breaks as deck
 
-    catalog = default_catalog()
-    for brk in catalog.breaks.values():
-        click.echo(click.style(brk.slug, bold=True))
-        click.echo(f"  en: {brk.title['en']}")
-        click.echo(f"  es: {brk.title['es']}")
-        click.echo(f"  {brk.summary[lang]}")
+    heading = {"en": ("Level", "the lab", "subtle", "new bugs"),
+               "es": ("Nivel", "el laboratorio", "sutiles", "fallos nuevos")}[lang]
+    for level in LEVELS:
+        click.echo(click.style(f"{heading[0]} {level}: {heading[level]}", bold=True,
+                               underline=True))
+        for brk in deck(level).values():
+            click.echo(click.style(brk.slug, bold=True))
+            click.echo(f"  en: {brk.title['en']}")
+            click.echo(f"  es: {brk.title['es']}")
+            click.echo(f"  {brk.summary[lang]}")
 
 
 DIR_OPTION = click.option(

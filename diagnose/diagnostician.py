@@ -24,7 +24,15 @@ EARLY = range(1, 6)   # the steps where a missing warmup shows (steps 1-5)
 FIRST = range(0, 6)   # steps 0-5
 
 Records = Sequence[dict[str, Any]]
-KNOWN = ("bad-init", "no-warmup", "broken-mask")  # the breaks whose signatures it reads
+# the breaks whose signatures it reads, by level: it weighs a run against one level's deck
+DECKS = {
+    1: ("bad-init", "no-warmup", "broken-mask"),
+    2: ("big-init", "short-warmup", "leaky-mask"),
+    3: ("high-lr", "unscaled-attention", "frozen-block", "unshifted-targets",
+        "decay-everything"),
+}
+KNOWN = DECKS[1]  # the lab's deck, which the game deals today
+FROZEN_MOVE = 0.003  # a matrix whose largest singular value moved less over the run is frozen
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,52 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["train_floor_ratio"] = _ratio(fig["final_train"], floor)
     fig["dead_heads"] = _last(run, "dead_heads")
     fig["ref_dead_heads"] = _last(reference, "dead_heads")
+    # the deck's figures (levels 2 and 3)
+    fig["lr0_ratio"] = _ratio(run[0]["lr"], reference[0]["lr"])
+    fig["lr_peak_ratio"] = _ratio(max(_finite([r["lr"] for r in run]), default=math.nan),
+                                  max(_finite([r["lr"] for r in reference]), default=math.nan))
+    fig["least_moved"] = _least_moved(run)
+    fig["ref_least_moved"] = _least_moved(reference)
+    fig["clip_share"] = _clip_share(run)
+    fig["ref_clip_share"] = _clip_share(reference)
+    fig["first_val_floor_ratio"] = _ratio(_first_val(run), floor)
+    fig["ref_first_val_floor_ratio"] = _ratio(_first_val(reference), floor)
+    fig["residual_end_ratio"] = _ratio(_act_end(run, -2), _act_end(reference, -2))
+    fig["ln_f_end_ratio"] = _ratio(_act_end(run, -1), _act_end(reference, -1))
     return fig
+
+
+def _least_moved(records: Records) -> float:
+    """Panel 5: the smallest relative change of a matrix's largest singular value over the run
+    (first step to last). A matrix the training never updates stays where it started."""
+    if len(records) < 2 or not records[0]["spectral_norm"] or not records[-1]["spectral_norm"]:
+        return math.nan
+    first, last = records[0]["spectral_norm"], records[-1]["spectral_norm"]
+    moves = [abs(last[k] / first[k] - 1) for k in first
+             if math.isfinite(first[k]) and math.isfinite(last[k]) and first[k] > 0]
+    return min(moves, default=math.nan)
+
+
+def _clip_share(records: Records) -> float:
+    """Panel 3: the share of steps whose gradient was clipped (post-clip below pre-clip)."""
+    clipped = [r["grad_norm_postclip"] < r["grad_norm_preclip"] for r in records
+               if math.isfinite(r["grad_norm_preclip"]) and math.isfinite(r["grad_norm_postclip"])]
+    return sum(clipped) / len(clipped) if clipped else math.nan
+
+
+def _first_val(records: Records) -> float:
+    """Panel 1: the validation loss at the first evaluation after step 0."""
+    vals = [r["val_loss"] for r in records[1:] if r["val_loss"] is not None]
+    return vals[0] if vals and math.isfinite(vals[0]) else math.nan
+
+
+def _act_end(records: Records, index: int) -> float:
+    """Panel 4 at the last step: series `index` (-1 after the final LN, -2 the residual stream
+    after the last block)."""
+    acts = records[-1]["act_mean_abs"] if records else None
+    if not acts or not math.isfinite(acts[index]):
+        return math.nan
+    return acts[index]
 
 
 def _jump(records: Records) -> float:
@@ -177,6 +230,119 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
                 "es": f"{f(fig['dead_heads'])} cabezas muertas al final (la referencia: "
                       f"{f(fig['ref_dead_heads'])})"}),
         ],
+        "big-init": [
+            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
+                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
+                      "step 0, before any update",
+                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
+                      "referencia en el paso 0, antes de actualizar nada"}),
+            Finding(4, "act0_ratio", fig["act0_ratio"], {
+                "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's",
+                "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
+                      "referencia"}),
+            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
+                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
+                      f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
+                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
+                      f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"}),
+        ],
+        "short-warmup": [
+            Finding(2, "lr0_ratio", fig["lr0_ratio"], {
+                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak, "
+                      f"{f(fig['lr0_ratio'])}x the reference's first step",
+                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo, "
+                      f"{f(fig['lr0_ratio'])} veces el primer paso de la referencia"}),
+            Finding(5, "spectral_jump", fig["spectral_jump"], {
+                "en": f"a largest singular value grows {f(fig['spectral_jump'] * 100)}% in the "
+                      f"first update (the reference: {f(fig['ref_spectral_jump'] * 100)}%)",
+                "es": f"un mayor valor singular crece un {f(fig['spectral_jump'] * 100)}% en la "
+                      f"primera actualización (la referencia: "
+                      f"{f(fig['ref_spectral_jump'] * 100)}%)"}),
+            Finding(1, "early_excess", fig["early_excess"], {
+                "en": f"in steps 1-5 the loss stands up to {f(fig['early_excess'])} nats above "
+                      "the reference's at the same step",
+                "es": f"en los pasos 1-5 la pérdida queda hasta {f(fig['early_excess'])} nats "
+                      "por encima de la de referencia en el mismo paso"}),
+        ],
+        "leaky-mask": [
+            Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
+                      f"the corpus's entropy floor {f(header['entropy_floor'])}, though at the "
+                      f"first evaluation it was {f(fig['first_val_floor_ratio'])}x the floor",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
+                      f"{f(header['entropy_floor'])}, aunque en la primera evaluación era "
+                      f"{f(fig['first_val_floor_ratio'])} veces el suelo"}),
+            Finding(6, "dead_heads", fig["dead_heads"], {
+                "en": f"{f(fig['dead_heads'])} dead heads at the end (the reference: "
+                      f"{f(fig['ref_dead_heads'])})",
+                "es": f"{f(fig['dead_heads'])} cabezas muertas al final (la referencia: "
+                      f"{f(fig['ref_dead_heads'])})"}),
+        ],
+        "high-lr": [
+            Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
+                "en": f"the learning rate peaks {f(fig['lr_peak_ratio'])}x the reference's peak",
+                "es": f"el máximo del learning rate es {f(fig['lr_peak_ratio'])} veces el de "
+                      "la referencia"}),
+            Finding(1, "final_ratio", fig["final_ratio"], {
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
+                      "the reference's",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['final_ratio'])} veces la de referencia"}),
+            Finding(3, "clip_share", fig["clip_share"], {
+                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
+                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%)",
+                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
+                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%)"}),
+        ],
+        "unscaled-attention": [
+            Finding(3, "clip_share", fig["clip_share"], {
+                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
+                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), at the reference's "
+                      "learning rate",
+                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
+                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con el "
+                      "learning rate de la referencia"}),
+            Finding(1, "final_ratio", fig["final_ratio"], {
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
+                      "the reference's",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['final_ratio'])} veces la de referencia"}),
+        ],
+        "frozen-block": [
+            Finding(5, "least_moved", fig["least_moved"], {
+                "en": f"a matrix's largest singular value moved {f(fig['least_moved'] * 100)}% "
+                      f"over the whole run (the reference's least: "
+                      f"{f(fig['ref_least_moved'] * 100)}%)",
+                "es": f"el mayor valor singular de una matriz se movió un "
+                      f"{f(fig['least_moved'] * 100)}% en toda la ejecución (el que menos en la "
+                      f"referencia: {f(fig['ref_least_moved'] * 100)}%)"}),
+        ],
+        "unshifted-targets": [
+            Finding(1, "first_val_floor_ratio", fig["first_val_floor_ratio"], {
+                "en": f"at the first evaluation the validation loss is already "
+                      f"{f(fig['first_val_floor_ratio'])}x the entropy floor "
+                      f"{f(header['entropy_floor'])} (the reference: "
+                      f"{f(fig['ref_first_val_floor_ratio'])}x)",
+                "es": f"en la primera evaluación la pérdida de validación ya es "
+                      f"{f(fig['first_val_floor_ratio'])} veces el suelo de entropía "
+                      f"{f(header['entropy_floor'])} (la referencia: "
+                      f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
+            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
+                "en": f"loss {f(fig['loss0'])} at step 0, below the reference's and below "
+                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
+                "es": f"pérdida {f(fig['loss0'])} en el paso 0, por debajo de la de referencia "
+                      f"y de ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
+        ],
+        "decay-everything": [
+            Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
+                "en": f"at the end the residual stream is {f(fig['residual_end_ratio'])}x the "
+                      f"reference's and the final LayerNorm's output "
+                      f"{f(fig['ln_f_end_ratio'])}x",
+                "es": f"al final el flujo residual es {f(fig['residual_end_ratio'])} veces el "
+                      f"de referencia y la salida de la LayerNorm final "
+                      f"{f(fig['ln_f_end_ratio'])} veces"}),
+        ],
         HEALTHY: [
             Finding(1, "final_val", fig["final_val"], {
                 "en": f"final validation loss {f(fig['final_val'])}, above the entropy floor "
@@ -211,6 +377,13 @@ def _votes(fig: dict[str, float]) -> dict[str, float]:
     def under(value: float, threshold: float) -> float:
         return -over(value, threshold) if not math.isnan(value) else -1.0
 
+    def unless(excluded: bool, vote: float) -> float:
+        """A vote that another panel's plain fact rules out (Panel 2 differs, a line is flat)."""
+        return -1.0 if excluded else vote
+
+    lr_differs = not fig["lr_peak_ratio"] < 1.5          # Panel 2's peak is not the reference's
+    frozen = fig["least_moved"] < FROZEN_MOVE            # Panel 5: a line did not move at all
+    early_floor = fig["first_val_floor_ratio"] < 1.0     # Panel 1: below the floor at once
     return {
         # the init shows before the first update: activations and loss at step 0
         "bad-init": min(over(fig["act0_ratio"], 10.0), over(fig["loss0_ratio"], 2.0)),
@@ -219,17 +392,42 @@ def _votes(fig: dict[str, float]) -> dict[str, float]:
         # Panel 1: both losses end below the entropy floor
         "broken-mask": min(under(fig["val_floor_ratio"], 0.8),
                            under(fig["train_floor_ratio"], 0.8)),
+        # level 2. Panel 5 and 4 at step 0: every matrix larger, the residual more so
+        "big-init": min(over(fig["spectral0_ratio"], 1.5), over(fig["act0_ratio"], 2.0)),
+        # Panel 2: the first step's rate several times the reference's, yet below the peak
+        "short-warmup": min(over(fig["lr0_ratio"], 2.0), under(fig["lr0_frac"], 0.9)),
+        # Panel 1: both losses end below the entropy floor (later than a full leak)
+        "leaky-mask": min(under(fig["val_floor_ratio"], 0.8),
+                          under(fig["train_floor_ratio"], 0.8)),
+        # level 3. Panel 2: a peak several times the reference's
+        "high-lr": over(fig["lr_peak_ratio"], 3.0),
+        # Panel 3: clipped on a large share of the steps at the reference's learning rate
+        "unscaled-attention": unless(lr_differs or frozen,
+                                     over(fig["clip_share"], 0.2)),
+        # Panel 5: some matrices' largest singular values never move
+        "frozen-block": under(fig["least_moved"], FROZEN_MOVE),
+        # Panel 1: below the entropy floor at the first evaluation
+        "unshifted-targets": under(fig["first_val_floor_ratio"], 0.5),
+        # Panel 4: a smaller residual stream and final-LN output than the reference's at the end
+        "decay-everything": unless(lr_differs or frozen or early_floor,
+                                   min(under(fig["residual_end_ratio"], 0.75),
+                                       under(fig["ln_f_end_ratio"], 0.9))),
     }
 
 
-def diagnose_run(run: Records, reference: Records, header: dict[str, Any]) -> Diagnosis:
-    """The most likely break of `run` (or "healthy"), its confidence and the deciding numbers."""
+def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
+                 deck: Sequence[str] = KNOWN) -> Diagnosis:
+    """The most likely break of `run` among `deck`'s (or "healthy"), its confidence and the
+    deciding numbers. `deck` is one level's slugs (`DECKS`); the lab's by default."""
     if not run or not reference:
         return Diagnosis(HEALTHY, 0.0)
     fig = figures(run, reference, header)
-    votes = _votes(fig)
+    votes = {slug: vote for slug, vote in _votes(fig).items() if slug in deck}
+    if not votes:
+        return Diagnosis(HEALTHY, 0.0, figures=fig)
     best = max(votes, key=votes.__getitem__)
     findings = _findings(fig, header)
+    findings.setdefault(best, [])
     if votes[best] <= 0:
         # no signature at all: healthy, as sure as the closest signature is far
         confidence = min(1.0, -votes[best] / math.log10(2))

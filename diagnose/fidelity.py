@@ -36,6 +36,7 @@ def signature_checks(slug: str, run: Records, reference: Records,
     fig = figures(run, reference, header)
     ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
     finite = all(math.isfinite(r["train_loss"]) for r in run)
+    same_lr = all(a["lr"] == b["lr"] for a, b in zip(run, reference, strict=False))
 
     def check(name: str, value: float, ok: bool, wanted: str) -> Check:
         return Check(name, bool(ok) and not math.isnan(value), value, wanted)
@@ -67,7 +68,6 @@ def signature_checks(slug: str, run: Records, reference: Records,
             check("recovery_gap", gap, gap <= recovered, f"<= {recovered:.3f} nats"),
         ]
     if slug == "broken-mask":
-        same_lr = all(a["lr"] == b["lr"] for a, b in zip(run, reference, strict=False))
         close = abs(fig["final_train"] - fig["final_val"])
         return [
             check("val_floor_ratio", fig["val_floor_ratio"], fig["val_floor_ratio"] < 1,
@@ -78,6 +78,85 @@ def signature_checks(slug: str, run: Records, reference: Records,
             check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
             check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
                   fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)"),
+        ]
+    if slug == "big-init":
+        return [
+            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 2,
+                  ">= 2x at step 0"),
+            check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 3, ">= 3x at step 0"),
+            check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] >= 1.3,
+                  ">= 1.3x at step 0"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
+                  "<= 1.5x (subtle: no lab-size disaster)"),
+        ]
+    if slug == "short-warmup":
+        return [
+            check("lr0_ratio", fig["lr0_ratio"], fig["lr0_ratio"] >= 3,
+                  ">= 3x the reference's first rate"),
+            check("lr0_frac", fig["lr0_frac"], fig["lr0_frac"] <= 0.6,
+                  "<= 0.6 of the peak (a ramp, not none)"),
+            check("early_excess", fig["early_excess"], fig["early_excess"] >= 0.15,
+                  ">= 0.15 nats in steps 1-5"),
+            check("spectral_jump", fig["spectral_jump"], fig["spectral_jump"] >= 0.04,
+                  ">= 4% in the first update"),
+        ]
+    if slug == "leaky-mask":
+        return [
+            check("val_floor_ratio", fig["val_floor_ratio"], fig["val_floor_ratio"] < 1,
+                  "< 1 (val below the entropy floor)"),
+            check("train_floor_ratio", fig["train_floor_ratio"], fig["train_floor_ratio"] < 1,
+                  "< 1 (train below the entropy floor)"),
+            check("first_val_floor_ratio", fig["first_val_floor_ratio"],
+                  fig["first_val_floor_ratio"] > 1, "> 1 (above the floor at step 20)"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+            check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
+                  fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)"),
+        ]
+    if slug == "high-lr":
+        return [
+            check("lr_peak_ratio", fig["lr_peak_ratio"], fig["lr_peak_ratio"] >= 9.99, "= 10x"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
+            check("residual_end_ratio", fig["residual_end_ratio"],
+                  fig["residual_end_ratio"] >= 10, ">= 10x at the end"),
+            check("finite", float(finite), finite, "no NaN (stable log-softmax)"),
+        ]
+    if slug == "unscaled-attention":
+        return [
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+            check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.25,
+                  ">= 25% of the steps clipped"),
+            check("ref_clip_share", fig["ref_clip_share"], fig["ref_clip_share"] < 0.2,
+                  "< 20% (reference)"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.2, ">= 1.2x"),
+        ]
+    if slug == "frozen-block":
+        return [
+            check("least_moved", fig["least_moved"], fig["least_moved"] < 0.003,
+                  "< 0.3% over the run"),
+            check("ref_least_moved", fig["ref_least_moved"], fig["ref_least_moved"] > 0.02,
+                  "> 2% (reference)"),
+            check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] < 0.9,
+                  "< 0.9x (the frozen block's gradient is not counted)"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+        ]
+    if slug == "unshifted-targets":
+        return [
+            check("first_val_floor_ratio", fig["first_val_floor_ratio"],
+                  fig["first_val_floor_ratio"] < 0.5, "< 0.5 (below the floor at step 20)"),
+            check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] < 0.9,
+                  "< 0.9x at step 0 (the tied head favours the input token)"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+        ]
+    if slug == "decay-everything":
+        return [
+            check("residual_end_ratio", fig["residual_end_ratio"],
+                  fig["residual_end_ratio"] < 0.75, "< 0.75x at the end"),
+            check("ln_f_end_ratio", fig["ln_f_end_ratio"], fig["ln_f_end_ratio"] < 0.9,
+                  "< 0.9x at the end"),
+            check("final_ratio", fig["final_ratio"], 0.8 <= fig["final_ratio"] <= 1.2,
+                  "0.8-1.2x (the loss does not show it)"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
         ]
     if slug == HEALTHY:
         rise = _smoothness(run)

@@ -1,12 +1,16 @@
 """The catalog: the healthy config and the breaks, as data (TOML) turned into frozen objects.
 
-`healthy_config()` is the reference run's `Config`; `breaks()` maps each slug to a `Break`
-whose `apply(config)` is the broken config. stdlib only: this package imports neither numpy
-nor textual, nor anything of `grading` or `diagnose`.
+`healthy_config()` is the reference run's `Config`; `breaks(level)` maps each slug of a
+level's deck (the lab's, level 1, by default) to a `Break` whose `apply(config)` is the broken
+config; level 3's deck also holds the healthy decoy (`Break.healthy`, slug "healthy").
+stdlib only: this package imports neither numpy nor textual, nor anything of `grading` or
+`diagnose`.
 """
 
 from scenarios.catalog import (
+                               HEALTHY,
                                LANGS,
+                               LEVELS,
                                Break,
                                Catalog,
                                Reveal,
@@ -17,5 +21,5 @@ from scenarios.catalog import (
 )
 from scenarios.config import MAX_STEPS, CatalogError, Config
 
-__all__ = ["LANGS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config", "Reveal", "breaks",
-           "default_catalog", "healthy_config", "load_catalog"]
+__all__ = ["HEALTHY", "LANGS", "LEVELS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config",
+           "Reveal", "breaks", "default_catalog", "healthy_config", "load_catalog"]

@@ -28,6 +28,8 @@ from scenarios.config import (
 )
 from scenarios.langs import LANGS
 
+LEVELS = (1, 2, 3)  # the lab's breaks; the same mistakes at subtle magnitudes; new bugs
+HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
 PANELS = tuple(str(n) for n in range(1, 7))
@@ -45,7 +47,11 @@ class Reveal:
 
 @dataclass(frozen=True)
 class Break:
-    """One designed bug: a named override of the healthy config, with its texts."""
+    """One designed bug: a named override of the healthy config, with its texts.
+
+    The healthy decoy (`healthy = true`, slug "healthy") is one too: an empty override, no
+    signature, and the words that answer "this run holds no break".
+    """
 
     slug: str
     title: dict[str, str]
@@ -55,6 +61,8 @@ class Break:
     signature: tuple[str, ...]  # the panels ("1".."6") that show it, the clearest first
     reveal: dict[str, Reveal]
     source: str
+    level: int = 1              # the deck it belongs to (LEVELS)
+    healthy: bool = False       # the decoy: nothing is broken
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -163,7 +171,8 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
     )
 
 
-BREAK_KEYS = ("slug", "title", "summary", "override", "words", "signature", "reveal")
+BREAK_KEYS = ("level", "slug", "healthy", "title", "summary", "override", "words", "signature",
+              "reveal")
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
@@ -171,16 +180,30 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
         if key not in BREAK_KEYS:
             raise _fail(shown, f"{_name(key)}: unknown key, expected one of "
                         + ", ".join(BREAK_KEYS))
+    level = data.get("level")
+    if level not in LEVELS or isinstance(level, bool):
+        raise _fail(shown, f"level: expected one of {', '.join(map(str, LEVELS))}, "
+                    f"got {level!r}")
+    decoy = data.get("healthy", False)
+    if not isinstance(decoy, bool):
+        raise _fail(shown, f"healthy: expected true or false, got {decoy!r}")
     slug = data.get("slug")
     if not isinstance(slug, str) or not SLUG.match(slug):
         raise _fail(shown, f"slug: expected lowercase words joined by hyphens, got {slug!r}")
+    if (slug == HEALTHY) != decoy:
+        raise _fail(shown, f'slug: "{HEALTHY}" is the slug of the healthy decoy '
+                    "(healthy = true) and of nothing else")
     title = {lang: _text(shown, f"[title] {lang}", v)
              for lang, v in _per_lang(shown, data, "title").items()}
     summary = {lang: _text(shown, f"[summary] {lang}", v)
                for lang, v in _per_lang(shown, data, "summary").items()}
 
     override_table = data.get("override")
-    if not isinstance(override_table, dict) or not override_table:
+    if decoy:
+        if override_table not in (None, {}):
+            raise _fail(shown, "[override]: the healthy decoy changes nothing, expected none")
+        override_table = {}
+    elif not isinstance(override_table, dict) or not override_table:
         raise _fail(shown, "[override]: expected a table with at least one key of healthy.toml")
     override: dict[str, Any] = {}
     for key, value in override_table.items():
@@ -190,7 +213,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
             override[key] = validate_value(key, value)
         except CatalogError as err:
             raise _fail(shown, f"[override] {err}") from None
-    if all(getattr(healthy, k) == v for k, v in override.items()):
+    if not decoy and all(getattr(healthy, k) == v for k, v in override.items()):
         raise _fail(shown, "[override]: changes nothing, every value equals healthy.toml's")
     try:
         check_consistency(dataclasses.replace(healthy, **override))
@@ -206,8 +229,8 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
 
     reveal_table = _per_lang(shown, data, "reveal")
     reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
-    listed = data.get("signature")
-    if (not isinstance(listed, list) or not listed
+    listed = data.get("signature", [] if decoy else None)
+    if (not isinstance(listed, list) or (not listed and not decoy)
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in listed)
             or len(set(listed)) != len(listed)):
         raise _fail(shown, "signature: expected a list of distinct panel numbers 1-6, "
@@ -221,7 +244,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                 raise _fail(shown, f"signature: panel {number} has no text in "
                             f"[reveal.{lang}.panels]")
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 signature=signature, reveal=reveal, source=shown)
+                 signature=signature, reveal=reveal, source=shown, level=level, healthy=decoy)
 
 
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Catalog:
@@ -242,8 +265,11 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Cat
         if brk.slug in found:
             raise _fail(shown, f"slug: {brk.slug!r} is already used by {found[brk.slug].source}")
         found[brk.slug] = brk
-    if len(found) < 3:
-        raise CatalogError(f"{shown_root}/breaks: expected at least 3 breaks, found {len(found)}")
+    for level in LEVELS:
+        dealt = [b for b in found.values() if b.level == level and not b.healthy]
+        if (level == 1 or dealt) and len(dealt) < 3:
+            raise CatalogError(f"{shown_root}/breaks: expected at least 3 breaks of level "
+                               f"{level}, found {len(dealt)}")
     return Catalog(healthy=healthy, breaks=found)
 
 
@@ -257,6 +283,11 @@ def healthy_config() -> Config:
     return default_catalog().healthy
 
 
-def breaks() -> dict[str, Break]:
-    """Every break of the catalog, by slug, in file-name order."""
-    return dict(default_catalog().breaks)
+def breaks(level: int | None = 1) -> dict[str, Break]:
+    """One level's deck, by slug, in file-name order: the lab's (level 1) unless asked.
+
+    Level 3's deck holds the healthy decoy (slug "healthy") beside its breaks; `level=None`
+    gives every entry of the catalog.
+    """
+    return {slug: brk for slug, brk in default_catalog().breaks.items()
+            if level is None or brk.level == level}

@@ -53,6 +53,8 @@ class Config:
     eps: float = _f("optimizer", "AdamW epsilon", kind=float, above=0)
     weight_decay: float = _f("optimizer", "decoupled weight decay on matrices", kind=float,
                              minimum=0)
+    weight_decay_on: str = _f("optimizer", "what weight decay shrinks", kind=str,
+                              choices=("matrices", "everything"))
     # schedule
     lr_max: float = _f("schedule", "peak learning rate", kind=float, above=0)
     lr_min: float = _f("schedule", "learning rate at the last step", kind=float, minimum=0)
@@ -65,13 +67,21 @@ class Config:
                     maximum=MAX_STEPS)
     eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1)
     dtype: str = _f("training", "parameter dtype", kind=str, choices=("float32", "float64"))
+    frozen_layers: int = _f("training", "blocks, from the first, that never update", kind=int,
+                            minimum=0)
     # attention
     attention_mask: str = _f("attention", "which keys a query may see", kind=str,
                              choices=("causal", "full"))
+    mask_leak: str = _f("attention", "the last block's mask, where it sees the future", kind=str,
+                        choices=("none", "one-head", "one-layer"))
+    attention_logit_scale: str = _f("attention", "factor on the attention logits", kind=str,
+                                    choices=("1/sqrt(hs)", "1"))
     # corpus
     n_examples: int = _f("corpus", "examples drawn from the table", kind=int, minimum=10)
     val_fraction: float = _f("corpus", "held-out share", kind=float, above=0, maximum=0.9)
     corpus_seed: int = _f("corpus", "seed of the corpus draw", kind=int, minimum=0)
+    target_shift: int = _f("corpus", "how far ahead the target is (1: the next token)", kind=int,
+                           minimum=0, maximum=1)
     # dead units
     head_uniform_entropy: float = _f("dead_units", "share of uniform entropy", kind=float,
                                      above=0, maximum=1)
@@ -156,6 +166,12 @@ def check_consistency(config: Config) -> None:
     if config.lr_min > config.lr_max:
         raise CatalogError(f"lr_min: expected at most lr_max ({config.lr_max:g}), "
                            f"got {config.lr_min:g}")
+    if config.frozen_layers > config.n_layers:
+        raise CatalogError(f"frozen_layers: expected at most n_layers ({config.n_layers}), "
+                           f"got {config.frozen_layers}")
+    if config.mask_leak != "none" and config.attention_mask != "causal":
+        raise CatalogError(f"mask_leak: a leak needs attention_mask \"causal\", "
+                           f"got {config.attention_mask!r}")
     if config.warmup_steps > config.steps:
         raise CatalogError(f"warmup_steps: expected at most steps ({config.steps}), "
                            f"got {config.warmup_steps}")

@@ -120,8 +120,13 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup.toml", 'es = "Sin warmup del learning rate"', "",
      "scenarios/breaks/no-warmup.toml: [title] es: missing"),
     ("breaks/no-warmup.toml", "[words]", "[wordz]",
-     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of slug, title, "
-     "summary, override, words, signature, reveal"),
+     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of level, slug, "
+     "healthy, title, summary, override, words, signature, reveal"),
+    ("breaks/no-warmup.toml", "level = 1", "level = 4",
+     "scenarios/breaks/no-warmup.toml: level: expected one of 1, 2, 3, got 4"),
+    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "healthy"',
+     'scenarios/breaks/no-warmup.toml: slug: "healthy" is the slug of the healthy decoy '
+     "(healthy = true) and of nothing else"),
     ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
      "scenarios/breaks/broken-mask.toml: [words] en: expected a list of non-empty phrases"),
     ("breaks/broken-mask.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
@@ -149,18 +154,19 @@ def test_not_utf8_and_too_few_breaks(catalog_dir):
     with pytest.raises(CatalogError, match=r"bad-init.toml: not UTF-8 text"):
         load_catalog(catalog_dir)
     (catalog_dir / "breaks" / "bad-init.toml").unlink()
-    with pytest.raises(CatalogError, match=r"breaks: expected at least 3 breaks, found 2"):
+    with pytest.raises(CatalogError,
+                       match=r"breaks: expected at least 3 breaks of level 1, found 2"):
         load_catalog(catalog_dir)
 
 
 def test_a_fourth_break_is_just_a_file(catalog_dir):
     text = (catalog_dir / "breaks" / "no-warmup.toml").read_text(encoding="utf-8")
-    text = text.replace('slug = "no-warmup"', 'slug = "high-lr"').replace(
+    text = text.replace('slug = "no-warmup"', 'slug = "higher-lr"').replace(
         "warmup_steps = 0", "lr_max = 0.3")
-    (catalog_dir / "breaks" / "zz-high-lr.toml").write_text(text, encoding="utf-8")
+    (catalog_dir / "breaks" / "zz-higher-lr.toml").write_text(text, encoding="utf-8")
     catalog = load_catalog(catalog_dir)
-    assert list(catalog.breaks)[-1] == "high-lr"
-    assert catalog.breaks["high-lr"].apply(catalog.healthy).lr_max == 0.3
+    assert list(catalog.breaks)[-1] == "higher-lr"
+    assert catalog.breaks["higher-lr"].apply(catalog.healthy).lr_max == 0.3
 
 
 toml_values = st.one_of(
@@ -173,7 +179,7 @@ toml_values = st.one_of(
 def test_random_overrides_load_or_are_refused_cleanly(key, value):
     healthy = scenarios.healthy_config()
     brk = dict(scenarios.breaks()["no-warmup"].__dict__)
-    data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
+    data = {"level": 1, "slug": "x", "title": brk["title"], "summary": brk["summary"],
             "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
             "signature": [int(n) for n in brk["signature"]],
             "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
@@ -188,3 +194,51 @@ def test_random_overrides_load_or_are_refused_cleanly(key, value):
     else:
         broken = parsed.apply(healthy)
         assert getattr(broken, key) == value
+
+
+def test_the_deck_has_three_levels_each_its_own_slugs():
+    deck = {level: scenarios.breaks(level) for level in scenarios.LEVELS}
+    assert set(deck[1]) == {"bad-init", "no-warmup", "broken-mask"}
+    assert scenarios.breaks() == deck[1]                 # the lab's deck unless asked
+    assert len(deck[2]) >= 3 and len([b for b in deck[3].values() if not b.healthy]) >= 4
+    everything = scenarios.breaks(None)
+    assert sorted(everything) == sorted(s for d in deck.values() for s in d)
+    for level, breaks in deck.items():
+        assert all(b.level == level for b in breaks.values())
+
+
+def test_the_healthy_decoy_is_level_3_data_with_words_in_both_languages():
+    decoy = scenarios.breaks(3)[scenarios.HEALTHY]
+    assert decoy.healthy and decoy.override == {} and decoy.signature == ()
+    config = scenarios.healthy_config()
+    assert decoy.apply(config) == config
+    assert "healthy" in decoy.words["en"] and "sano" in decoy.words["es"]
+    assert not any(b.healthy for level in (1, 2) for b in scenarios.breaks(level).values())
+
+
+def test_the_diagnostician_reads_every_dealt_break_of_each_level():
+    from diagnose.diagnostician import DECKS
+
+    for level in scenarios.LEVELS:
+        dealt = {s for s, b in scenarios.breaks(level).items() if not b.healthy}
+        assert set(DECKS[level]) == dealt
+
+
+def test_a_decoy_with_an_override_is_refused(catalog_dir):
+    path = catalog_dir / "breaks" / "healthy.toml"
+    edit(path, "healthy = true\n", "healthy = true\n\n[override]\ninit_scale = 2.0\n")
+    with pytest.raises(CatalogError, match=r"healthy.toml: \[override\]: the healthy decoy "
+                                           r"changes nothing, expected none"):
+        load_catalog(catalog_dir)
+
+
+def test_each_new_knob_is_validated(catalog_dir):
+    path = catalog_dir / "healthy.toml"
+    edit(path, 'mask_leak = "none"', 'mask_leak = "two-heads"')
+    with pytest.raises(CatalogError, match=r'\[attention\] mask_leak: expected one of "none", '
+                                           r'"one-head", "one-layer"'):
+        load_catalog(catalog_dir)
+    edit(path, 'mask_leak = "two-heads"', 'mask_leak = "none"')
+    edit(path, "frozen_layers = 0", "frozen_layers = 3")
+    with pytest.raises(CatalogError, match=r"frozen_layers: expected at most n_layers \(2\)"):
+        load_catalog(catalog_dir)

@@ -135,7 +135,8 @@ class Corpus:
 
     pad_id = PAD_ID
 
-    def __init__(self, cells: tuple[str, ...], draws: np.ndarray, n_val: int) -> None:
+    def __init__(self, cells: tuple[str, ...], draws: np.ndarray, n_val: int,
+                 target_shift: int = 1) -> None:
         chars = sorted({ch for text in cells for ch in text})
         self.vocab: tuple[str, ...] = (PAD, BOS, EOS, *chars)   # id -> symbol, PAD_ID first
         self._ids = {symbol: i for i, symbol in enumerate(self.vocab)}
@@ -149,7 +150,9 @@ class Corpus:
         # Each example's text names its cell, so an example carries exactly ln(cells) nats,
         # spread over its targets: every token after <bos>.
         self.entropy_floor = math.log(len(cells)) / float(np.mean(self.lengths - 1))
-        self._rows = {split: self._pack(getattr(self, split)) for split in ("train", "val")}
+        self.target_shift = target_shift
+        self._rows = {split: self._pack(getattr(self, split), target_shift)
+                      for split in ("train", "val")}
 
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`; the markers <bos>, <eos>, <pad> are one token each."""
@@ -169,14 +172,16 @@ class Corpus:
         return "".join(self.vocab[int(i)] for i in ids)
 
     @staticmethod
-    def _pack(examples: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every example's (x, y) row, padded to the split's longest, and its target count."""
+    def _pack(examples: list[list[int]],
+              target_shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every example's (x, y) row, padded to the split's longest, and its target count.
+        y is x shifted by `target_shift`: the next token (1), or x itself (0, the break)."""
         width = max(len(ids) for ids in examples) - 1
         xs = np.full((len(examples), width), PAD_ID, dtype=np.int64)
         ys = np.full((len(examples), width), IGNORE, dtype=np.int64)
         for row, ids in enumerate(examples):
             xs[row, :len(ids) - 1] = ids[:-1]
-            ys[row, :len(ids) - 1] = ids[1:]
+            ys[row, :len(ids) - 1] = ids[target_shift:len(ids) - 1 + target_shift]
         n_targets = np.array([len(ids) - 1 for ids in examples])
         for array in (xs, ys, n_targets):
             array.flags.writeable = False      # shared by every run (the corpus is cached)
@@ -209,19 +214,22 @@ class Corpus:
 
 
 @functools.cache
-def _build(n_examples: int, val_fraction: float, corpus_seed: int) -> Corpus:
+def _build(n_examples: int, val_fraction: float, corpus_seed: int,
+           target_shift: int) -> Corpus:
     cells = table()
     draws = np.random.default_rng(corpus_seed).integers(0, len(cells), size=n_examples)
     n_val = max(1, round(n_examples * val_fraction))
-    return Corpus(cells, draws, n_val)
+    return Corpus(cells, draws, n_val, target_shift)
 
 
 def build_corpus(config) -> Corpus:
-    """The corpus of `config` (cached): depends only on n_examples, val_fraction, corpus_seed.
+    """The corpus of `config` (cached): depends only on n_examples, val_fraction, corpus_seed
+    and target_shift.
 
     Raises ValueError when the config's vocabulary or context cannot hold it.
     """
-    corpus = _build(config.n_examples, config.val_fraction, config.corpus_seed)
+    corpus = _build(config.n_examples, config.val_fraction, config.corpus_seed,
+                    config.target_shift)
     if len(corpus.vocab) > config.vocab_size:
         raise ValueError(f"the corpus needs {len(corpus.vocab)} symbols, "
                          f"vocab_size is {config.vocab_size}")

@@ -109,18 +109,18 @@ def degenerate_heads(cache: GPTCache, idx: np.ndarray, config) -> np.ndarray:
     weight at least `head_collapse_weight`). Only real queries that may see two keys or more
     count: a query that sees one key (position 0 under the causal mask) is trivially both.
     """
-    n_keys = (cache.batch.bias[:, 0] == 0).sum(0)                    # (S, B, T) -> (B, T)
-    counted = (idx != PAD_ID) & (n_keys >= 2)                        # (B, T)
-    uniform_entropy = np.log(np.maximum(n_keys, 1))                  # (B, T)
     out = []
-    for block in cache.blocks:
+    for bias, block in zip(cache.batch.biases, cache.blocks, strict=True):
+        n_keys = (bias == 0).sum(0)                          # (S, 1|NH, B, T) -> (1|NH, B, T)
+        counted = (idx != PAD_ID) & (n_keys >= 2)                    # (1|NH, B, T)
+        uniform_entropy = np.log(np.maximum(n_keys, 1))              # (1|NH, B, T)
         weights = block.attn.weights                                 # (S, NH, B, T) key-major
         plogp = weights * np.log(np.where(weights > 0, weights, 1))
         entropy = -plogp.sum(0)                                      # (NH, B, T)
         uniform = entropy >= config.head_uniform_entropy * uniform_entropy
         collapsed = weights.max(0) >= config.head_collapse_weight    # (NH, B, T)
         degenerate = (uniform | collapsed) & counted
-        share = degenerate.sum((1, 2)) / max(int(counted.sum()), 1)  # (NH,)
+        share = degenerate.sum((1, 2)) / np.maximum(counted.sum((1, 2)), 1)  # (NH,)
         out.append(share >= config.head_query_fraction)
     return np.array(out)
 

@@ -282,6 +282,7 @@ class AttentionCache(NamedTuple):
     qkv: np.ndarray      # (B, T, 3, NH, hs) the real tokens' q, k, v in their rows, pads 0
     weights: np.ndarray  # (S, NH, B, T) softmax over the keys, key-major
     rows: Rows
+    scale: float         # the logits' factor: 1/sqrt(hs), or another (a break's)
 
     @property
     def att(self) -> np.ndarray:
@@ -289,10 +290,13 @@ class AttentionCache(NamedTuple):
         return self.weights.transpose(2, 1, 3, 0)
 
 
-def attention_forward(qkv: np.ndarray, rows: Rows, bias: np.ndarray,
-                      NH: int) -> tuple[np.ndarray, AttentionCache]:
+def attention_forward(qkv: np.ndarray, rows: Rows, bias: np.ndarray, NH: int,
+                      scale: float | None = None) -> tuple[np.ndarray, AttentionCache]:
     """Multi-head attention from the real tokens' [q | k | v] (N, 3C) to the heads' outputs
     (N, C), head h in columns h*hs:(h+1)*hs.
+
+    The logits are k q^T * scale, scale 1/sqrt(hs) unless given; `bias` is (S, 1, B, T) for
+    every head alike or (S, NH, B, T) per head.
 
     The scores are stored key-major, (S, NH, B, T): the softmax reduces over the outermost
     axis, which numpy does fast (a short last axis it reduces slowly), and the mask (S, 1, B, T)
@@ -301,13 +305,15 @@ def attention_forward(qkv: np.ndarray, rows: Rows, bias: np.ndarray,
     N, C3 = qkv.shape
     B, T, C = rows.B, rows.T, C3 // 3
     hs = C // NH
+    if scale is None:
+        scale = 1.0 / math.sqrt(hs)
     padded = np.zeros((B, T, 3, NH, hs), qkv.dtype)
     padded.reshape(B * T, C3)[rows.index] = qkv                     # (N, 3C) -> (B, T, 3C)
     q, k, v = (padded[:, :, j].transpose(0, 2, 1, 3) for j in range(3))  # (B, NH, T, hs) views
     qT = np.empty((B, NH, hs, T), qkv.dtype)
-    np.multiply(q.swapaxes(-1, -2), 1.0 / math.sqrt(hs), out=qT)    # q^T / sqrt(hs)
+    np.multiply(q.swapaxes(-1, -2), scale, out=qT)                  # q^T * scale
     scores = np.empty((T, NH, B, T), qkv.dtype)                     # (S, NH, B, T)
-    np.matmul(k, qT, out=scores.transpose(2, 1, 0, 3))              # k q^T / sqrt(hs)
+    np.matmul(k, qT, out=scores.transpose(2, 1, 0, 3))              # k q^T * scale
     scores += bias
     scores -= scores.max(0)                                         # stable: max score is 0
     weights = np.exp(scores, out=scores)
@@ -315,11 +321,11 @@ def attention_forward(qkv: np.ndarray, rows: Rows, bias: np.ndarray,
     y = np.empty((B, T, NH, hs), qkv.dtype)
     np.matmul(weights.transpose(2, 1, 3, 0), v, out=y.transpose(0, 2, 1, 3))  # (B, NH, T, hs)
     y = y.reshape(B * T, C)[rows.index]                             # (B, T, C) -> (N, C)
-    return y, AttentionCache(padded, weights, rows)
+    return y, AttentionCache(padded, weights, rows, scale)
 
 
 def attention_backward(dy: np.ndarray, cache: AttentionCache) -> np.ndarray:
-    padded, weights, rows = cache
+    padded, weights, rows, scale = cache
     B, T, _, NH, hs = padded.shape
     q, k, v = (padded[:, :, j].transpose(0, 2, 1, 3) for j in range(3))
     # y = y.reshape(B * T, C)[rows.index]
@@ -337,8 +343,8 @@ def attention_backward(dy: np.ndarray, cache: AttentionCache) -> np.ndarray:
     dweights -= np.einsum("shbt,shbt->hbt", dweights, weights)
     dscores = dweights
     dscores *= weights
-    # scores = k q^T / sqrt(hs) + bias (no gradient to the bias)
-    dscores *= 1.0 / math.sqrt(hs)
+    # scores = k q^T * scale + bias (no gradient to the bias)
+    dscores *= scale
     np.matmul(dscores.transpose(2, 1, 0, 3), q, out=dk)             # (B, NH, S, hs)
     np.matmul(dscores.transpose(2, 1, 3, 0), k, out=dq)             # (B, NH, T, hs)
     # padded[rows.index] = qkv

@@ -96,6 +96,16 @@ def point_into(flat: np.ndarray, config) -> Params:
     return {name: views[name] for name in shapes}
 
 
+def frozen_positions(config) -> np.ndarray:
+    """The flat buffer's positions of the first `frozen_layers` blocks' parameters (a break:
+    the training never updates them)."""
+    flat = np.arange(count_params(config))
+    views = point_into(flat, config)
+    frozen = [views[name].ravel() for name in views
+              if name.startswith("h.") and int(name.split(".")[1]) < config.frozen_layers]
+    return np.concatenate(frozen) if frozen else np.empty(0, dtype=np.int64)
+
+
 def flat_of(params: Params) -> np.ndarray:
     """The one buffer every view of `params` points into."""
     flat = params["wte"].base
@@ -122,18 +132,38 @@ def init_params(config, seed: int) -> Params:
 # --- forward and backward ---------------------------------------------------------------------
 
 class Batch(NamedTuple):
-    """What every block needs of a batch: where its real tokens are, its attention mask, and
-    RoPE's rotations (computed once a forward pass)."""
+    """What every block needs of a batch: where its real tokens are, each block's attention
+    mask, and RoPE's rotations (computed once a forward pass)."""
     rows: Rows           # the N real tokens' places in the (B, T) rows
-    bias: np.ndarray     # (S, 1, B, T) additive attention mask, key-major
+    biases: tuple[np.ndarray, ...]  # per block: (S, 1, B, T) additive mask, key-major, or
+                                    # (S, NH, B, T) when one head's mask differs
     rotation: np.ndarray  # (N, C) complex RoPE rotations of q's and k's heads
+
+
+def block_biases(idx: np.ndarray, config, dtype) -> tuple[np.ndarray, ...]:
+    """Each block's additive mask. `mask_leak` lets the last block (every head, or head 0
+    only) see the whole sequence while the others keep `attention_mask`."""
+    bias = attention_bias(idx, config.attention_mask, PAD_ID, dtype)   # (S, 1, B, T)
+    if config.mask_leak == "none":
+        return (bias,) * config.n_layers
+    leaky = attention_bias(idx, "full", PAD_ID, dtype)
+    if config.mask_leak == "one-head":
+        others = np.broadcast_to(bias, (bias.shape[0], config.n_heads - 1, *bias.shape[2:]))
+        leaky = np.concatenate([leaky, others], axis=1)                 # (S, NH, B, T)
+    return (bias,) * (config.n_layers - 1) + (leaky,)
+
+
+def attention_scale(config) -> float | None:
+    """The attention logits' factor: None for the textbook 1/sqrt(hs) (`attention_forward`'s
+    default), 1.0 when `attention_logit_scale` is "1" (the scale forgotten)."""
+    return None if config.attention_logit_scale == "1/sqrt(hs)" else 1.0
 
 
 def batch_of(idx: np.ndarray, config, dtype) -> Batch:
     B, T = idx.shape
     rows = Rows(np.flatnonzero(idx.reshape(-1) != PAD_ID), B, T)   # every x that is not the pad
     positions = rows.index % T
-    return Batch(rows, attention_bias(idx, config.attention_mask, PAD_ID, dtype),
+    return Batch(rows, block_biases(idx, config, dtype),
                  rope_table(positions, T, config.d_model, config.n_heads, dtype))
 
 
@@ -159,11 +189,12 @@ class GPTCache(NamedTuple):
 
 
 def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
-                  ablate_head: int | None = None) -> tuple[np.ndarray, BlockCache]:
+                  ablate_head: int | None = None,
+                  scale: float | None = None) -> tuple[np.ndarray, BlockCache]:
     """Block i on the real tokens x (N, C): x + attn(ln_1(x)), then + mlp(ln_2(x)).
 
     `ablate_head` zeroes one head's output (the dead-head probe's counterfactual; training
-    never passes it).
+    never passes it); `scale` is the attention logits' factor (None: 1/sqrt(hs)).
     """
     p = f"h.{i}."
     C = x.shape[-1]
@@ -171,7 +202,8 @@ def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
     W_attn = params[p + "attn.c_attn.weight"][:, rope_order(C, NH)]   # q, k halves interleaved
     qkv, c_attn = linear_forward(a, W_attn)                           # (N, C) -> (N, 3C)
     qkv, c_rope = rope_forward(qkv, batch.rotation)
-    heads, c_heads = attention_forward(qkv, batch.rows, batch.bias, NH)  # (N, 3C) -> (N, C)
+    heads, c_heads = attention_forward(qkv, batch.rows, batch.biases[i], NH,
+                                       scale)                         # (N, 3C) -> (N, C)
     if ablate_head is not None:
         hs = C // NH
         heads[:, ablate_head * hs:(ablate_head + 1) * hs] = 0.0
@@ -267,7 +299,8 @@ def gpt_forward(params: Params, idx: np.ndarray, config, *,
     blocks, residuals = [], []
     for i in range(first, config.n_layers):
         head = ablate[1] if ablate is not None and ablate[0] == i else None
-        x, c_block = block_forward(x, params, i, batch, config.n_heads, head)
+        x, c_block = block_forward(x, params, i, batch, config.n_heads, head,
+                                   attention_scale(config))
         blocks.append(c_block)
         residuals.append(x)
     h, c_ln_f = layernorm_forward(x, params["ln_f.weight"], params["ln_f.bias"])

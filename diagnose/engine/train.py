@@ -37,6 +37,7 @@ from diagnose.engine.model import (
     count_params,
     flat_of,
     forward_backward,
+    frozen_positions,
     init_params,
     matrix_names,
     n_decayed,
@@ -63,7 +64,13 @@ class Trainer:
         self._grads = point_into(self._grads_flat, config)
         self._scratch = np.empty_like(self._flat)
         self._adam = adam_state(self._flat)
-        self._n_decay = n_decayed(config)
+        # the decayed leading slice: the matrices, or the whole buffer (a break)
+        self._n_decay = n_decayed(config) if config.weight_decay_on == "matrices" \
+            else self._flat.size
+        # a frozen block (a break) is out of the optimizer, as with requires_grad=False: no
+        # gradient (the recorded norms leave it out), no update, no decay
+        self._frozen = frozen_positions(config)
+        self._frozen_values = self._flat[self._frozen]
         self._batches = self.corpus.batches("train", config.batch_size,
                                             np.random.default_rng([seed, 1]))
         # worker threads: one for the weights' gradients and the spectral norms, one for the
@@ -101,9 +108,13 @@ class Trainer:
                     evaluation = submit(self._eval_pool, evaluate, self._seen, self._probe,
                                         self._rest, config)
             loss, cache = forward_backward(self.params, x, y, config, self._grads, self._pool)
+            if self._frozen.size:
+                self._grads_flat[self._frozen] = 0.0
             preclip, postclip = clip_grad_norm(self._grads_flat, config.grad_clip)
             adamw_update(self._flat, self._grads_flat, self._adam, s + 1, lr, config,
                          self._n_decay, self._scratch)
+            if self._frozen.size:
+                self._flat[self._frozen] = self._frozen_values
             # --- the update is done: below only diagnostics, reading the copy and the cache
             record = {"step": s, "lr": lr, "train_loss": loss, "val_loss": None,
                       "grad_norm_preclip": preclip, "grad_norm_postclip": postclip,
