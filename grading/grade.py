@@ -33,6 +33,7 @@ from grading.layout import (
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
+from scenarios.catalog import LEVELS
 from scenarios.files import read_small_text
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
@@ -48,13 +49,18 @@ class Scenario:
     key: str  # "self-study" or "instructor": which secret sealed it
     steps: int
     engine_version: str
+    level: int = 1  # the deck its breaks were dealt from (architecture §5)
 
 
 def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str,
-                  key: str) -> str:
-    """The text of `scenario.json`; `read_scenario` reads it back."""
-    return json.dumps({"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
-                       "steps": steps, "ids": list(ids), "key": key}, indent=2) + "\n"
+                  key: str, level: int = 1) -> str:
+    """The text of `scenario.json`; `read_scenario` reads it back. `level` is written only
+    when it is not 1, so a level-1 scenario's file is what it was before levels existed."""
+    data = {"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
+            "steps": steps, "ids": list(ids), "key": key}
+    if level != 1:
+        data["level"] = level
+    return json.dumps(data, indent=2) + "\n"
 
 
 def read_scenario(path: Path) -> Scenario:
@@ -82,8 +88,11 @@ def read_scenario(path: Path) -> Scenario:
             or data["steps"] < 1 or not isinstance(data.get("engine_version"), str)):
         raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids, "
                          "steps, engine_version and key)")
+    if data.get("level", 1) not in LEVELS or isinstance(data.get("level"), bool):
+        raise GradeError(f"{file}: corrupt (level must be one of "
+                         f"{', '.join(map(str, LEVELS))}, got {data['level']!r})")
     return Scenario(path, data["code"], tuple(ids), data["key"], data["steps"],
-                    data["engine_version"])
+                    data["engine_version"], data.get("level", 1))
 
 
 def find_scenario(file: Path, default: Path = DEFAULT_DIR) -> Path | None:
@@ -150,11 +159,12 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     _refuse_other_scenario(reading, scenario.code, file)
+    reading = reading.at_level(scenario.level)
     assignment = open_key(scenario, secret)
     previous = previous or history(scenario, secret)
     after_reveal = (scenario.path / REVEAL_FILE).exists()
     stamp = _utc(now)
-    results = score(reading, assignment, breaks(), lang=lang, evidence=evidence)
+    results = score(reading, assignment, breaks(scenario.level), lang=lang, evidence=evidence)
     report = Report(scenario.code, str(file), stamp, reading.sha256, results,
                     attempt=len(previous.records) + 1, after_reveal=after_reveal,
                     first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
@@ -186,13 +196,13 @@ def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str
 
 
 def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,
-               lang: str = "en", reading: Reading | None = None) -> Check:
-    """Read `file` without a key: what each of `ids` was taken to mean. With `code`, a file
-    whose scenario comment names another scenario is refused, as grading would. `reading`:
-    the file already read, so it is not read twice."""
+               lang: str = "en", reading: Reading | None = None, level: int = 1) -> Check:
+    """Read `file` without a key: what each of `ids` was taken to mean, in `level`'s words.
+    With `code`, a file whose scenario comment names another scenario is refused, as grading
+    would. `reading`: the file already read, so it is not read twice."""
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
-    reading = reading or read_diagnoses(Path(file))
+    reading = (reading or read_diagnoses(Path(file))).at_level(level)
     if code is not None:
         _refuse_other_scenario(reading, code, Path(file))
     shown = code or (reading.codes[0] if reading.codes else None)

@@ -40,7 +40,7 @@ def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
 
     assert drafts.name is not None, "the app asks for the name before saving"
     text = grading.format_diagnoses(drafts.name, workspace.code,
-                                    drafts.for_grader(workspace.ids), lang)
+                                    drafts.for_grader(workspace.ids), lang, workspace.level)
     path = diagnoses_path(workspace.path, drafts.name, cwd)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
