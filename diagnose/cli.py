@@ -79,6 +79,37 @@ DIR_OPTION = click.option(
     default=DEFAULT_DIR, show_default=True, help="The scenario's folder (its workspace).")
 
 
+LEVEL_OPTION = click.option(
+    "--level", type=click.IntRange(1, 3), default=None,
+    help="Deal from this level's deck (1 the lab's breaks, 2 the same at subtle magnitudes, "
+         "3 new bugs and maybe a healthy decoy). Without --dir, level N>1 lives in "
+         "experiments/19-break-it-level-N. Default: 1, or the level of the scenario in --dir.")
+
+
+def _level_dir(directory: Path, level: int | None) -> Path:
+    """--dir as given, or, left at its default, the folder of `level` (grading.layout)."""
+    from click.core import ParameterSource
+
+    from grading.layout import level_dir
+
+    source = click.get_current_context().get_parameter_source("directory")
+    if level is None or source != ParameterSource.DEFAULT:
+        return directory
+    return level_dir(level, directory)
+
+
+def _check_level(directory: Path, level: int | None) -> None:
+    """A scenario already in `directory` must be of the level asked for, if one was."""
+    from diagnose.workspace import is_workspace, open_workspace
+
+    if level is not None and is_workspace(directory):
+        found = open_workspace(directory).level
+        if found != level:
+            raise UserError(f"{directory}: holds a level-{found} scenario, not level {level}; "
+                            "choose another --dir, or leave --dir out to use the level's "
+                            "own folder")
+
+
 STEPS_OPTION = click.option(
     "--steps", type=click.IntRange(1, MAX_STEPS), default=None,
     help=f"Training steps per run, 1 to {MAX_STEPS} (default: healthy.toml's).")
@@ -113,10 +144,11 @@ def _interrupt_exit_code(err: KeyboardInterrupt) -> int:
 @STEPS_OPTION
 @JOBS_OPTION
 @click.option("--force", is_flag=True, help="Replace a scenario already in --dir.")
+@LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: bool,
-        lang: str) -> None:
+        level: int | None, lang: str) -> None:
     """Make a fresh scenario: deal the breaks behind 01 02 03 and train every run.
 
     Trains the reference and the three broken runs, then writes the workspace: metrics and a
@@ -126,13 +158,15 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     Example:
       diagnose new --dir experiments/19-break-it
       diagnose new --seed "week-3 lab" --steps 200 --force
+      diagnose new --level 3        # into experiments/19-break-it-level-3
     """
     import time
 
     from diagnose.home import self_study_secret
     from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
 
-    spec = ScenarioSpec(code=code, steps=steps, lang=lang)
+    directory = _level_dir(directory, level)
+    spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level or 1)
     code = spec.code
     started = time.perf_counter()
     try:
@@ -142,13 +176,14 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
                 directory, spec, secret=secret, jobs=jobs, force=force,
                 progress=Progress(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
-            planned_runs(), spec.steps, f"scenario {code}")
+            planned_runs(level=spec.level), spec.steps, f"scenario {code}")
     except KeyboardInterrupt as err:
         import shlex
 
         click.echo(f"\nInterrupted: nothing was written to {directory}. To start again with "
                    f"the same scenario: diagnose new --dir {shlex.quote(str(directory))} "
-                   f"--seed {shlex.quote(code)}" + (" --force" if force else ""), err=True)
+                   f"--seed {shlex.quote(code)}" + (" --force" if force else "")
+                   + (f" --level {level}" if level else ""), err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
     seconds = time.perf_counter() - started
     click.echo(f"Scenario {workspace.code} ready in {workspace.path} "
@@ -190,9 +225,10 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
         return
     from scenarios import breaks
 
-    catalog = breaks()
+    catalog = breaks(workspace.level)
+    width = max(len(slug) for slug in assignment.values())
     for rid, slug in assignment.items():
-        click.echo(f"{rid}: {slug:<12} {catalog[slug].title[lang]}")
+        click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
     click.echo(f"Explained in {path}")
 
 
@@ -333,7 +369,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
-    found = directory or grading.find_scenario(file)
+    found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
     if check:
         scenario = grading.read_scenario(found) if found else None
         result = grading.check_file(file, scenario and scenario.code,
@@ -356,10 +392,13 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         secret = self_study_secret()
     report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
                                    evidence=feedback_numbers(found, lang, secret))
-    solutions = None
+    solutions, passed = None, None
     if key_file is None:
+        from diagnose.levels import record_report
+
         solutions, warnings = reveal_after_grading(found, lang, secret)
-        for warning in warnings:
+        passed, more = record_report(scenario, report, lang)
+        for warning in warnings + more:
             click.echo(f"Warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
@@ -370,6 +409,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         from grading.texts import say
 
         click.echo(say(lang, "solutions", path=solutions))
+    if passed:
+        click.echo(_grade_style(passed, "right"))
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
@@ -480,9 +521,11 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
               help="Code of the scenario to make when --dir holds none (default: a fresh "
                    "random code).")
 @click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the screen and of the diagnoses file.")
-def play(directory: Path, code: str | None, name: str | None, lang: str) -> None:
+def play(directory: Path, code: str | None, name: str | None, level: int | None,
+         lang: str) -> None:
     """Play: read each run's six panels, diagnose 01 02 03, save and grade, in the terminal.
 
     With a scenario in --dir (your own, or an instructor's bundle) it opens at once; with none
@@ -490,14 +533,29 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
     draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
     experiments/ (else in the current directory), g grades it, ? explains every panel.
 
+    Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
+    and the grade then offers the next (n). --level N goes to any level at once; each lives
+    in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+
     \b
     Example:
       diagnose play
+      diagnose play --level 2
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
+    directory = _level_dir(directory, level)
+    while directory is not None:
+        directory, level = _play_once(directory, code, name, level, lang)
+        code = None  # the next level deals a fresh scenario
+
+
+def _play_once(directory: Path, code: str | None, name: str | None, level: int | None,
+               lang: str) -> tuple[Path | None, int | None]:
+    """One game; the folder and level to play next when the player asked for the next level."""
     from diagnose.scenario import check_code, check_target
     from diagnose.workspace import is_workspace, open_workspace
 
+    _check_level(directory, level)
     if is_workspace(directory):
         found = open_workspace(directory).code
         if code is not None and code != found:
@@ -510,7 +568,7 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
             check_code(code)
     from diagnose.tui.app import PlayApp
 
-    app = PlayApp(directory, code=code, name=name, lang=lang)
+    app = PlayApp(directory, code=code, name=name, lang=lang, level=level or 1)
     app.run()
     if app.error:
         raise UserError(app.error)
@@ -519,6 +577,55 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
                                    "traceback is above); your drafts are kept.")
     if app.note:
         click.echo(app.note, err=True)
+    if app.next_level is None:
+        return None, None
+    from grading.layout import DEFAULT_DIR as base
+    from grading.layout import level_dir
+
+    # the next level's folder beside this one (a bundle's or the course's default)
+    root = directory.parent / base.name if directory.name.startswith(base.name) else None
+    return level_dir(app.next_level, root or base), app.next_level
+
+
+@cli.command()
+@click.option("--reset", is_flag=True, help="Erase the progress of every level (asks first).")
+@click.option("--yes", is_flag=True, help="With --reset: do not ask.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the summary.")
+def progress(reset: bool, yes: bool, lang: str) -> None:
+    """Show each level: scenarios played, first-attempt scores, best score, what is next.
+
+    Every self-study grading (`diagnose grade`, g in `diagnose play`) is recorded in
+    progress.json in your data folder (DIAGNOSE_HOME). A level is passed with 3/3 on a
+    scenario's first grading.
+
+    \b
+    Example:
+      diagnose progress
+      diagnose progress --lang es
+      diagnose progress --reset --yes
+    """
+    from diagnose.levels import load_progress, progress_path, render, say
+
+    if yes and not reset:
+        raise click.UsageError("--yes goes with --reset.")
+    path = progress_path()
+    if reset:
+        if not path.exists():
+            click.echo(say(lang, "reset_none"))
+            return
+        if not yes:
+            click.confirm(say(lang, "reset_ask", path=path), abort=True)
+        try:
+            path.unlink()
+        except OSError as err:
+            raise UserError(f"{path}: cannot be removed ({err.strerror or err})") from None
+        click.echo(say(lang, "reset_done"))
+        return
+    levels, warnings = load_progress(path)
+    for warning in warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    click.echo(render(levels, lang), nl=False)
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from grading.layout import (
     RUN_ID,
     SCENARIO_FILE,
     SCENARIO_SCHEMA,
+    level_dir,
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
@@ -95,14 +96,23 @@ def read_scenario(path: Path) -> Scenario:
                     data["engine_version"], data.get("level", 1))
 
 
-def find_scenario(file: Path, default: Path = DEFAULT_DIR) -> Path | None:
+def find_scenario(file: Path, default: Path = DEFAULT_DIR,
+                  code: str | None = None) -> Path | None:
     """The workspace a diagnoses file belongs to: its folder, its folder's
-    `experiments/19-break-it`, else `default`; None when none holds a scenario."""
+    `experiments/19-break-it` (or a level's `-level-N` beside it), else `default`; with
+    `code` (the file's scenario comment), the first of those holding that scenario, if any.
+    None when none holds a scenario."""
     folder = Path(file).parent
-    for candidate in (folder, folder / DEFAULT_DIR, Path(default)):
-        if (candidate / SCENARIO_FILE).is_file():
-            return candidate
-    return None
+    levels = [level_dir(level, folder / DEFAULT_DIR) for level in LEVELS]
+    found = [c for c in (folder, *levels, Path(default)) if (c / SCENARIO_FILE).is_file()]
+    if code is not None:
+        for candidate in found:
+            try:
+                if same_code(read_scenario(candidate).code, code):
+                    return candidate
+            except GradeError:
+                continue
+    return found[0] if found else None
 
 
 def same_code(a: str, b: str) -> bool:

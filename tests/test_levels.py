@@ -127,3 +127,88 @@ def test_the_reveal_explains_every_dealt_run_the_decoy_too(tmp_path):
     text = render_solutions(workspace, truth, "es")
     assert "## 01 — Sana (sin fallo) (`healthy`)" in text
     assert "`high-lr`" in text and "`frozen-block`" in text
+
+
+# --- the progress file and `diagnose progress` ----------------------------------------------
+
+def _cli(*args: str, input: str | None = None):
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def test_progress_records_first_attempts_and_the_passing_rule(private_home):
+    from diagnose.levels import load_progress, next_level, record_grading
+
+    assert record_grading(1, "A", 2, 3, counts=True) == (False, [])
+    assert record_grading(1, "A", 3, 3, counts=False) == (False, [])  # after the reveal
+    progress, _ = load_progress()
+    assert progress[1].firsts == [(2, 3)] and progress[1].best == (3, 3)
+    assert next_level(progress) == 1
+    assert record_grading(1, "B", 3, 3, counts=True) == (True, [])
+    assert next_level(load_progress()[0]) == 2
+    out = _cli("progress")
+    assert out.exit_code == 0
+    assert "Level 1: passed\n  scenarios played: 2\n  first-attempt scores: 2/3, 3/3\n" \
+           "  best: 3/3\n" in out.output
+    assert "Next: diagnose play --level 2" in out.output
+    assert "Nivel 1: superado" in _cli("progress", "--lang", "es").output
+
+
+def test_a_corrupt_progress_file_is_moved_aside_with_a_warning(private_home):
+    (private_home / "progress.json").write_text("{not json")
+    out = _cli("progress")
+    assert out.exit_code == 0
+    assert "Warning:" in out.output and "moved aside" in out.output
+    assert "Next: diagnose play\n" in out.output
+    assert [p.name.startswith("progress.json.corrupt-") for p in private_home.iterdir()
+            if p.name.startswith("progress")] == [True]
+
+
+def test_progress_reset_asks_first(private_home):
+    from diagnose.levels import record_grading
+
+    record_grading(2, "A", 1, 3, counts=True)
+    out = _cli("progress", "--reset", input="n\n")
+    assert out.exit_code == 1 and (private_home / "progress.json").exists()
+    out = _cli("progress", "--reset", "--yes")
+    assert out.exit_code == 0 and "Progress erased." in out.output
+    assert not (private_home / "progress.json").exists()
+    assert _cli("progress", "--yes").exit_code == 2
+
+
+def test_level_options_refuse_what_they_cannot_do(tmp_path):
+    out = _cli("new", "--level", "4")
+    assert out.exit_code == 2 and "--level" in out.output
+    ws = tmp_path / "ws"
+    shutil_copy_fixture(ws)
+    out = _cli("play", "--dir", str(ws), "--level", "2")
+    assert out.exit_code == 1
+    assert out.output == (f"Error: {ws}: holds a level-1 scenario, not level 2; choose another "
+                          "--dir, or leave --dir out to use the level's own folder\n")
+
+
+def shutil_copy_fixture(target: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(Path(__file__).parent / "tui" / "data" / "scenario", target))
+
+
+def test_new_level_goes_to_the_levels_own_folder(tmp_path, monkeypatch):
+    """A real (5-step) level-3 scenario, made where `--level 3` puts it, graded from its file."""
+    monkeypatch.chdir(tmp_path)
+    out = _cli("new", "--level", "3", "--steps", "5", "--seed", "L3", "--jobs", "2")
+    assert out.exit_code == 0, out.output
+    ws = tmp_path / "experiments" / "19-break-it-level-3"
+    scenario = json.loads((ws / "scenario.json").read_text())
+    assert scenario["level"] == 3 and scenario["ids"] == ["01", "02", "03"]
+    truth = json.loads(_cli("reveal", "--dir", str(ws), "--json").output.splitlines()[0])
+    assert set(truth.values()) <= set(scenarios.breaks(3))
+    answers = tmp_path / "ana-diagnoses-level-3.md"
+    answers.write_text("<!-- scenario: L3 -->\n" + "".join(
+        f"## {rid}\nDiagnosis: {slug}\n" for rid, slug in truth.items()))
+    out = _cli("grade", str(answers))  # found beside level 1's folder by its scenario comment
+    assert out.exit_code == 0, out.output
+    assert "3/3" in out.output

@@ -52,12 +52,13 @@ class PlayApp(App[None]):
     def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
                  lang: str = "en", steps: int | None = None, jobs: int = 2,
                  make_scenario: Callable[..., Workspace] | None = None,
-                 cwd: Path | None = None) -> None:
+                 cwd: Path | None = None, level: int = 1) -> None:
         """Open the scenario in `directory`, or get ready to train one there.
 
         Raises WorkspaceError when `directory` holds a scenario that cannot be read.
         `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
-        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`.
+        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
+        the deck a fresh scenario deals from (a scenario in `directory` keeps its own).
         """
         super().__init__()
         # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
@@ -66,18 +67,21 @@ class PlayApp(App[None]):
         self.steps, self.jobs, self.cwd = steps, jobs, cwd
         self.make_scenario = make_scenario
         self.view = View()
+        self.level = level
+        self.next_level: int | None = None  # set when the player asks for the next level
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
         self.workspace: Workspace | None = None
         if is_workspace(self.directory):
             self.workspace = open_workspace(self.directory)
+            self.level = self.workspace.level
             self.store = RunStore.from_workspace(self.workspace)
             self.drafts = Drafts.load(self.workspace.path)
         else:
             from diagnose.scenario import new_code
 
             self.code = code or new_code()  # drawn here so the screen can show it at once
-            self.store = RunStore(*fresh_runs(steps))
+            self.store = RunStore(*fresh_runs(steps, level))
             self.drafts = Drafts()
             prepare()  # before Textual takes sys.stderr
         if name:
@@ -125,6 +129,7 @@ class PlayApp(App[None]):
         worker = get_current_worker()
         workspace = train_into(self.store, self.directory, code=self.code, steps=self.steps,
                                jobs=self.jobs, lang=self.lang, make=self.make_scenario,
+                               level=self.level,
                                should_stop=lambda: worker.is_cancelled,
                                on_redeal=lambda note: self.post_message(Redealt(note)))
         if workspace is not None:
@@ -232,7 +237,7 @@ class PlayApp(App[None]):
             return
         note = tr(self.lang, "form_training") if self.training else None
         self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
-                                    self.lang, note))
+                                    self.lang, note, self.level))
 
     def on_answer_changed(self, message: AnswerChanged) -> None:
         self._keep_drafts(lambda: self.drafts.set_answer(message.run, message.choice,
@@ -323,10 +328,18 @@ class PlayApp(App[None]):
             self.call_from_thread(self.notify, tr(self.lang, "grade_failed", reason=err),
                                   severity="error", timeout=10)
             return
-        self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang))
+        self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
+                              self._after_grade)
         if judge is check:
             self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
                                   timeout=10)
+
+    def _after_grade(self, next_level: int | None) -> None:
+        """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
+        if next_level is not None:
+            self._keep_drafts(self.drafts.save)
+            self.next_level = next_level
+            self.exit()
 
     def action_help(self) -> None:
         from diagnose.tui.help_screen import HelpScreen  # Markdown: imported when first asked

@@ -1,0 +1,75 @@
+"""Levels in the app: a 3/3 first grading passes the level, records it, offers the next (n),
+and the level's form offers the level's deck."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Static
+
+import scenarios
+from diagnose.levels import load_progress
+from diagnose.reveal import open_assignment
+from diagnose.tui.app import PlayApp
+from diagnose.tui.form_screen import FormScreen
+from diagnose.tui.grade_screen import GradeScreen
+from diagnose.workspace import open_workspace
+from tests.tui.screen import screen_text
+from tests.tui.test_app import SMALL, _answer, until
+
+
+def grade_text(app) -> str:
+    return "\n".join(str(static.render()) for static in app.screen.query(Static))
+
+
+async def _grade_all_right(app, pilot, workspace):
+    catalog = list(scenarios.breaks(open_workspace(workspace).level))
+    truth = open_assignment(open_workspace(workspace))
+    for run, slug in truth.items():
+        await _answer(pilot, str(int(run)), catalog.index(slug), "x")
+        await pilot.press("escape")
+    await pilot.press("g")
+    await pilot.click("#yes")
+    await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+
+
+async def test_a_perfect_first_grading_passes_the_level_and_offers_the_next(workspace, course):
+    app = PlayApp(workspace, name="Ana")
+    async with app.run_test(size=SMALL) as pilot:
+        await _grade_all_right(app, pilot, workspace)
+        text = grade_text(app)
+        assert "Score: 3/3" in text, text
+        assert "Level 1 passed" in text and "n: play level 2 now" in text
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.next_level == 2
+    progress, warnings = load_progress()
+    assert not warnings and progress[1].passed and progress[1].firsts == [(3, 3)]
+
+
+async def test_a_later_perfect_grading_does_not_pass(workspace, course):
+    app = PlayApp(workspace, name="Ana")
+    async with app.run_test(size=SMALL) as pilot:
+        await _answer(pilot, "1", 0, "x")
+        await pilot.press("escape", "g")
+        await pilot.click("#yes")
+        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+        await pilot.press("escape")
+        await _grade_all_right(app, pilot, workspace)
+        assert "Score: 3/3" in grade_text(app) and "passed" not in grade_text(app)
+        await pilot.press("n")  # nothing offered: n does nothing
+        assert isinstance(app.screen, GradeScreen)
+    assert app.next_level is None
+    assert not load_progress()[0][1].passed
+
+
+async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
+    data = json.loads((workspace / "scenario.json").read_text()) | {"level": 3}
+    (workspace / "scenario.json").write_text(json.dumps(data))
+    app = PlayApp(workspace)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("1", "d")
+        assert isinstance(app.screen, FormScreen)
+        text = screen_text(app)
+        assert scenarios.breaks(3)["healthy"].title["en"] in text
+        assert scenarios.breaks(1)["bad-init"].title["en"] not in text
