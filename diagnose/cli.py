@@ -263,22 +263,26 @@ def keygen(out: Path) -> None:
 @click.option("--count", type=click.IntRange(min=1), help="Or: this many numbered students.")
 @STEPS_OPTION
 @JOBS_OPTION
+@click.option("--level", type=click.IntRange(1, 3), default=1, show_default=True,
+              help="The deck dealt to a student whose roster row names no level (1, 2 or 3).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
-         steps: int | None, jobs: int, lang: str) -> None:
+         steps: int | None, jobs: int, level: int, lang: str) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
     (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
-    --lang and key; it adds students, never drops them.
+    --lang and key, and deal each student already there the same level; it adds students,
+    never drops them. A roster's level column (1, 2, 3) picks each student's deck.
 
     \b
     Example:
       diagnose deal --key course.key --out bundles --roster roster.txt
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
+      diagnose deal --key course.key --out bundles-l2 --count 30 --level 2
     """
     import time
 
@@ -293,7 +297,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
-        classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
+        classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
+                            level=level)  # refusals first
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
@@ -301,7 +306,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
         rows = _train_with_bars(
             lambda on_step: classroom.deal(
-                out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
+                out, students, secret, steps=steps, jobs=jobs, lang=lang, level=level,
+                on_step=on_step,
                 on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True)),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
