@@ -336,9 +336,12 @@ def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None)
 @click.option("--steps", metavar="A:B", callback=_steps_syntax,
               help="Only steps A to B-1, like a slice: 0:50 is the first fifty; 300: and :20 "
                    "leave an end open.")
+@click.option("--what-if", "what_if", is_flag=True,
+              help="After the reveal: retrain ID's break at the other magnitudes its catalog "
+                   "entry declares and print one row per magnitude (cached in the workspace).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the panel titles.")
-def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
+def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: str) -> None:
     """Print the six panels of one run: a sparkline per series with first/last/min/max.
 
     ID is 01, 02, 03 or reference (also ref). NaN/inf is marked with the step it started.
@@ -348,13 +351,41 @@ def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
     Example:
       diagnose show 01
       diagnose show reference --steps 0:50 --lang es | less
+      diagnose show 02 --what-if          # after the reveal
     """
     from diagnose.show import StepsError, show_run
 
+    if what_if:
+        if steps is not None:
+            raise click.UsageError("--what-if shows every step; it takes no --steps.")
+        _show_what_if(directory, run_id, lang)
+        return
     try:
         show_run(directory, run_id, steps=steps, lang=lang)
     except StepsError as err:
         raise click.BadParameter(str(err), param_hint="'--steps'") from None
+
+
+def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
+    from rich.console import Console
+
+    from diagnose.show import resolve_run
+    from diagnose.whatif import plan_whatif, render_whatif, run_whatif
+    from diagnose.workspace import open_workspace
+
+    workspace = open_workspace(directory)
+    plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
+    trained = [d.label(plan.field) for d in plan.doses if not d.dealt]
+    try:
+        results = _train_with_bars(
+            lambda on_step: run_whatif(workspace, plan, on_step=on_step),
+            trained, workspace.steps, f"what-if {plan.run}")
+    except KeyboardInterrupt as err:
+        click.echo("\nInterrupted: the doses trained so far are not kept.", err=True)
+        raise SystemExit(_interrupt_exit_code(err)) from None
+    console = Console()
+    for line in render_whatif(plan, results, lang, console.width):
+        console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
 
 
 GRADE_STYLES = {"title": {"bold": True}, "right": {"fg": "green", "bold": True},

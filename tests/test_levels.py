@@ -212,3 +212,43 @@ def test_new_level_goes_to_the_levels_own_folder(tmp_path, monkeypatch):
     out = _cli("grade", str(answers))  # found beside level 1's folder by its scenario comment
     assert out.exit_code == 0, out.output
     assert "3/3" in out.output
+
+
+# --- what-if ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def fixture_course(tmp_path, private_home, monkeypatch):
+    """The TUI's 40-step fixture scenario in a course folder, with its self-study key."""
+    import os
+    import shutil
+
+    data = Path(__file__).parent / "tui" / "data"
+    shutil.copyfile(data / "home" / "self-study.key", private_home / "self-study.key")
+    os.chmod(private_home / "self-study.key", 0o600)
+    ws = shutil_copy_fixture(tmp_path / "experiments" / "19-break-it")
+    monkeypatch.chdir(tmp_path)
+    return ws
+
+
+def test_show_what_if_is_refused_before_the_reveal(fixture_course):
+    out = _cli("show", "01", "--what-if")
+    assert out.exit_code == 1
+    assert out.output == ("Error: run 01 is still sealed: what-if comes after the reveal "
+                          "(`diagnose reveal`, or grading)\n")
+    assert not (fixture_course / "whatif").exists()
+    assert _cli("show", "01", "--what-if", "--steps", "0:5").exit_code == 2
+
+
+def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
+    assert _cli("reveal").exit_code == 0
+    out = _cli("show", "ref", "--what-if", "--lang", "es")
+    assert out.output == "Error: la referencia no tiene fallo que variar; elige un ID\n"
+    out = _cli("show", "02", "--what-if")  # broken-mask: no magnitude
+    assert out.exit_code == 1 and "has no magnitude to vary" in out.output
+    out = _cli("show", "1", "--what-if")  # no-warmup: three doses trained, the dealt one read
+    assert out.exit_code == 0, out.output
+    assert "What if: run 01" in out.output
+    for label in ("warmup_steps=0 (dealt)", "warmup_steps=2 ", "warmup_steps=12 (healthy)"):
+        assert label in out.output
+    cached = sorted(p.name for p in (fixture_course / "whatif" / "01").iterdir())
+    assert cached == ["warmup_steps-12", "warmup_steps-2", "warmup_steps-6"]

@@ -72,6 +72,7 @@ class PlayApp(App[None]):
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
         self.workspace: Workspace | None = None
+        prepare()  # before Textual takes sys.stderr: a fresh scenario and the what-if train
         if is_workspace(self.directory):
             self.workspace = open_workspace(self.directory)
             self.level = self.workspace.level
@@ -83,7 +84,6 @@ class PlayApp(App[None]):
             self.code = code or new_code()  # drawn here so the screen can show it at once
             self.store = RunStore(*fresh_runs(steps, level))
             self.drafts = Drafts()
-            prepare()  # before Textual takes sys.stderr
         if name:
             self.drafts.name = name.strip()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
@@ -333,6 +333,25 @@ class PlayApp(App[None]):
         if judge is check:
             self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
                                   timeout=10)
+
+    def action_what_if(self) -> None:
+        """After the reveal: the current run's break at the other magnitudes it declares."""
+        from diagnose.home import HomeError
+        from diagnose.tui.whatif_screen import WhatIfScreen
+        from diagnose.whatif import WhatIfError, plan_whatif
+        from grading import SealError
+
+        if self.training:
+            self.notify(tr(self.lang, "wait_training"))
+            return
+        assert self.workspace is not None
+        try:
+            plan = plan_whatif(open_workspace(self.workspace.path), self.view.run,
+                               lang=self.lang)
+        except (WhatIfError, HomeError, SealError) as err:
+            self.notify(str(err), severity="warning")
+            return
+        self.push_screen(WhatIfScreen(self.workspace, plan, self.lang))
 
     def _after_grade(self, next_level: int | None) -> None:
         """The grade screen closed; with the next level asked for, `diagnose play` opens it."""

@@ -67,6 +67,7 @@ WORDS: dict[str, dict[str, str]] = {
         "solutions": "Solutions, with each run's own numbers: {path}",
         "close": "Esc closes",
         "next_level": "n: play level {level} now",
+        "whatif_training": "What if: training the other magnitudes… {done}/{total} steps",
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
         "training_failed": "Training failed: {reason}",
         "detail_keys": "←/→ cursor · esc back",
@@ -127,6 +128,7 @@ WORDS: dict[str, dict[str, str]] = {
         "solutions": "Soluciones, con los números de cada ejecución: {path}",
         "close": "Esc cierra",
         "next_level": "n: jugar ya el nivel {level}",
+        "whatif_training": "¿Y si…?: entrenando las otras magnitudes… {done}/{total} pasos",
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
         "training_failed": "El entrenamiento falló: {reason}",
         "detail_keys": "←/→ cursor · esc vuelve",
@@ -141,7 +143,7 @@ KEYS_ES = {
     "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
-    "open": "ver",
+    "open": "ver", "what-if": "¿y si…?",
 }
 
 
@@ -245,6 +247,7 @@ reference, not for a textbook spike.
 `enter` (or a click) opens that panel with axes · `d` diagnosis form ·
 `ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
 `?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
+After the reveal, `w` on a run retrains its break at other magnitudes and shows them side by side.
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -318,7 +321,8 @@ libro.
 `enter` (o un clic) abre ese panel con ejes · `d` formulario de diagnóstico ·
 `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
 todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
-con cada tecla.
+con cada tecla. Tras revelar, `w` en una ejecución reentrena su fallo con otras magnitudes y las
+muestra juntas.
 """,
 }
 

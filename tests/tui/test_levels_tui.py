@@ -13,6 +13,7 @@ from diagnose.reveal import open_assignment
 from diagnose.tui.app import PlayApp
 from diagnose.tui.form_screen import FormScreen
 from diagnose.tui.grade_screen import GradeScreen
+from diagnose.tui.whatif_screen import WhatIfScreen
 from diagnose.workspace import open_workspace
 from tests.tui.screen import screen_text
 from tests.tui.test_app import SMALL, _answer, until
@@ -73,3 +74,32 @@ async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
         text = screen_text(app)
         assert scenarios.breaks(3)["healthy"].title["en"] in text
         assert scenarios.breaks(1)["bad-init"].title["en"] not in text
+
+
+async def test_what_if_is_refused_on_a_sealed_id(workspace):
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await pilot.press("1", "w")
+        await until(pilot, lambda: "still sealed" in screen_text(app))
+        assert not isinstance(app.screen, WhatIfScreen)
+        assert not list(app.workers)
+    assert not (workspace / "whatif").exists()
+
+
+async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
+    """Real training: the fixture's no-warmup run (40 steps) at three other warmups."""
+    from diagnose.reveal import write_solutions
+
+    write_solutions(workspace)
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("1", "w")
+        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+        await until(pilot, lambda: app.screen.results is not None, tries=3000)
+        text = grade_text(app)
+        for label in ("warmup_steps=0 (dealt)", "warmup_steps=2", "warmup_steps=6",
+                      "warmup_steps=12 (healthy)", "1 · Loss", "6 · Dead units"):
+            assert label in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, WhatIfScreen)
+    assert len(list((workspace / "whatif" / "01").iterdir())) == 3

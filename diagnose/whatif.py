@@ -1,0 +1,208 @@
+"""What-if, after the reveal: one run's break retrained at the other magnitudes its TOML declares.
+
+A break with a magnitude (`[whatif] field = "init_scale"; doses = [1, 3, 10, 30, 100]`) can be
+retrained at each dose once its ID is revealed, never before: the doses name the break. The dose
+the scenario dealt is the run itself (its own records, no training); every other dose trains the
+same broken config with only `field` changed, from the run's seed of its first deal, in a
+`TrainingPool` (two at a time, in the background under the TUI). Results are kept in
+`<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
+
+`render_whatif` draws the six panels with one row per dose (each panel's headline series on one
+shared axis, the dose as the row's label: the legend), for `diagnose show --what-if` and the
+TUI's what-if screen alike. Not here: the HTML (left for later), the reveal itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+import scenarios
+from diagnose.metrics import make_header, read_metrics, write_metrics
+from diagnose.panels import format_number, panel_axis, panels_for, summarize
+from diagnose.workspace import REFERENCE, Workspace
+from scenarios.errors import UserError
+from scenarios.langs import pick
+
+WHATIF_DIR = "whatif"
+
+WORDS = {
+    "en": {"title": "What if: run {run}, {brk}, at other values of {field}",
+           "dealt": "dealt", "healthy": "healthy", "columns": ("first", "last", "min", "max"),
+           "sealed": "run {run} is still sealed: what-if comes after the reveal "
+                     "(`diagnose reveal`, or grading)",
+           "none": "run {run} holds {brk}, which has no magnitude to vary",
+           "reference": "the reference has no break to vary; choose an ID"},
+    "es": {"title": "¿Y si…?: ejecución {run}, {brk}, con otros valores de {field}",
+           "dealt": "repartida", "healthy": "sana", "columns": ("primero", "último", "mín",
+                                                                 "máx"),
+           "sealed": "la ejecución {run} sigue sellada: el ¿y si…? llega tras revelar "
+                     "(`diagnose reveal`, o al corregir)",
+           "none": "la ejecución {run} tiene {brk}, que no tiene magnitud que variar",
+           "reference": "la referencia no tiene fallo que variar; elige un ID"},
+}
+COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
+BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+class WhatIfError(UserError):
+    """A what-if that cannot be made: a sealed ID, the reference, a break without a magnitude."""
+
+
+@dataclass(frozen=True)
+class Dose:
+    value: Any
+    config: scenarios.Config
+    dealt: bool  # the scenario's own run: its records, not trained again
+    healthy: bool  # the healthy config's value of the field
+
+    def label(self, field: str) -> str:
+        value = format_number(self.value) if isinstance(self.value, float) else self.value
+        return f"{field}={value}"
+
+    def folder(self, field: str) -> str:
+        return f"{field}-{self.value}"
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    run: str
+    brk: scenarios.Break
+    doses: tuple[Dose, ...]
+    seed: int
+
+    @property
+    def field(self) -> str:
+        assert self.brk.whatif is not None
+        return self.brk.whatif.field
+
+
+def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
+                lang: str = "en") -> WhatIf:
+    """The doses of `run`'s break; WhatIfError for a sealed ID, the reference, no magnitude.
+    `secret`: the self-study secret's (asked for only once the ID is known to be revealed)."""
+    from diagnose.home import self_study_secret
+    from diagnose.reveal import open_assignment
+    from diagnose.scenario import training_seed
+
+    words = pick(WORDS, lang)
+    if run == REFERENCE:
+        raise WhatIfError(words["reference"])
+    if not workspace.revealed or workspace.key != "self-study":
+        raise WhatIfError(words["sealed"].format(run=run))
+    secret = secret if secret is not None else self_study_secret()
+    slug = open_assignment(workspace, secret)[run]
+    brk = scenarios.breaks(workspace.level)[slug]
+    if brk.whatif is None:
+        raise WhatIfError(words["none"].format(run=run, brk=brk.title[lang]))
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=workspace.steps)
+    broken = brk.apply(healthy)
+    dealt = getattr(broken, brk.whatif.field)
+    doses = tuple(Dose(value, config, value == dealt,
+                       value == getattr(healthy, brk.whatif.field))
+                  for value, config in brk.whatif.configs(broken))
+    return WhatIf(run, brk, doses, training_seed(secret, workspace.code, run))
+
+
+def _cache(workspace: Workspace, plan: WhatIf, dose: Dose) -> Path:
+    return workspace.path / WHATIF_DIR / plan.run / dose.folder(plan.field) / "metrics.jsonl"
+
+
+def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
+               on_step: Callable[[str, dict[str, Any]], None] | None = None,
+               should_stop: Callable[[], bool] | None = None,
+               background: bool = False) -> dict[Dose, list[dict[str, Any]]]:
+    """Every dose's records: the dealt one from the run, cached ones from disk, the rest
+    trained (two at a time) and cached. Raises Cancelled when `should_stop` says so."""
+    from diagnose.scenario import RunPlan, TrainingPool
+
+    found: dict[Dose, list[dict[str, Any]]] = {}
+    todo: list[Dose] = []
+    for dose in plan.doses:
+        path = _cache(workspace, plan, dose)
+        if dose.dealt:
+            found[dose] = workspace.read_run(plan.run)[1]
+        elif path.is_file():
+            found[dose] = read_metrics(path)[1]
+        else:
+            todo.append(dose)
+    if todo:
+        labels = {dose.label(plan.field): dose for dose in todo}
+        plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]
+        own = pool is None
+        pool = pool or TrainingPool(2, background=background)
+        try:
+            records = pool.run(plans, on_step=on_step, should_stop=should_stop)
+        finally:
+            if own:
+                pool.close()
+        from diagnose.engine import run_header_fields
+
+        for label, dose in labels.items():
+            path = _cache(workspace, plan, dose)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_metrics(path, make_header(run=label, **run_header_fields(dose.config)),
+                          records[label])
+            found[dose] = records[label]
+    return {dose: found[dose] for dose in plan.doses}
+
+
+def _spark(values: list[float | None], series: Any, axis: Any, width: int, colour: str) -> Text:
+    from diagnose.columns import columns
+
+    line = Text()
+    for value in columns(values, min(len(values), width)):
+        fraction = None if value is None else axis.fraction(series.plotted(value))
+        if fraction is None:
+            line.append(" ", style=colour)
+        else:
+            line.append(BLOCKS[round(min(max(fraction, 0.0), 1.0) * (len(BLOCKS) - 1))],
+                        style=colour)
+    return line
+
+
+def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
+                  width: int = 100) -> list[Text]:
+    """The six panels, one row per dose (the panel's headline series), the dose as its label."""
+    from diagnose.columns import held
+
+    words = pick(WORDS, lang)
+    lines = [Text(words["title"].format(run=plan.run, brk=plan.brk.title[lang],
+                                        field=plan.field), style="bold")]
+    labels = {}
+    for dose in plan.doses:
+        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
+        labels[dose] = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+    label_width = max(len(label) for label in labels.values())
+    number_width = 9
+    spark_width = max(width - 2 - label_width - 2 - 4 * (number_width + 1), 16)
+    for panel in panels_for(next(iter(results.values()))):
+        series = panel.series[0]
+        values = {dose: series.values(records) for dose, records in results.items()}
+        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+                                  for v in values.values()])
+        title = Text(f"\n{panel.title_in(lang)}", style="bold")
+        title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'})",
+                     style="dim")
+        lines.append(title)
+        head = Text(" " * (2 + label_width + 2 + spark_width), style="dim")
+        for name in words["columns"]:
+            head.append(" " + name.rjust(number_width), style="dim")
+        lines.append(head)
+        for index, dose in enumerate(plan.doses):
+            colour = COLOURS[index % len(COLOURS)]
+            shown = held(values[dose]) if series.sparse else values[dose]
+            row = Text("  " + labels[dose].ljust(label_width), style=colour)
+            row.append("  ")
+            row.append_text(_spark(shown, series, axis, spark_width, colour))
+            row.pad_right(2 + label_width + 2 + spark_width - len(row))
+            summary = summarize(values[dose])
+            for value in (summary.first, summary.last, summary.low, summary.high):
+                row.append(" " + series.format(value).rjust(number_width))
+            lines.append(row)
+    return lines
