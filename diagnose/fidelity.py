@@ -25,7 +25,10 @@ class Check:
 
 def _smoothness(records: Records) -> float:
     """The largest relative rise of the validation loss from one evaluation to the next,
-    after the first: Panel 1 has a log axis, where a rise of 10% looks the same at any level."""
+    after the first: Panel 1 has a log axis, where a rise of 15% looks the same at any level.
+    (10% held on the level-1 calibration seeds; over seeds 0-19 the reference rose up to 14%
+    on three of them, and the decoys of 1000-1019 up to 12%: the seed-to-seed noise of a
+    healthy run, so 15% is the promise.)"""
     vals = [r["val_loss"] for r in records if r["val_loss"] is not None]
     rises = [b / a - 1 for a, b in zip(vals[1:], vals[2:], strict=False) if a > 0]
     return max(rises, default=0.0)
@@ -53,8 +56,10 @@ def signature_checks(slug: str, run: Records, reference: Records,
             check("finite", float(finite), finite, "no NaN (stable log-softmax)"),
         ]
     if slug == "no-warmup":
-        recovered = max(0.25 * fig["ref_final_val"], 0.15)
-        gap = abs(fig["final_val"] - fig["ref_final_val"])
+        # Calibrated on seeds 0-19, proven on 1000-1019: the run recovers most of the way but
+        # not all of it. It ends above the reference (10-60%), never near the lab's bad-init
+        # (5x); the old promise, within 25% or 0.15 nats, failed on several seeds of twenty.
+        cost = fig["final_val"] - fig["ref_final_val"]
         return [
             check("lr0_frac", fig["lr0_frac"], fig["lr0_frac"] >= 0.999, "= 1 (starts at lr_max)"),
             check("ref_lr0_frac", fig["ref_lr0_frac"], fig["ref_lr0_frac"] <= 0.1,
@@ -65,7 +70,9 @@ def signature_checks(slug: str, run: Records, reference: Records,
                   ">= 15% in the first update"),
             check("ref_spectral_jump", fig["ref_spectral_jump"], fig["ref_spectral_jump"] < 0.05,
                   "< 5% (reference)"),
-            check("recovery_gap", gap, gap <= recovered, f"<= {recovered:.3f} nats"),
+            check("lasting_cost", cost, cost > 0, "> 0 nats (ends above the reference)"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 2,
+                  "<= 2x (recovers most of the way)"),
         ]
     if slug == "broken-mask":
         close = abs(fig["final_train"] - fig["final_val"])
@@ -165,6 +172,6 @@ def signature_checks(slug: str, run: Records, reference: Records,
                   f"> {floor:.3f}"),
             check("val_well_below_ln_vocab", fig["final_val"], fig["final_val"] < ln_vocab / 4,
                   f"< {ln_vocab / 4:.2f}"),
-            check("smooth", rise, rise < 0.1 and finite, "val never rises 10% between evals"),
+            check("smooth", rise, rise < 0.15 and finite, "val never rises 15% between evals"),
         ]
     return []
