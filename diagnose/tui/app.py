@@ -353,6 +353,11 @@ class PlayApp(App[None]):
             return
         self.push_screen(WhatIfScreen(self.workspace, plan, self.lang))
 
+    def action_show_progress(self) -> None:
+        from diagnose.tui.progress_screen import ProgressScreen
+
+        self.push_screen(ProgressScreen(self.lang))
+
     def _after_grade(self, next_level: int | None) -> None:
         """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
         if next_level is not None:

@@ -68,6 +68,7 @@ WORDS: dict[str, dict[str, str]] = {
         "close": "Esc closes",
         "next_level": "n: play level {level} now",
         "whatif_training": "What if: training the other magnitudes… {done}/{total} steps",
+        "progress_title": "Your progress through the levels",
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
         "training_failed": "Training failed: {reason}",
         "detail_keys": "←/→ cursor · esc back",
@@ -129,6 +130,7 @@ WORDS: dict[str, dict[str, str]] = {
         "close": "Esc cierra",
         "next_level": "n: jugar ya el nivel {level}",
         "whatif_training": "¿Y si…?: entrenando las otras magnitudes… {done}/{total} pasos",
+        "progress_title": "Tu progreso por los niveles",
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
         "training_failed": "El entrenamiento falló: {reason}",
         "detail_keys": "←/→ cursor · esc vuelve",
@@ -143,7 +145,7 @@ KEYS_ES = {
     "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
-    "open": "ver", "what-if": "¿y si…?",
+    "open": "ver", "what-if": "¿y si…?", "progress": "progreso",
 }
 
 
@@ -248,6 +250,7 @@ reference, not for a textbook spike.
 `ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
 `?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
 After the reveal, `w` on a run retrains its break at other magnitudes and shows them side by side.
+`p` shows your progress through the levels.
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -322,7 +325,7 @@ libro.
 `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
 todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
 con cada tecla. Tras revelar, `w` en una ejecución reentrena su fallo con otras magnitudes y las
-muestra juntas.
+muestra juntas. `p` muestra tu progreso por los niveles.
 """,
 }
 

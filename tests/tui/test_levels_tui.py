@@ -103,3 +103,20 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
         await pilot.press("escape")
         assert not isinstance(app.screen, WhatIfScreen)
     assert len(list((workspace / "whatif" / "01").iterdir())) == 3
+
+
+async def test_the_progress_screen_shows_each_level(workspace):
+    from diagnose.levels import record_grading
+    from diagnose.tui.progress_screen import ProgressScreen
+
+    record_grading(1, "A", 3, 3, counts=True)
+    app = PlayApp(workspace, lang="es")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("p")
+        assert isinstance(app.screen, ProgressScreen)
+        text = grade_text(app)
+        assert "Tu progreso por los niveles" in text
+        assert "Nivel 1: superado" in text and "Nivel 2: sin superar" in text
+        assert "Siguiente: diagnose play --level 2" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ProgressScreen)
