@@ -195,9 +195,12 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 @cli.command()
 @DIR_OPTION
 @click.option("--json", "as_json", is_flag=True, help='Print {"01": "<slug>", ...} only.')
+@click.option("--what-if", "what_if", is_flag=True,
+              help="Also retrain each run's break at the other magnitudes its catalog entry "
+                   "declares, and add them to the run's dashboard.html.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the solutions file.")
-def reveal(directory: Path, as_json: bool, lang: str) -> None:
+def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     """Reveal which break each ID held, with the evidence from each run's own metrics.
 
     Writes solutions/03-three-failures-ref.md next to experiments/ and records in the
@@ -208,6 +211,7 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
     Example:
       diagnose reveal --dir experiments/19-break-it
       diagnose reveal --json
+      diagnose reveal --what-if     # then open 01/dashboard.html
     """
     import json
 
@@ -220,6 +224,8 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
                         "open with the instructor's key (hand in your diagnoses file)")
     assignment = open_assignment(workspace)
     path = write_solutions(workspace, lang, assignment=assignment)
+    if what_if:
+        _what_if_dashboards(directory, lang)
     if as_json:
         click.echo(json.dumps(assignment))
         return
@@ -366,23 +372,50 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
         raise click.BadParameter(str(err), param_hint="'--steps'") from None
 
 
+def _what_if_dashboards(directory: Path, lang: str) -> None:
+    """After the reveal: each run with a magnitude gets its what-if in its dashboard.html."""
+    from diagnose.dashboard import write_dashboard
+    from diagnose.whatif import WhatIfError, plan_whatif, whatif_html
+    from diagnose.workspace import REFERENCE, open_workspace
+
+    workspace = open_workspace(directory)
+    reference = workspace.read_run(REFERENCE)
+    for run in workspace.ids:
+        try:
+            plan = plan_whatif(workspace, run, lang=lang)
+        except WhatIfError:
+            continue  # a break without a magnitude: its page stays as it is
+        results = _what_if_results(workspace, plan)
+        header, records = workspace.read_run(run)
+        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
+                        lang=lang, code=workspace.code,
+                        appendix=whatif_html(plan, results, lang))
+        click.echo(f"What-if for {run}: {workspace.dashboard_path(run)}", err=True)
+
+
+def _what_if_results(workspace, plan):
+    """Every dose's records, training the missing ones under progress bars."""
+    from diagnose.whatif import run_whatif
+
+    trained = [d.label(plan.field) for d in plan.doses if not d.dealt]
+    try:
+        return _train_with_bars(lambda on_step: run_whatif(workspace, plan, on_step=on_step),
+                                trained, workspace.steps, f"what-if {plan.run}")
+    except KeyboardInterrupt as err:
+        click.echo("\nInterrupted: the doses trained so far are not kept.", err=True)
+        raise SystemExit(_interrupt_exit_code(err)) from None
+
+
 def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
     from rich.console import Console
 
     from diagnose.show import resolve_run
-    from diagnose.whatif import plan_whatif, render_whatif, run_whatif
+    from diagnose.whatif import plan_whatif, render_whatif
     from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
     plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
-    trained = [d.label(plan.field) for d in plan.doses if not d.dealt]
-    try:
-        results = _train_with_bars(
-            lambda on_step: run_whatif(workspace, plan, on_step=on_step),
-            trained, workspace.steps, f"what-if {plan.run}")
-    except KeyboardInterrupt as err:
-        click.echo("\nInterrupted: the doses trained so far are not kept.", err=True)
-        raise SystemExit(_interrupt_exit_code(err)) from None
+    results = _what_if_results(workspace, plan)
     console = Console()
     for line in render_whatif(plan, results, lang, console.width):
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")

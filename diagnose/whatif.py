@@ -206,3 +206,61 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
                 row.append(" " + series.format(value).rjust(number_width))
             lines.append(row)
     return lines
+
+
+HTML_COLOURS = ("#1e6fd9", "#e07b00", "#2e9e3f", "#8a5cc7", "#11868c", "#b58b00")
+
+
+def whatif_html(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en"
+                ) -> str:
+    """The what-if as a section of the run's dashboard.html: per panel, its headline series
+    for every dose overlaid on one chart, with a legend (one colour per dose)."""
+    from html import escape
+
+    from diagnose.dashboard.plot import (
+        BOTTOM,
+        HEIGHT,
+        LEFT,
+        RIGHT,
+        TOP,
+        WIDTH,
+        Frame,
+        axis_ticks,
+        curve_path,
+    )
+
+    words = pick(WORDS, lang)
+    labels = []
+    for index, dose in enumerate(plan.doses):
+        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
+        text = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+        labels.append(f'<span style="color:{HTML_COLOURS[index % len(HTML_COLOURS)]}">'
+                      f"━ {escape(text)}</span>")
+    legend = f'<p class="legend">{" · ".join(labels)}</p>'
+    sections = []
+    for panel in panels_for(next(iter(results.values()))):
+        series = panel.series[0]
+        values = {dose: series.values(records) for dose, records in results.items()}
+        steps = {dose: [r["step"] for r in records] for dose, records in results.items()}
+        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+                                  for v in values.values()])
+        last = max(s[-1] for s in steps.values() if s)
+        frame = Frame(0, last, axis)
+        ticks = "".join(
+            f'<text class="tick" x="{LEFT - 5}" y="{frame.y(v):.1f}" text-anchor="end" '
+            f'dy="0.35em">{escape(label)}</text>'
+            for v, label in axis_ticks(axis) if label)
+        curves = "".join(
+            f'<path fill="none" stroke-width="1.5" '
+            f'stroke="{HTML_COLOURS[i % len(HTML_COLOURS)]}" d="'
+            f'{curve_path(frame, steps[dose], [series.plotted(v) if v is not None else None for v in values[dose]])}"/>'  # noqa: E501
+            for i, dose in enumerate(plan.doses))
+        sections.append(
+            f'<section class="panel whatif-panel"><h2>{escape(panel.title_in(lang))} · '
+            f"{escape(series.label_in(lang))}</h2>"
+            f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img">'
+            f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
+            f'height="{BOTTOM - TOP}"/>{ticks}{curves}</svg>{legend}</section>')
+    title = words["title"].format(run=plan.run, brk=plan.brk.title[lang], field=plan.field)
+    return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
+            f'<div class="panels">{"".join(sections)}</div></section>')

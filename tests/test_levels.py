@@ -252,3 +252,11 @@ def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
         assert label in out.output
     cached = sorted(p.name for p in (fixture_course / "whatif" / "01").iterdir())
     assert cached == ["warmup_steps-12", "warmup_steps-2", "warmup_steps-6"]
+    out = _cli("reveal", "--what-if")  # 01's doses are cached; 03's (bad-init) train now
+    assert out.exit_code == 0, out.output
+    page = (fixture_course / "01" / "dashboard.html").read_text()
+    assert "What if: run 01" in page and page.count("whatif-panel") == 6
+    assert "warmup_steps=2" in page and "</html>" in page
+    assert "What if: run 03" in (fixture_course / "03" / "dashboard.html").read_text()
+    untouched = fixture_course / "02" / "dashboard.html"  # broken-mask: no magnitude
+    assert not untouched.exists() or "What if" not in untouched.read_text()
