@@ -444,7 +444,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         scenario = grading.read_scenario(found) if found else None
         result = grading.check_file(file, scenario and scenario.code,
                                     scenario.ids if scenario else ("01", "02", "03"),
-                                    lang=lang, reading=reading)
+                                    lang=lang, reading=reading,
+                                    level=scenario.level if scenario else 1)
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
                    else result.render(_grade_style))
         return

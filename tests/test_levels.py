@@ -260,3 +260,13 @@ def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
     assert "What if: run 03" in (fixture_course / "03" / "dashboard.html").read_text()
     untouched = fixture_course / "02" / "dashboard.html"  # broken-mask: no magnitude
     assert not untouched.exists() or "What if" not in untouched.read_text()
+
+
+def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
+    truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
+    ws = _level_workspace(tmp_path / "ws", truth, 2, home_secret())
+    answers = tmp_path / "d.md"
+    answers.write_text("<!-- scenario: LVL -->\n## 01\nDiagnosis: init\n")
+    out = _cli("grade", str(answers), "--dir", str(ws), "--check", "--json")
+    assert out.exit_code == 0, out.output
+    assert '"big-init"' in out.output and "ambiguous" not in out.output

@@ -64,7 +64,8 @@ def check(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Read `path` as the instructor's grader will, without the key: no score."""
     import grading
 
-    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang)
+    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang,
+                                level=workspace.level)
     return Graded(result.render(_markup), None, None)
 
 
