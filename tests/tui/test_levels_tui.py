@@ -48,22 +48,6 @@ async def test_a_perfect_first_grading_passes_the_level_and_offers_the_next(work
     assert not warnings and progress[1].passed and progress[1].firsts == [(3, 3)]
 
 
-async def test_a_later_perfect_grading_does_not_pass(workspace, course):
-    app = PlayApp(workspace, name="Ana")
-    async with app.run_test(size=SMALL) as pilot:
-        await _answer(pilot, "1", 0, "x")
-        await pilot.press("escape", "g")
-        await pilot.click("#yes")
-        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
-        await pilot.press("escape")
-        await _grade_all_right(app, pilot, workspace)
-        assert "Score: 3/3" in grade_text(app) and "passed" not in grade_text(app)
-        await pilot.press("n")  # nothing offered: n does nothing
-        assert isinstance(app.screen, GradeScreen)
-    assert app.next_level is None
-    assert not load_progress()[0][1].passed
-
-
 async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
     data = json.loads((workspace / "scenario.json").read_text()) | {"level": 3}
     (workspace / "scenario.json").write_text(json.dumps(data))
