@@ -138,9 +138,12 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
         pool = pool or TrainingPool(2, background=background)
         try:
             records = pool.run(plans, on_step=on_step, should_stop=should_stop)
-        finally:
-            if own:
-                pool.close()
+        except BaseException:
+            if own:  # stopped or failed: the workers go now, not after their current run
+                pool.close(graceful=False)
+            raise
+        if own:
+            pool.close()
         from diagnose.engine import run_header_fields
 
         for label, dose in labels.items():

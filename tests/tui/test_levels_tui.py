@@ -104,3 +104,19 @@ async def test_the_progress_screen_shows_each_level(workspace):
         assert "Siguiente: diagnose play --level 2" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, ProgressScreen)
+
+
+async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspace):
+    from diagnose.reveal import write_solutions
+
+    write_solutions(workspace)
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("3", "w")  # bad-init: four doses to train
+        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+        screen = app.screen
+        await until(pilot, lambda: screen.steps_done > 0, tries=3000)
+        await pilot.press("escape")
+        await until(pilot, lambda: not list(screen.workers), tries=3000)
+        assert screen.results is None
+    assert not (workspace / "whatif").exists()
