@@ -106,9 +106,12 @@ class PlayApp(App[None]):
 
     def _set_scenario_title(self) -> None:
         if self.workspace is None:
-            self.play.scenario = tr(self.lang, "training", code=self.code)
+            title = tr(self.lang, "training", code=self.code)
         else:
-            self.play.scenario = tr(self.lang, "scenario", code=self.workspace.code)
+            title = tr(self.lang, "scenario", code=self.workspace.code)
+        # level 1 says nothing: its screen is the one the course's lab has always shown
+        self.play.scenario = title + (tr(self.lang, "level", level=self.level)
+                                      if self.level != 1 else "")
 
     def _tick(self) -> None:
         if self.store.version != self._drawn:

@@ -19,6 +19,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reference": "reference",
         "scenario": "scenario {code}",
         "training": "training {code}…",
+        "level": " · level {level}",
         "interrupted": "Stopped before the end of training: nothing was written to {dir}. The "
                        "same scenario again: diagnose play --dir '{dir}' --seed '{code}'",
         "step_of": "{done}/{total} steps",
@@ -79,6 +80,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reference": "referencia",
         "scenario": "escenario {code}",
         "training": "entrenando {code}…",
+        "level": " · nivel {level}",
         "interrupted": "Parado antes de acabar el entrenamiento: no se escribió nada en {dir}. "
                        "El mismo escenario otra vez: diagnose play --dir '{dir}' --seed '{code}'",
         "step_of": "{done}/{total} pasos",

@@ -53,6 +53,7 @@ async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
     (workspace / "scenario.json").write_text(json.dumps(data))
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
+        assert "scenario TUI-FIXTURE · level 3" in screen_text(app)
         await pilot.press("1", "d")
         assert isinstance(app.screen, FormScreen)
         text = screen_text(app)
