@@ -395,9 +395,11 @@ def _what_if_dashboards(directory: Path, lang: str) -> None:
 
 def _what_if_results(workspace, plan):
     """Every dose's records, training the missing ones under progress bars."""
-    from diagnose.whatif import run_whatif
+    from diagnose.whatif import run_whatif, to_train
 
-    trained = [d.label(plan.field) for d in plan.doses if not d.dealt]
+    trained = [d.label(plan.field) for d in to_train(workspace, plan)]
+    if not trained:
+        return run_whatif(workspace, plan)
     try:
         return _train_with_bars(lambda on_step: run_whatif(workspace, plan, on_step=on_step),
                                 trained, workspace.steps, f"what-if {plan.run}")

@@ -113,6 +113,12 @@ def _cache(workspace: Workspace, plan: WhatIf, dose: Dose) -> Path:
     return workspace.path / WHATIF_DIR / plan.run / dose.folder(plan.field) / "metrics.jsonl"
 
 
+def to_train(workspace: Workspace, plan: WhatIf) -> list[Dose]:
+    """The doses `run_whatif` would train: neither the dealt one nor cached."""
+    return [dose for dose in plan.doses
+            if not dose.dealt and not _cache(workspace, plan, dose).is_file()]
+
+
 def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
                on_step: Callable[[str, dict[str, Any]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
@@ -121,16 +127,13 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
     trained (two at a time) and cached. Raises Cancelled when `should_stop` says so."""
     from diagnose.scenario import RunPlan, TrainingPool
 
+    todo = to_train(workspace, plan)
     found: dict[Dose, list[dict[str, Any]]] = {}
-    todo: list[Dose] = []
     for dose in plan.doses:
-        path = _cache(workspace, plan, dose)
         if dose.dealt:
             found[dose] = workspace.read_run(plan.run)[1]
-        elif path.is_file():
-            found[dose] = read_metrics(path)[1]
-        else:
-            todo.append(dose)
+        elif dose not in todo:
+            found[dose] = read_metrics(_cache(workspace, plan, dose))[1]
     if todo:
         labels = {dose.label(plan.field): dose for dose in todo}
         plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]

@@ -21,7 +21,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from diagnose.tui.text import tr
-from diagnose.whatif import WhatIf, render_whatif, run_whatif
+from diagnose.whatif import WhatIf, render_whatif, run_whatif, to_train
 from diagnose.workspace import Workspace
 
 
@@ -32,7 +32,7 @@ class WhatIfScreen(ModalScreen[None]):
         super().__init__()
         self.workspace, self.plan, self.lang = workspace, plan, lang
         self.steps_done = 0
-        self.total = sum(not d.dealt for d in plan.doses) * workspace.steps
+        self.total = len(to_train(workspace, plan)) * workspace.steps
         self.results: dict[Any, Any] | None = None
 
     def compose(self) -> ComposeResult:
