@@ -7,14 +7,16 @@ same broken config with only `field` changed, from the run's seed of its first d
 `TrainingPool` (two at a time, in the background under the TUI). Results are kept in
 `<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
 
-`render_whatif` draws the six panels with one row per dose (each panel's headline series on one
-shared axis, the dose as the row's label: the legend), for `diagnose show --what-if` and the
-TUI's what-if screen alike. Not here: the HTML (left for later), the reveal itself.
+`render_whatif` draws the six panels, each panel's headline series for every dose overlaid on
+one chart (a colour per dose) above a legend with each dose's first, last, min and max, for
+`diagnose show --what-if` and the TUI's what-if screen alike; `whatif_html` the same as SVG for
+the run's dashboard.html. Not here: the reveal itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +49,6 @@ WORDS = {
            "reference": "la referencia no tiene fallo que variar; elige un ID"},
 }
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
-BLOCKS = "▁▂▃▄▅▆▇█"
 
 
 class WhatIfError(UserError):
@@ -158,23 +159,43 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
     return {dose: found[dose] for dose in plan.doses}
 
 
-def _spark(values: list[float | None], series: Any, axis: Any, width: int, colour: str) -> Text:
-    from diagnose.columns import columns
+CHART_ROWS = 8  # the overlay chart's height in lines
 
-    line = Text()
-    for value in columns(values, min(len(values), width)):
-        fraction = None if value is None else axis.fraction(series.plotted(value))
-        if fraction is None:
-            line.append(" ", style=colour)
-        else:
-            line.append(BLOCKS[round(min(max(fraction, 0.0), 1.0) * (len(BLOCKS) - 1))],
-                        style=colour)
-    return line
+
+def _overlay(series: Any, shown: list[list[float | None]], axis: Any, width: int,
+             indent: int) -> list[Text]:
+    """Every dose's curve on one chart of CHART_ROWS lines: a dot per column at its value's
+    height, in the dose's colour (a later dose drawn over an earlier one where they meet);
+    NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
+    from diagnose.columns import columns, nonfinite_mark
+
+    grid: list[list[tuple[str, str]]] = [[(" ", "")] * width for _ in range(CHART_ROWS)]
+    for index, values in enumerate(shown):
+        colour = COLOURS[index % len(COLOURS)]
+        for column, value in enumerate(columns(values, min(len(values), width))):
+            if value is None:
+                continue
+            if not math.isfinite(value):
+                grid[0][column] = (nonfinite_mark(value), "bold red")
+                continue
+            fraction = axis.fraction(series.plotted(value))
+            if fraction is None:
+                continue
+            row = CHART_ROWS - 1 - round(min(max(fraction, 0.0), 1.0) * (CHART_ROWS - 1))
+            grid[row][column] = ("•", colour)
+    lines = []
+    for cells in grid:
+        line = Text(" " * indent + "│", style="dim")
+        for char, style in cells:
+            line.append(char, style=style)
+        lines.append(line)
+    return lines
 
 
 def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
                   width: int = 100) -> list[Text]:
-    """The six panels, one row per dose (the panel's headline series), the dose as its label."""
+    """The six panels: each panel's headline series for every dose overlaid on one chart, then
+    the legend, a line per dose in its colour with its first, last, min and max."""
     from diagnose.columns import held
 
     words = pick(WORDS, lang)
@@ -186,27 +207,25 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
         labels[dose] = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
     label_width = max(len(label) for label in labels.values())
     number_width = 9
-    spark_width = max(width - 2 - label_width - 2 - 4 * (number_width + 1), 16)
+    chart_width = max(width - 4, 16)
     for panel in panels_for(next(iter(results.values()))):
         series = panel.series[0]
         values = {dose: series.values(records) for dose, records in results.items()}
         axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
                                   for v in values.values()])
         title = Text(f"\n{panel.title_in(lang)}", style="bold")
-        title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'})",
-                     style="dim")
+        title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'}, "
+                     f"{format_number(axis.lo)}–{format_number(axis.hi)})", style="dim")
         lines.append(title)
-        head = Text(" " * (2 + label_width + 2 + spark_width), style="dim")
+        shown = [held(values[d]) if series.sparse else values[d] for d in plan.doses]
+        lines += _overlay(series, shown, axis, chart_width, 2)
+        head = Text(" " * (4 + label_width), style="dim")
         for name in words["columns"]:
             head.append(" " + name.rjust(number_width), style="dim")
         lines.append(head)
         for index, dose in enumerate(plan.doses):
             colour = COLOURS[index % len(COLOURS)]
-            shown = held(values[dose]) if series.sparse else values[dose]
-            row = Text("  " + labels[dose].ljust(label_width), style=colour)
-            row.append("  ")
-            row.append_text(_spark(shown, series, axis, spark_width, colour))
-            row.pad_right(2 + label_width + 2 + spark_width - len(row))
+            row = Text("  ━ " + labels[dose].ljust(label_width), style=colour)
             summary = summarize(values[dose])
             for value in (summary.first, summary.last, summary.low, summary.high):
                 row.append(" " + series.format(value).rjust(number_width))
