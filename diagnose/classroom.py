@@ -7,11 +7,13 @@ already sealed with the same key are kept. The bundles folder holds two files of
 
 - `deal-settings.json` (`SETTINGS_FILE`): the settings every bundle there was dealt with
   (steps, language, key fingerprint, engine version); a later deal into the folder with other
-  settings is refused, saying which differ, so a class never mixes them;
+  settings is refused, saying which differ, so a class never mixes them; a dealt student's
+  level is a setting of their own bundle: a later deal asking another is refused too;
 - `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level`, one row per student
   ever dealt there. It only grows: a student missing from a later roster stays listed.
 
-A roster is CSV: `name`, then optional `email` and `level` columns; a header row
+A roster is CSV: `name`, then optional `email` and `level` columns (`level` is 1, 2 or 3, the
+deck that student is dealt; empty: `deal --level`, else 1); a header row
 `name,email,level` is optional, and a plain one-name-per-line file is a roster too. Names are
 compared as `grading.layout.student_key` compares them (`Jose` and `José` are one student)
 and kept in NFC, the form used for the folder's name.
@@ -51,7 +53,7 @@ from diagnose.scenario import (
 from diagnose.workspace import DEFAULT_DIR, WorkspaceError, is_workspace, open_workspace
 from grading.layout import MANIFEST, student_key
 from grading.seal import SealError, fingerprint, sealed_code, unseal
-from scenarios import healthy_config
+from scenarios import LEVELS, healthy_config
 from scenarios.files import atomic_write, read_small_text
 
 ROSTER_MAX_BYTES = 1024 * 1024
@@ -63,7 +65,7 @@ ROSTER_COLUMNS = ("name", "email", "level")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
 EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
-LEVEL = re.compile(r"^[\w .+-]{1,32}$")
+LEVEL_NAMES = tuple(str(level) for level in LEVELS)
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}
 FOLDER_FILES = {student_key(name) for name in (MANIFEST, SETTINGS_FILE)}
@@ -137,9 +139,10 @@ def read_roster(path: Path) -> list[Student]:
         email, level = fields.get("email", ""), fields.get("level", "")
         if email and not EMAIL.match(email):
             raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
-        if level and not LEVEL.match(level):
-            raise ScenarioError(f"{path}:{number}: level {level!r}: use up to 32 letters, "
-                                "digits, spaces, '.', '+' or '-'")
+        if level and level.strip() not in LEVEL_NAMES:
+            raise ScenarioError(f"{path}:{number}: level {level!r}: expected "
+                                f"{', '.join(LEVEL_NAMES)} (the deck to deal), or nothing")
+        level = level.strip()
         students.append(Student(name, email, level))
     if not students:
         raise ScenarioError(f"{path}: no student names (one per line, or CSV with a name "
@@ -268,8 +271,11 @@ class DealPlan:
 
 
 def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-              steps: int | None = None, lang: str = "en") -> DealPlan:
-    """Every refusal a deal can make before training: settings, names, bundles in the way."""
+              steps: int | None = None, lang: str = "en", level: int = 1) -> DealPlan:
+    """Every refusal a deal can make before training: settings, names, bundles in the way, a
+    dealt student's level changed. `level`: the deck of a student whose roster row names none."""
+    if level not in LEVELS:
+        raise ScenarioError(f"--level must be one of {', '.join(LEVEL_NAMES)}, got {level}")
     out = Path(out)
     students = [Student(s) if isinstance(s, str) else s for s in students]
     if out.exists() and not out.is_dir():
@@ -284,17 +290,23 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     codes: set[str] = {row[1] for row in listed.values()}
     for student in students:
         target = bundle_dir(out, student.name)
+        student = student._replace(level=student.level or str(level))
         code = existing_code(target, secret)
         if code is None:
             check_target(target, force=False)
         else:
             codes.add(code)
+            dealt = open_workspace(target).level
+            if str(dealt) != student.level:  # a level is a setting: a dealt bundle keeps its own
+                raise ScenarioError(f"{out}: {student.name} was dealt level {dealt}, not "
+                                    f"{student.level}; deal with the same settings or into "
+                                    "another --out folder")
         bundles.append((student, target, code))
     return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes)
 
 
 def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-         steps: int | None = None, jobs: int = 2, lang: str = "en",
+         steps: int | None = None, jobs: int = 2, lang: str = "en", level: int = 1,
          on_step: OnStep | None = None,
          on_student: Callable[[str, str, bool], None] | None = None,
          on_redeal: Callable[[str], None] | None = None, client: Any = None,
@@ -305,7 +317,7 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     train on its workers and their bundles are written here as they come back. `codes` fixes
     some students' codes (tests and benchmarks compare deals with them).
     """
-    plan = plan_deal(out, students, secret, steps=steps, lang=lang)
+    plan = plan_deal(out, students, secret, steps=steps, lang=lang, level=level)
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
@@ -324,7 +336,7 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
         rows.append((student.name, code))
         _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
         listed[student.name] = [student.name, code, student.email or email,
-                                student.level or level]
+                                student.level or level]  # plan_deal gave every student one
         write_manifest(out, listed)
         if on_student is not None:
             on_student(student.name, code, resumed)
@@ -337,7 +349,8 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
             resumed = code is not None
             if code is None:
                 code = fresh_code(student)
-                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor")
+                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
+                                    level=int(student.level))
                 create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
                                 progress=Progress(on_step=on_step, on_redeal=on_redeal))
             dealt(student, code, resumed)
@@ -352,6 +365,10 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
     from diagnose import cluster
 
     orders, students = [], {}
+    levels = sorted({student.level for student, _, code in plan.bundles if code is None} - {"1"})
+    if levels:
+        raise ScenarioError(f"--scheduler deals level 1 only for now, and this deal asks for "
+                            f"level {', '.join(levels)}; deal those students without --scheduler")
     for student, target, code in plan.bundles:
         if code is not None:
             dealt(student, code, True)

@@ -79,6 +79,37 @@ DIR_OPTION = click.option(
     default=DEFAULT_DIR, show_default=True, help="The scenario's folder (its workspace).")
 
 
+LEVEL_OPTION = click.option(
+    "--level", type=click.IntRange(1, 3), default=None,
+    help="Deal from this level's deck (1 the lab's breaks, 2 the same at subtle magnitudes, "
+         "3 new bugs and maybe a healthy decoy). Without --dir, level N>1 lives in "
+         "experiments/19-break-it-level-N. Default: 1, or the level of the scenario in --dir.")
+
+
+def _level_dir(directory: Path, level: int | None) -> Path:
+    """--dir as given, or, left at its default, the folder of `level` (grading.layout)."""
+    from click.core import ParameterSource
+
+    from grading.layout import level_dir
+
+    source = click.get_current_context().get_parameter_source("directory")
+    if level is None or source != ParameterSource.DEFAULT:
+        return directory
+    return level_dir(level, directory)
+
+
+def _check_level(directory: Path, level: int | None) -> None:
+    """A scenario already in `directory` must be of the level asked for, if one was."""
+    from diagnose.workspace import is_workspace, open_workspace
+
+    if level is not None and is_workspace(directory):
+        found = open_workspace(directory).level
+        if found != level:
+            raise UserError(f"{directory}: holds a level-{found} scenario, not level {level}; "
+                            "choose another --dir, or leave --dir out to use the level's "
+                            "own folder")
+
+
 STEPS_OPTION = click.option(
     "--steps", type=click.IntRange(1, MAX_STEPS), default=None,
     help=f"Training steps per run, 1 to {MAX_STEPS} (default: healthy.toml's).")
@@ -113,10 +144,11 @@ def _interrupt_exit_code(err: KeyboardInterrupt) -> int:
 @STEPS_OPTION
 @JOBS_OPTION
 @click.option("--force", is_flag=True, help="Replace a scenario already in --dir.")
+@LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: bool,
-        lang: str) -> None:
+        level: int | None, lang: str) -> None:
     """Make a fresh scenario: deal the breaks behind 01 02 03 and train every run.
 
     Trains the reference and the three broken runs, then writes the workspace: metrics and a
@@ -126,13 +158,15 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     Example:
       diagnose new --dir experiments/19-break-it
       diagnose new --seed "week-3 lab" --steps 200 --force
+      diagnose new --level 3        # into experiments/19-break-it-level-3
     """
     import time
 
     from diagnose.home import self_study_secret
     from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
 
-    spec = ScenarioSpec(code=code, steps=steps, lang=lang)
+    directory = _level_dir(directory, level)
+    spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level or 1)
     code = spec.code
     started = time.perf_counter()
     try:
@@ -142,13 +176,14 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
                 directory, spec, secret=secret, jobs=jobs, force=force,
                 progress=Progress(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
-            planned_runs(), spec.steps, f"scenario {code}")
+            planned_runs(level=spec.level), spec.steps, f"scenario {code}")
     except KeyboardInterrupt as err:
         import shlex
 
         click.echo(f"\nInterrupted: nothing was written to {directory}. To start again with "
                    f"the same scenario: diagnose new --dir {shlex.quote(str(directory))} "
-                   f"--seed {shlex.quote(code)}" + (" --force" if force else ""), err=True)
+                   f"--seed {shlex.quote(code)}" + (" --force" if force else "")
+                   + (f" --level {level}" if level else ""), err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
     seconds = time.perf_counter() - started
     click.echo(f"Scenario {workspace.code} ready in {workspace.path} "
@@ -160,9 +195,12 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 @cli.command()
 @DIR_OPTION
 @click.option("--json", "as_json", is_flag=True, help='Print {"01": "<slug>", ...} only.')
+@click.option("--what-if", "what_if", is_flag=True,
+              help="Also retrain each run's break at the other magnitudes its catalog entry "
+                   "declares, and add them to the run's dashboard.html.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the solutions file.")
-def reveal(directory: Path, as_json: bool, lang: str) -> None:
+def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     """Reveal which break each ID held, with the evidence from each run's own metrics.
 
     Writes solutions/03-three-failures-ref.md next to experiments/ and records in the
@@ -173,6 +211,7 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
     Example:
       diagnose reveal --dir experiments/19-break-it
       diagnose reveal --json
+      diagnose reveal --what-if     # then open 01/dashboard.html
     """
     import json
 
@@ -185,14 +224,17 @@ def reveal(directory: Path, as_json: bool, lang: str) -> None:
                         "open with the instructor's key (hand in your diagnoses file)")
     assignment = open_assignment(workspace)
     path = write_solutions(workspace, lang, assignment=assignment)
+    if what_if:
+        _what_if_dashboards(directory, lang)
     if as_json:
         click.echo(json.dumps(assignment))
         return
     from scenarios import breaks
 
-    catalog = breaks()
+    catalog = breaks(workspace.level)
+    width = max(len(slug) for slug in assignment.values())
     for rid, slug in assignment.items():
-        click.echo(f"{rid}: {slug:<12} {catalog[slug].title[lang]}")
+        click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
     click.echo(f"Explained in {path}")
 
 
@@ -240,6 +282,8 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
 @click.option("--count", type=click.IntRange(min=1), help="Or: this many numbered students.")
 @STEPS_OPTION
 @JOBS_OPTION
+@click.option("--level", type=click.IntRange(1, 3), default=1, show_default=True,
+              help="The deck dealt to a student whose roster row names no level (1, 2 or 3).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 @click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
@@ -250,7 +294,7 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
               show_default=True, metavar="SECONDS",
               help="With --scheduler: how long to wait for the scheduler and a first worker.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
-         steps: int | None, jobs: int, lang: str, scheduler: str | None,
+         steps: int | None, jobs: int, level: int, lang: str, scheduler: str | None,
          connect_timeout: float) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
@@ -258,13 +302,16 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
-    --lang and key; it adds students, never drops them. With --scheduler the training runs on
-    a Dask cluster's workers (same bundles, byte for byte); your key stays here.
+    --lang and key, and deal each student already there the same level; it adds students,
+    never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
+    --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte;
+    level 1 only for now); your key stays here.
 
     \b
     Example:
       diagnose deal --key course.key --out bundles --roster roster.txt
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
+      diagnose deal --key course.key --out bundles-l2 --count 30 --level 2
       diagnose deal --key course.key --out bundles --roster roster.txt \\
           --scheduler tcp://10.0.0.5:8786
     """
@@ -282,7 +329,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
-        classroom.plan_deal(out, students, secret, steps=steps, lang=lang)  # refusals first
+        classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
+                            level=level)  # refusals first
         if scheduler is not None:
             from diagnose.cluster import connect
 
@@ -294,9 +342,9 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
         rows = _train_with_bars(
             lambda on_step: classroom.deal(
-                out, students, secret, steps=steps, jobs=jobs, lang=lang, on_step=on_step,
-                on_student=on_student, on_redeal=lambda msg: click.echo(msg, err=True),
-                client=client),
+                out, students, secret, steps=steps, jobs=jobs, lang=lang, level=level,
+                on_step=on_step, on_student=on_student,
+                on_redeal=lambda msg: click.echo(msg, err=True), client=client),
             [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
@@ -327,9 +375,12 @@ def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None)
 @click.option("--steps", metavar="A:B", callback=_steps_syntax,
               help="Only steps A to B-1, like a slice: 0:50 is the first fifty; 300: and :20 "
                    "leave an end open.")
+@click.option("--what-if", "what_if", is_flag=True,
+              help="After the reveal: retrain ID's break at the other magnitudes its catalog "
+                   "entry declares and print one row per magnitude (cached in the workspace).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the panel titles.")
-def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
+def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: str) -> None:
     """Print the six panels of one run: a sparkline per series with first/last/min/max.
 
     ID is 01, 02, 03 or reference (also ref). NaN/inf is marked with the step it started.
@@ -339,13 +390,70 @@ def show(run_id: str, directory: Path, steps: str | None, lang: str) -> None:
     Example:
       diagnose show 01
       diagnose show reference --steps 0:50 --lang es | less
+      diagnose show 02 --what-if          # after the reveal
     """
     from diagnose.show import StepsError, show_run
 
+    if what_if:
+        if steps is not None:
+            raise click.UsageError("--what-if shows every step; it takes no --steps.")
+        _show_what_if(directory, run_id, lang)
+        return
     try:
         show_run(directory, run_id, steps=steps, lang=lang)
     except StepsError as err:
         raise click.BadParameter(str(err), param_hint="'--steps'") from None
+
+
+def _what_if_dashboards(directory: Path, lang: str) -> None:
+    """After the reveal: each run with a magnitude gets its what-if in its dashboard.html."""
+    from diagnose.dashboard import write_dashboard
+    from diagnose.whatif import WhatIfError, plan_whatif, whatif_html
+    from diagnose.workspace import REFERENCE, open_workspace
+
+    workspace = open_workspace(directory)
+    reference = workspace.read_run(REFERENCE)
+    for run in workspace.ids:
+        try:
+            plan = plan_whatif(workspace, run, lang=lang)
+        except WhatIfError:
+            continue  # a break without a magnitude: its page stays as it is
+        results = _what_if_results(workspace, plan)
+        header, records = workspace.read_run(run)
+        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
+                        lang=lang, code=workspace.code,
+                        appendix=whatif_html(plan, results, lang))
+        click.echo(f"What-if for {run}: {workspace.dashboard_path(run)}", err=True)
+
+
+def _what_if_results(workspace, plan):
+    """Every dose's records, training the missing ones under progress bars."""
+    from diagnose.whatif import run_whatif, to_train
+
+    trained = [d.label(plan.field) for d in to_train(workspace, plan)]
+    if not trained:
+        return run_whatif(workspace, plan)
+    try:
+        return _train_with_bars(lambda on_step: run_whatif(workspace, plan, on_step=on_step),
+                                trained, workspace.steps, f"what-if {plan.run}")
+    except KeyboardInterrupt as err:
+        click.echo("\nInterrupted: the doses trained so far are not kept.", err=True)
+        raise SystemExit(_interrupt_exit_code(err)) from None
+
+
+def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
+    from rich.console import Console
+
+    from diagnose.show import resolve_run
+    from diagnose.whatif import plan_whatif, render_whatif
+    from diagnose.workspace import open_workspace
+
+    workspace = open_workspace(directory)
+    plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
+    results = _what_if_results(workspace, plan)
+    console = Console()
+    for line in render_whatif(plan, results, lang, console.width):
+        console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
 
 
 GRADE_STYLES = {"title": {"bold": True}, "right": {"fg": "green", "bold": True},
@@ -366,12 +474,13 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
-    found = directory or grading.find_scenario(file)
+    found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
     if check:
         scenario = grading.read_scenario(found) if found else None
         result = grading.check_file(file, scenario and scenario.code,
                                     scenario.ids if scenario else ("01", "02", "03"),
-                                    lang=lang, reading=reading)
+                                    lang=lang, reading=reading,
+                                    level=scenario.level if scenario else 1)
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
                    else result.render(_grade_style))
         return
@@ -389,10 +498,13 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         secret = self_study_secret()
     report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
                                    evidence=feedback_numbers(found, lang, secret))
-    solutions = None
+    solutions, passed = None, None
     if key_file is None:
+        from diagnose.levels import record_report
+
         solutions, warnings = reveal_after_grading(found, lang, secret)
-        for warning in warnings:
+        passed, more = record_report(scenario, report, lang)
+        for warning in warnings + more:
             click.echo(f"Warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
@@ -403,6 +515,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         from grading.texts import say
 
         click.echo(say(lang, "solutions", path=solutions))
+    if passed:
+        click.echo(_grade_style(passed, "right"))
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
@@ -555,9 +669,11 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
               help="Code of the scenario to make when --dir holds none (default: a fresh "
                    "random code).")
 @click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the screen and of the diagnoses file.")
-def play(directory: Path, code: str | None, name: str | None, lang: str) -> None:
+def play(directory: Path, code: str | None, name: str | None, level: int | None,
+         lang: str) -> None:
     """Play: read each run's six panels, diagnose 01 02 03, save and grade, in the terminal.
 
     With a scenario in --dir (your own, or an instructor's bundle) it opens at once; with none
@@ -565,14 +681,29 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
     draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
     experiments/ (else in the current directory), g grades it, ? explains every panel.
 
+    Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
+    and the grade then offers the next (n). --level N goes to any level at once; each lives
+    in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+
     \b
     Example:
       diagnose play
+      diagnose play --level 2
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
+    directory = _level_dir(directory, level)
+    while directory is not None:
+        directory, level = _play_once(directory, code, name, level, lang)
+        code = None  # the next level deals a fresh scenario
+
+
+def _play_once(directory: Path, code: str | None, name: str | None, level: int | None,
+               lang: str) -> tuple[Path | None, int | None]:
+    """One game; the folder and level to play next when the player asked for the next level."""
     from diagnose.scenario import check_code, check_target
     from diagnose.workspace import is_workspace, open_workspace
 
+    _check_level(directory, level)
     if is_workspace(directory):
         found = open_workspace(directory).code
         if code is not None and code != found:
@@ -585,7 +716,7 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
             check_code(code)
     from diagnose.tui.app import PlayApp
 
-    app = PlayApp(directory, code=code, name=name, lang=lang)
+    app = PlayApp(directory, code=code, name=name, lang=lang, level=level or 1)
     app.run()
     if app.error:
         raise UserError(app.error)
@@ -594,6 +725,55 @@ def play(directory: Path, code: str | None, name: str | None, lang: str) -> None
                                    "traceback is above); your drafts are kept.")
     if app.note:
         click.echo(app.note, err=True)
+    if app.next_level is None:
+        return None, None
+    from grading.layout import DEFAULT_DIR as base
+    from grading.layout import level_dir
+
+    # the next level's folder beside this one (a bundle's or the course's default)
+    root = directory.parent / base.name if directory.name.startswith(base.name) else None
+    return level_dir(app.next_level, root or base), app.next_level
+
+
+@cli.command()
+@click.option("--reset", is_flag=True, help="Erase the progress of every level (asks first).")
+@click.option("--yes", is_flag=True, help="With --reset: do not ask.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the summary.")
+def progress(reset: bool, yes: bool, lang: str) -> None:
+    """Show each level: scenarios played, first-attempt scores, best score, what is next.
+
+    Every self-study grading (`diagnose grade`, g in `diagnose play`) is recorded in
+    progress.json in your data folder (DIAGNOSE_HOME). A level is passed with 3/3 on a
+    scenario's first grading.
+
+    \b
+    Example:
+      diagnose progress
+      diagnose progress --lang es
+      diagnose progress --reset --yes
+    """
+    from diagnose.levels import load_progress, progress_path, render, say
+
+    if yes and not reset:
+        raise click.UsageError("--yes goes with --reset.")
+    path = progress_path()
+    if reset:
+        if not path.exists():
+            click.echo(say(lang, "reset_none"))
+            return
+        if not yes:
+            click.confirm(say(lang, "reset_ask", path=path), abort=True)
+        try:
+            path.unlink()
+        except OSError as err:
+            raise UserError(f"{path}: cannot be removed ({err.strerror or err})") from None
+        click.echo(say(lang, "reset_done"))
+        return
+    levels, warnings = load_progress(path)
+    for warning in warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    click.echo(render(levels, lang), nl=False)
 
 
 def main() -> None:

@@ -434,14 +434,16 @@ def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
 
 
 def runs_distinguishable(records: dict[str, Records], deal: dict[str, str],
-                         header: dict[str, Any] | None = None) -> bool:
-    """True when the diagnostician names every dealt break it knows, and the reference healthy."""
+                         header: dict[str, Any] | None = None,
+                         deck: Sequence[str] = KNOWN) -> bool:
+    """True when the diagnostician, weighing each run against `deck` (one level's, `DECKS`),
+    names every dealt break it knows, and the reference and the healthy decoy healthy."""
     import scenarios
     from diagnose.engine import run_header_fields  # the dealer already has numpy loaded
 
     header = header or run_header_fields(scenarios.healthy_config())
     reference = records["reference"]
-    if diagnose_run(reference, reference, header).slug != HEALTHY:
+    if diagnose_run(reference, reference, header, deck).slug != HEALTHY:
         return False
-    return all(diagnose_run(records[rid], reference, header).slug == slug
-               for rid, slug in deal.items() if slug in KNOWN)
+    return all(diagnose_run(records[rid], reference, header, deck).slug == slug
+               for rid, slug in deal.items() if slug in deck or slug == HEALTHY)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for
+from diagnose.diagnostician import DECKS, Diagnosis, diagnose_run, findings_for
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
 from grading.seal import unseal
@@ -44,9 +44,11 @@ def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[s
 
 
 def _verdicts(workspace: Workspace) -> tuple[dict[str, Any], dict[str, Diagnosis]]:
-    """The reference's header, and the diagnostician's verdict on every ID (each run read once)."""
+    """The reference's header, and the diagnostician's verdict on every ID (each run read once),
+    weighed against the scenario's own level's deck."""
     header, reference = workspace.read_run(REFERENCE)
-    return header, {rid: diagnose_run(workspace.read_run(rid)[1], reference, header)
+    deck = DECKS[workspace.level]
+    return header, {rid: diagnose_run(workspace.read_run(rid)[1], reference, header, deck)
                     for rid in workspace.ids}
 
 
@@ -72,7 +74,7 @@ def evidence(workspace: Workspace | Path, lang: str = "en",
 def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str = "en",
                      now: datetime | None = None) -> str:
     words = WORDS[lang]
-    catalog = scenarios.breaks()
+    catalog = scenarios.breaks(workspace.level)  # the level's deck, its healthy decoy too
     header, verdicts = _verdicts(workspace)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     out = [f"# {words['title']} — {words['scenario']} {workspace.code}", "",

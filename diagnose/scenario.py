@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import hashlib
 import hmac
+import itertools
 import math
 import multiprocessing
 import os
@@ -56,6 +57,7 @@ LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
+DEALT = 3  # IDs a scenario of level 2 or 3 deals from its deck
 BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
@@ -107,8 +109,15 @@ def run_ids(count: int) -> list[str]:
     return [f"{i:02d}" for i in range(1, count + 1)]
 
 
-def assignment(secret: bytes, code: str, slugs: Sequence[str]) -> dict[str, str]:
-    """ID -> break slug: the HMAC picks one of the n! orderings (bias below 2**-240)."""
+def assignment(secret: bytes, code: str, slugs: Sequence[str], level: int = 1) -> dict[str, str]:
+    """ID -> break slug. Level 1: the HMAC picks one of the n! orderings of `slugs` (bias below
+    2**-240). Level 2 and 3: `slugs` is the level's deck and the HMAC picks one of its ordered
+    triples of distinct slugs (the healthy decoy is one slug, so a deal holds it at most once):
+    uniform over the allowed combinations and over their orderings."""
+    if level != 1:
+        triples = list(itertools.permutations(sorted(slugs), DEALT))
+        index = _hmac_int(secret, "deal", str(level), code) % len(triples)
+        return dict(zip(run_ids(DEALT), triples[index], strict=True))
     pool = sorted(slugs)
     index = _hmac_int(secret, "permutation", code) % math.factorial(len(pool))
     order = []
@@ -122,8 +131,17 @@ def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
     return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
-def choose_breaks(requested: Sequence[str] | None) -> list[str]:
-    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them)."""
+def choose_breaks(requested: Sequence[str] | None, level: int = 1) -> list[str]:
+    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them).
+    Above level 1, the level's whole deck, from which `assignment` deals three."""
+    if level not in scenarios.LEVELS:
+        raise ScenarioError(f"--level must be one of {', '.join(map(str, scenarios.LEVELS))}, "
+                            f"got {level}")
+    if level != 1:
+        if requested is not None:
+            raise ScenarioError("--breaks chooses level 1's breaks; a level above 1 deals from "
+                                "its own deck (drop --breaks or --level)")
+        return list(scenarios.breaks(level))
     catalog = scenarios.breaks()
     if requested is None:
         wanted = list(LAB_BREAKS) if set(LAB_BREAKS) <= set(catalog) else list(catalog)
@@ -138,9 +156,10 @@ def choose_breaks(requested: Sequence[str] | None) -> list[str]:
     return wanted
 
 
-def planned_runs(breaks: Sequence[str] | None = None) -> tuple[str, ...]:
+def planned_runs(breaks: Sequence[str] | None = None, level: int = 1) -> tuple[str, ...]:
     """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
-    return (REFERENCE, *run_ids(len(choose_breaks(breaks))))
+    dealt = len(choose_breaks(breaks, level)) if level == 1 else DEALT
+    return (REFERENCE, *run_ids(dealt))
 
 
 @dataclass(frozen=True)
@@ -151,10 +170,12 @@ class RunPlan:
 
 
 def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
-              redeal: int = 0) -> tuple[dict[str, str], list[RunPlan]]:
+              redeal: int = 0, level: int = 1) -> tuple[dict[str, str], list[RunPlan]]:
+    """The deal and one plan per run; the healthy decoy trains the reference's config from
+    its own ID's seed."""
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
-    deal = assignment(secret, code, slugs)
-    catalog = scenarios.breaks()
+    deal = assignment(secret, code, slugs, level)
+    catalog = scenarios.breaks(level)
     plans = [RunPlan(REFERENCE, healthy, training_seed(secret, code, REFERENCE, redeal))]
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
@@ -313,7 +334,7 @@ def check_target(target: Path, force: bool) -> None:
 
 def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: dict[str, str],
                     records: dict[str, list[dict[str, Any]]], steps: int,
-                    lang: str = "en") -> Workspace:
+                    lang: str = "en", level: int = 1) -> Workspace:
     """Write every file into a temp folder beside `target`, then move it into place."""
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
     from diagnose.engine import run_header_fields  # numpy: only once training is done
@@ -330,7 +351,7 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
             write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
         _write_dashboards(staging, code, headers, records, lang)
         (staging / SCENARIO_FILE).write_text(
-            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key),
+            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key, level),
             encoding="utf-8")
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
@@ -395,7 +416,9 @@ class ScenarioSpec:
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
     `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the
-    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle).
+    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle). `level` picks
+    the deck: 1 deals `breaks` in a permutation; 2 and 3 deal three IDs from the level's deck
+    (then `breaks` holds that deck).
     """
 
     code: str | None = None
@@ -403,6 +426,7 @@ class ScenarioSpec:
     breaks: tuple[str, ...] | None = None
     lang: str = "en"
     key: str = "self-study"
+    level: int = 1
 
     def __post_init__(self) -> None:
         steps = scenarios.healthy_config().steps if self.steps is None else self.steps
@@ -416,7 +440,7 @@ class ScenarioSpec:
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())
         object.__setattr__(self, "steps", steps)
-        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks)))
+        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks, self.level)))
 
 
 @dataclass(frozen=True)
@@ -449,12 +473,12 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict() if steps == scenarios.healthy_config().steps else None
+        verdict = _verdict(spec.level) if steps == scenarios.healthy_config().steps else None
         own_pool = pool is None
         pool = pool or TrainingPool(jobs, background=background)
         try:
             for redeal in range(REDEALS):
-                deal, plans = plan_runs(secret, code, slugs, steps, redeal)
+                deal, plans = plan_runs(secret, code, slugs, steps, redeal, spec.level)
                 records = pool.run(plans, on_step=progress.on_step,
                                    should_stop=progress.should_stop, prefix=prefix)
                 if verdict is None or verdict(records, deal):
@@ -470,11 +494,12 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
         if own_pool:
             pool.close()
         return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
-                               records=records, steps=steps, lang=spec.lang)
+                               records=records, steps=steps, lang=spec.lang, level=spec.level)
 
 
-def _verdict() -> Verdict:
-    """The automatic diagnostician's check that every run shows its break."""
-    from diagnose.diagnostician import runs_distinguishable
+def _verdict(level: int = 1) -> Verdict:
+    """The automatic diagnostician's check, against the level's deck, that every run shows its
+    break (and the decoy none)."""
+    from diagnose.diagnostician import DECKS, runs_distinguishable
 
-    return runs_distinguishable
+    return lambda records, deal: runs_distinguishable(records, deal, deck=DECKS[level])

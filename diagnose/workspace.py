@@ -86,7 +86,10 @@ class Workspace(Scenario):
 
     @property
     def solutions_path(self) -> Path:
-        return course_dir(self.path) / SOLUTIONS
+        """Level 1's is the course's file; a higher level's gets its own beside it."""
+        if self.level == 1:
+            return course_dir(self.path) / SOLUTIONS
+        return course_dir(self.path) / SOLUTIONS.with_stem(f"{SOLUTIONS.stem}-level-{self.level}")
 
     @property
     def revealed(self) -> bool:

@@ -81,6 +81,14 @@ class Reading:
     duplicates: tuple[str, ...]  # IDs with more than one section (read together)
     sha256: str
     name: str | None = None  # the name in the title, `# Diagnoses — Borja`, if any
+    level: int = 1  # the deck whose words it was read with
+    raw: bytes = field(default=b"", repr=False, compare=False)  # the file, to read it again
+
+    def at_level(self, level: int) -> Reading:
+        """The same file read with another level's words (a scenario's own deck)."""
+        if level == self.level:
+            return self
+        return parse_diagnoses(self.raw, default_vocabulary(level), level=level)
 
     def answer(self, run_id: str) -> Answer:
         for found in self.answers:
@@ -98,15 +106,16 @@ def normalise_evidence(text: str) -> str:
     return "\n".join(CONTROL.sub("", line).rstrip() for line in text.splitlines()).strip()
 
 
-def read_diagnoses(path: Path, vocabulary: Vocabulary | None = None) -> Reading:
+def read_diagnoses(path: Path, vocabulary: Vocabulary | None = None, level: int = 1) -> Reading:
     """Read a diagnoses file, or raise DiagnosesError saying why it cannot be read."""
     data = read_small(Path(path), "a diagnoses file", MAX_BYTES, error=DiagnosesError)
-    return parse_diagnoses(data, vocabulary, source=str(path))
+    return parse_diagnoses(data, vocabulary, source=str(path), level=level)
 
 
 def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
-                    source: str = "diagnoses") -> Reading:
-    """Read a diagnoses file's content; DiagnosesError only for the refusals above."""
+                    source: str = "diagnoses", level: int = 1) -> Reading:
+    """Read a diagnoses file's content with `level`'s words (or `vocabulary`);
+    DiagnosesError only for the refusals above."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if len(raw) > MAX_BYTES:
         raise DiagnosesError(f"{source}: not a diagnoses file (over 1 MiB)")
@@ -118,7 +127,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DiagnosesError(f"{source}: not UTF-8 text; save it as UTF-8") from None
-    vocabulary = vocabulary or default_vocabulary()
+    vocabulary = vocabulary or default_vocabulary(level)
 
     lines, comments = md.visible_lines(text)
     sections = _sections(lines) or _sections(lines, numbered=True)
@@ -129,7 +138,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
         codes=tuple(dict.fromkeys(c for c in codes if c)),
         duplicates=tuple(s.id for s in sections.values() if s.opened > 1),
         sha256=hashlib.sha256(raw).hexdigest(),
-        name=next((t for t in titles if t), None))
+        name=next((t for t in titles if t), None), level=level, raw=raw)
 
 
 @dataclass

@@ -30,9 +30,11 @@ from grading.layout import (
     RUN_ID,
     SCENARIO_FILE,
     SCENARIO_SCHEMA,
+    level_dir,
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
+from scenarios.catalog import LEVELS
 from scenarios.files import read_small_text
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
@@ -48,13 +50,18 @@ class Scenario:
     key: str  # "self-study" or "instructor": which secret sealed it
     steps: int
     engine_version: str
+    level: int = 1  # the deck its breaks were dealt from (architecture §5)
 
 
 def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str,
-                  key: str) -> str:
-    """The text of `scenario.json`; `read_scenario` reads it back."""
-    return json.dumps({"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
-                       "steps": steps, "ids": list(ids), "key": key}, indent=2) + "\n"
+                  key: str, level: int = 1) -> str:
+    """The text of `scenario.json`; `read_scenario` reads it back. `level` is written only
+    when it is not 1, so a level-1 scenario's file is what it was before levels existed."""
+    data = {"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
+            "steps": steps, "ids": list(ids), "key": key}
+    if level != 1:
+        data["level"] = level
+    return json.dumps(data, indent=2) + "\n"
 
 
 def read_scenario(path: Path) -> Scenario:
@@ -82,18 +89,30 @@ def read_scenario(path: Path) -> Scenario:
             or data["steps"] < 1 or not isinstance(data.get("engine_version"), str)):
         raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids, "
                          "steps, engine_version and key)")
+    if data.get("level", 1) not in LEVELS or isinstance(data.get("level"), bool):
+        raise GradeError(f"{file}: corrupt (level must be one of "
+                         f"{', '.join(map(str, LEVELS))}, got {data['level']!r})")
     return Scenario(path, data["code"], tuple(ids), data["key"], data["steps"],
-                    data["engine_version"])
+                    data["engine_version"], data.get("level", 1))
 
 
-def find_scenario(file: Path, default: Path = DEFAULT_DIR) -> Path | None:
+def find_scenario(file: Path, default: Path = DEFAULT_DIR,
+                  code: str | None = None) -> Path | None:
     """The workspace a diagnoses file belongs to: its folder, its folder's
-    `experiments/19-break-it`, else `default`; None when none holds a scenario."""
+    `experiments/19-break-it` (or a level's `-level-N` beside it), else `default`; with
+    `code` (the file's scenario comment), the first of those holding that scenario, if any.
+    None when none holds a scenario."""
     folder = Path(file).parent
-    for candidate in (folder, folder / DEFAULT_DIR, Path(default)):
-        if (candidate / SCENARIO_FILE).is_file():
-            return candidate
-    return None
+    levels = [level_dir(level, folder / DEFAULT_DIR) for level in LEVELS]
+    found = [c for c in (folder, *levels, Path(default)) if (c / SCENARIO_FILE).is_file()]
+    if code is not None:
+        for candidate in found:
+            try:
+                if same_code(read_scenario(candidate).code, code):
+                    return candidate
+            except GradeError:
+                continue
+    return found[0] if found else None
 
 
 def same_code(a: str, b: str) -> bool:
@@ -150,11 +169,12 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     _refuse_other_scenario(reading, scenario.code, file)
+    reading = reading.at_level(scenario.level)
     assignment = open_key(scenario, secret)
     previous = previous or history(scenario, secret)
     after_reveal = (scenario.path / REVEAL_FILE).exists()
     stamp = _utc(now)
-    results = score(reading, assignment, breaks(), lang=lang, evidence=evidence)
+    results = score(reading, assignment, breaks(scenario.level), lang=lang, evidence=evidence)
     report = Report(scenario.code, str(file), stamp, reading.sha256, results,
                     attempt=len(previous.records) + 1, after_reveal=after_reveal,
                     first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
@@ -186,13 +206,13 @@ def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str
 
 
 def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,
-               lang: str = "en", reading: Reading | None = None) -> Check:
-    """Read `file` without a key: what each of `ids` was taken to mean. With `code`, a file
-    whose scenario comment names another scenario is refused, as grading would. `reading`:
-    the file already read, so it is not read twice."""
+               lang: str = "en", reading: Reading | None = None, level: int = 1) -> Check:
+    """Read `file` without a key: what each of `ids` was taken to mean, in `level`'s words.
+    With `code`, a file whose scenario comment names another scenario is refused, as grading
+    would. `reading`: the file already read, so it is not read twice."""
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
-    reading = reading or read_diagnoses(Path(file))
+    reading = (reading or read_diagnoses(Path(file))).at_level(level)
     if code is not None:
         _refuse_other_scenario(reading, code, Path(file))
     shown = code or (reading.codes[0] if reading.codes else None)

@@ -190,6 +190,7 @@ class Row:
     error: str = ""
     problems: tuple[str, ...] = ()  # what was wrong with the student's records
     file: str = ""  # for a refused file
+    level: int | None = None  # the deck the bundle was dealt from (None: unreadable)
 
 
 def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
@@ -205,7 +206,7 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
             continue
         attempts, _ = standing(scenario, secret, ledger.get(student.name))
         rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
-                        truth, problems=attempts.problems))
+                        truth, problems=attempts.problems, level=scenario.level))
     return rows
 
 
@@ -243,11 +244,12 @@ def check_destinations(gradebook: Path | None, gradescope: Path | None) -> None:
 
 def write_gradebook(rows: Sequence[Row], path: Path) -> None:
     """CSV: student, code, score, max_score, first_attempt, attempts, file, then per ID its
-    answer and truth, a note when the bundle or the file could not be read, and the problems
-    found in the records. Written whole or not at all."""
+    answer and truth, a note when the bundle or the file could not be read, the problems
+    found in the records, and the level dealt. Written whole or not at all."""
     ids = sorted({i for row in rows for i in row.truth})
     header = ["student", "code", "score", "max_score", "first_attempt", "attempts", "file"]
-    header += [f"{kind}_{i}" for i in ids for kind in ("answer", "truth")] + ["note", "records"]
+    header += [f"{kind}_{i}" for i in ids for kind in ("answer", "truth")]
+    header += ["note", "records", "level"]
     stream = io.StringIO()
     out = csv.writer(stream)
     out.writerow(header)
@@ -259,7 +261,8 @@ def write_gradebook(rows: Sequence[Row], path: Path) -> None:
         for i in ids:
             line += [(first.answers.get(i) or "") if first else "", row.truth.get(i, "")]
         note = row.error or ("" if first else "no submission graded")
-        out.writerow([spreadsheet_safe(c) for c in [*line, note, "; ".join(row.problems)]])
+        out.writerow([spreadsheet_safe(c) for c in [*line, note, "; ".join(row.problems),
+                                                    "" if row.level is None else row.level]])
     atomic_write(Path(path), stream.getvalue(), error=GradeError)
 
 

@@ -15,6 +15,13 @@ SCENARIO_SCHEMA = "diagnose.scenario/1"
 KEY_FILE = "answer-key.sealed"
 REVEAL_FILE = "reveal.json"
 ATTEMPTS_FILE = "attempts.jsonl"
+def level_dir(level: int, base: Path = DEFAULT_DIR) -> Path:
+    """Where a level's self-study scenario lives: level 1 in `base` (the course's folder), a
+    higher level in a sibling, `experiments/19-break-it-level-2/`: never inside level 1's
+    workspace, so each folder is one workspace and `experiments/` keeps the solutions' layout."""
+    return base if level == 1 else base.with_name(f"{base.name}-level-{level}")
+
+
 RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
 

@@ -182,7 +182,9 @@ def _fold_with_origin(text: str):
 
 
 @functools.cache
-def default_vocabulary() -> Vocabulary:
+def default_vocabulary(level: int = 1) -> Vocabulary:
+    """The words of one level's deck: a phrase two levels share is not ambiguous, since a
+    scenario deals from one level only (architecture §5)."""
     from scenarios import breaks
 
-    return Vocabulary(breaks())
+    return Vocabulary(breaks(level))

@@ -29,11 +29,11 @@ def _title_name(name: str) -> str:
 
 
 def format_diagnoses(name: str, code: str, answers: Mapping[str, tuple[str | None, str]],
-                     lang: str = "en") -> str:
+                     lang: str = "en", level: int = 1) -> str:
     """The Markdown of a diagnoses file: `answers` maps an ID to (slug or None, evidence).
 
-    Raises ValueError for an unknown language, a malformed ID, a slug the catalog lacks, or a
-    code that cannot sit in an HTML comment.
+    Raises ValueError for an unknown language, a malformed ID, a slug `level`'s deck lacks, or
+    a code that cannot sit in an HTML comment.
     """
     from scenarios import breaks
 
@@ -41,7 +41,7 @@ def format_diagnoses(name: str, code: str, answers: Mapping[str, tuple[str | Non
         raise ValueError(f"language {lang!r}: expected one of {', '.join(WORDS)}")
     if not code.strip() or "-->" in code or not code.isprintable():
         raise ValueError(f"scenario code {code!r} cannot be written in a comment")
-    known = breaks()
+    known = breaks(level)  # at level 3, the healthy decoy's slug too
     title, answer_label, evidence_label, unsure = WORDS[lang]
     name = _title_name(name)
     lines = [f"# {title} — {name}" if name else f"# {title}", f"<!-- scenario: {code} -->", ""]

@@ -63,9 +63,50 @@ class Break:
     source: str
     level: int = 1              # the deck it belongs to (LEVELS)
     healthy: bool = False       # the decoy: nothing is broken
+    whatif: WhatIf | None = None  # the magnitudes the what-if retrains, when it has one
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """`[whatif]`: after the reveal, the break retrained at each of `doses` of one field."""
+
+    field: str
+    doses: tuple[Any, ...]
+
+    def configs(self, config: Config) -> list[tuple[Any, Config]]:
+        return [(dose, dataclasses.replace(config, **{self.field: dose})) for dose in self.doses]
+
+
+WHATIF_MAX = 6  # doses: each is a full training run
+
+
+def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Config
+                 ) -> WhatIf | None:
+    if table is None:
+        return None
+    if not isinstance(table, dict) or set(table) != {"field", "doses"}:
+        raise _fail(shown, "[whatif]: expected field = \"<a key of healthy.toml>\" and "
+                    "doses = [...]")
+    field_name, doses = table["field"], table["doses"]
+    if field_name not in FIELDS:
+        raise _fail(shown, f"[whatif] field: expected a key of healthy.toml, got "
+                    f"{field_name!r}")
+    if not isinstance(doses, list) or not 2 <= len(doses) <= WHATIF_MAX:
+        raise _fail(shown, f"[whatif] doses: expected a list of 2 to {WHATIF_MAX} values")
+    checked = []
+    for dose in doses:
+        try:
+            value = validate_value(field_name, dose)
+            check_consistency(dataclasses.replace(healthy, **{**override, field_name: value}))
+        except CatalogError as err:
+            raise _fail(shown, f"[whatif] doses: {err}") from None
+        checked.append(value)
+    if len(set(checked)) != len(checked):
+        raise _fail(shown, "[whatif] doses: a dose is repeated")
+    return WhatIf(field_name, tuple(checked))
 
 
 @dataclass(frozen=True)
@@ -172,7 +213,7 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
 
 
 BREAK_KEYS = ("level", "slug", "healthy", "title", "summary", "override", "words", "signature",
-              "reveal")
+              "reveal", "whatif")
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
@@ -243,8 +284,10 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
             if number not in reveal[lang].panels:
                 raise _fail(shown, f"signature: panel {number} has no text in "
                             f"[reveal.{lang}.panels]")
+    whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 signature=signature, reveal=reveal, source=shown, level=level, healthy=decoy)
+                 signature=signature, reveal=reveal, source=shown, level=level, healthy=decoy,
+                 whatif=whatif)
 
 
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Catalog:

@@ -242,3 +242,18 @@ def test_each_new_knob_is_validated(catalog_dir):
     edit(path, "frozen_layers = 0", "frozen_layers = 3")
     with pytest.raises(CatalogError, match=r"frozen_layers: expected at most n_layers \(2\)"):
         load_catalog(catalog_dir)
+
+
+def test_a_whatif_table_is_checked(catalog_dir):
+    path = catalog_dir / "breaks" / "bad-init.toml"
+    text = path.read_text(encoding="utf-8")
+    assert load_catalog(catalog_dir).breaks["bad-init"].whatif.doses == (1.0, 3.0, 10.0, 30.0,
+                                                                          100.0)
+    for table, message in [('field = "init_scale"\ndoses = [1.0]', "a list of 2 to 6"),
+                           ('field = "nope"\ndoses = [1.0, 2.0]', "a key of healthy.toml"),
+                           ('field = "init_scale"\ndoses = [1.0, -2.0]', "doses: init_scale"),
+                           ('field = "init_scale"\ndoses = [1.0, 1.0]', "repeated")]:
+        path.write_text(text.replace(text[text.index("\n[whatif]"):text.index("\n[words]")],
+                                     f"\n[whatif]\n{table}\n"), encoding="utf-8")
+        with pytest.raises(CatalogError, match=message):
+            load_catalog(catalog_dir)

@@ -85,15 +85,16 @@ def test_csv_rosters(tmp_path):
     plain = classroom.read_roster(roster_of(tmp_path, "# class A\nana\n\nbeto\n"))
     assert plain == [classroom.Student("ana"), classroom.Student("beto")]
     with_header = classroom.read_roster(roster_of(
-        tmp_path, "name,email,level\nana,ana@uni.es,beginner\nbeto,,\ncarla,c@x.org\n"))
-    assert with_header == [classroom.Student("ana", "ana@uni.es", "beginner"),
+        tmp_path, "name,email,level\nana,ana@uni.es,2\nbeto,,\ncarla,c@x.org\n"))
+    assert with_header == [classroom.Student("ana", "ana@uni.es", "2"),
                            classroom.Student("beto"), classroom.Student("carla", "c@x.org")]
-    reordered = classroom.read_roster(roster_of(tmp_path, "name,level\nana,advanced\n"))
-    assert reordered == [classroom.Student("ana", "", "advanced")]
+    reordered = classroom.read_roster(roster_of(tmp_path, "name,level\nana,3\n"))
+    assert reordered == [classroom.Student("ana", "", "3")]
     no_header = classroom.read_roster(roster_of(tmp_path, "ana,ana@uni.es\n"))
     assert no_header == [classroom.Student("ana", "ana@uni.es")]
     for text, message in [("ana,not-an-email\n", r":1: 'not-an-email' is not an email"),
                           ("ana,a@b.c,x,y\n", r":1: expected at most 3 columns"),
+                          ("ana,a@b.c,beginner\n", r":1: level 'beginner': expected 1, 2, 3"),
                           ("name,phone\nana,1\n", r":1: a header row has the columns")]:
         with pytest.raises(ScenarioError, match=message):
             classroom.read_roster(roster_of(tmp_path, text))
@@ -165,3 +166,21 @@ def test_a_folder_dealt_before_settings_were_recorded_is_checked_by_its_bundles(
     assert result.exit_code == 1
     assert "dealt with other settings (--steps 5 here, 6 now)" in result.output
     assert not (out / "student-02").exists()
+
+
+def test_a_roster_level_deals_that_deck_and_a_changed_level_is_refused(tmp_path, key):
+    out = tmp_path / "bundles"
+    roster = roster_of(tmp_path, "name,email,level\nana,,3\nbeto,,\n")
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
+                 "--steps", STEPS, "--level", "2")
+    assert result.exit_code == 0, result.output
+    levels = {name: json.loads((out / name / "experiments" / "19-break-it" / "scenario.json")
+                               .read_text())["level"] for name in ("ana", "beto")}
+    assert levels == {"ana": 3, "beto": 2}
+    assert [row[3] for row in manifest_rows(out)[1:]] == ["3", "2"]
+    roster = roster_of(tmp_path, "name,level\nana,1\n")
+    result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
+                 "--steps", STEPS)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {out}: ana was dealt level 3, not 1; deal with the same "
+                             "settings or into another --out folder\n")

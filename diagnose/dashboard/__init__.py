@@ -116,13 +116,14 @@ def _series_format(series: Series) -> dict[str, Any]:
 
 def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
                      reference: Any = None, lang: str = "en", code: str | None = None,
-                     title: str | None = None) -> str:
+                     title: str | None = None, appendix: str = "") -> str:
     """The dashboard page of one run as an HTML string.
 
     `header`, `records`: as `diagnose.metrics.read_metrics` returns them. `reference`: the
     reference run's records (or its (header, records) pair), drawn faintly beneath; None for
     the reference's own page. `code`: the scenario code shown under the title. `title`: replaces
-    the default heading ("Run 01"). `lang`: "en" or "es".
+    the default heading ("Run 01"). `lang`: "en" or "es". `appendix`: HTML placed after the
+    panels (the what-if, once the run is revealed).
     """
     from diagnose import __version__
 
@@ -189,7 +190,7 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
         + f'<p class="meta">{escape(" · ".join(meta))}</p>\n'
         f'<div class="bar">{toggles}<span class="hint">{escape(words["hint"])}</span>'
         f'<span class="at" id="cursor-step"></span></div>\n</header>\n'
-        f'<main class="panels">\n' + "\n".join(sections) + "\n</main>\n"
+        f'<main class="panels">\n' + "\n".join(sections) + "\n</main>\n" + appendix +
         f'<footer>{escape(words["foot"].format(version=__version__))}</footer>\n'
         f'<script type="application/json" id="dashboard-data">{payload_json}</script>\n'
         f"<script>{_asset('dashboard.js')}</script>\n</body>\n</html>\n")
@@ -197,11 +198,11 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
 
 def write_dashboard(path: Path | str, header: dict[str, Any], records: Sequence[Record], *,
                     reference: Any = None, lang: str = "en", code: str | None = None,
-                    title: str | None = None) -> Path:
+                    title: str | None = None, appendix: str = "") -> Path:
     """Write `render_dashboard(...)` to `path` atomically (temp file, then rename)."""
     path = Path(path)
     text = render_dashboard(header, records, reference=reference, lang=lang, code=code,
-                            title=title)
+                            title=title, appendix=appendix)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8", newline="\n")
     os.replace(tmp, path)

@@ -52,12 +52,13 @@ class PlayApp(App[None]):
     def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
                  lang: str = "en", steps: int | None = None, jobs: int = 2,
                  make_scenario: Callable[..., Workspace] | None = None,
-                 cwd: Path | None = None) -> None:
+                 cwd: Path | None = None, level: int = 1) -> None:
         """Open the scenario in `directory`, or get ready to train one there.
 
         Raises WorkspaceError when `directory` holds a scenario that cannot be read.
         `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
-        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`.
+        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
+        the deck a fresh scenario deals from (a scenario in `directory` keeps its own).
         """
         super().__init__()
         # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
@@ -66,20 +67,23 @@ class PlayApp(App[None]):
         self.steps, self.jobs, self.cwd = steps, jobs, cwd
         self.make_scenario = make_scenario
         self.view = View()
+        self.level = level
+        self.next_level: int | None = None  # set when the player asks for the next level
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
         self.workspace: Workspace | None = None
+        prepare()  # before Textual takes sys.stderr: a fresh scenario and the what-if train
         if is_workspace(self.directory):
             self.workspace = open_workspace(self.directory)
+            self.level = self.workspace.level
             self.store = RunStore.from_workspace(self.workspace)
             self.drafts = Drafts.load(self.workspace.path)
         else:
             from diagnose.scenario import new_code
 
             self.code = code or new_code()  # drawn here so the screen can show it at once
-            self.store = RunStore(*fresh_runs(steps))
+            self.store = RunStore(*fresh_runs(steps, level))
             self.drafts = Drafts()
-            prepare()  # before Textual takes sys.stderr
         if name:
             self.drafts.name = name.strip()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
@@ -102,9 +106,12 @@ class PlayApp(App[None]):
 
     def _set_scenario_title(self) -> None:
         if self.workspace is None:
-            self.play.scenario = tr(self.lang, "training", code=self.code)
+            title = tr(self.lang, "training", code=self.code)
         else:
-            self.play.scenario = tr(self.lang, "scenario", code=self.workspace.code)
+            title = tr(self.lang, "scenario", code=self.workspace.code)
+        # level 1 says nothing: its screen is the one the course's lab has always shown
+        self.play.scenario = title + (tr(self.lang, "level", level=self.level)
+                                      if self.level != 1 else "")
 
     def _tick(self) -> None:
         if self.store.version != self._drawn:
@@ -125,6 +132,7 @@ class PlayApp(App[None]):
         worker = get_current_worker()
         workspace = train_into(self.store, self.directory, code=self.code, steps=self.steps,
                                jobs=self.jobs, lang=self.lang, make=self.make_scenario,
+                               level=self.level,
                                should_stop=lambda: worker.is_cancelled,
                                on_redeal=lambda note: self.post_message(Redealt(note)))
         if workspace is not None:
@@ -232,7 +240,7 @@ class PlayApp(App[None]):
             return
         note = tr(self.lang, "form_training") if self.training else None
         self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
-                                    self.lang, note))
+                                    self.lang, note, self.level))
 
     def on_answer_changed(self, message: AnswerChanged) -> None:
         self._keep_drafts(lambda: self.drafts.set_answer(message.run, message.choice,
@@ -323,10 +331,42 @@ class PlayApp(App[None]):
             self.call_from_thread(self.notify, tr(self.lang, "grade_failed", reason=err),
                                   severity="error", timeout=10)
             return
-        self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang))
+        self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
+                              self._after_grade)
         if judge is check:
             self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
                                   timeout=10)
+
+    def action_what_if(self) -> None:
+        """After the reveal: the current run's break at the other magnitudes it declares."""
+        from diagnose.home import HomeError
+        from diagnose.tui.whatif_screen import WhatIfScreen
+        from diagnose.whatif import WhatIfError, plan_whatif
+        from grading import SealError
+
+        if self.training:
+            self.notify(tr(self.lang, "wait_training"))
+            return
+        assert self.workspace is not None
+        try:
+            plan = plan_whatif(open_workspace(self.workspace.path), self.view.run,
+                               lang=self.lang)
+        except (WhatIfError, HomeError, SealError) as err:
+            self.notify(str(err), severity="warning")
+            return
+        self.push_screen(WhatIfScreen(self.workspace, plan, self.lang))
+
+    def action_show_progress(self) -> None:
+        from diagnose.tui.progress_screen import ProgressScreen
+
+        self.push_screen(ProgressScreen(self.lang))
+
+    def _after_grade(self, next_level: int | None) -> None:
+        """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
+        if next_level is not None:
+            self._keep_drafts(self.drafts.save)
+            self.next_level = next_level
+            self.exit()
 
     def action_help(self) -> None:
         from diagnose.tui.help_screen import HelpScreen  # Markdown: imported when first asked

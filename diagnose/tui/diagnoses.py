@@ -27,8 +27,11 @@ def file_stem(name: str) -> str:
     return stem or "student"
 
 
-def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None) -> Path:
-    return course_dir(workspace, cwd) / f"{file_stem(name)}{SUFFIX}"
+def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None, level: int = 1) -> Path:
+    """Level 1's file is `<name>-diagnoses.md`; a higher level's `<name>-diagnoses-level-N.md`,
+    so one course folder holds a file per level."""
+    suffix = SUFFIX if level == 1 else SUFFIX.replace(".md", f"-level-{level}.md")
+    return course_dir(workspace, cwd) / f"{file_stem(name)}{suffix}"
 
 
 def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
@@ -40,8 +43,8 @@ def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
 
     assert drafts.name is not None, "the app asks for the name before saving"
     text = grading.format_diagnoses(drafts.name, workspace.code,
-                                    drafts.for_grader(workspace.ids), lang)
-    path = diagnoses_path(workspace.path, drafts.name, cwd)
+                                    drafts.for_grader(workspace.ids), lang, workspace.level)
+    path = diagnoses_path(workspace.path, drafts.name, cwd, workspace.level)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

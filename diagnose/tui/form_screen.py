@@ -20,27 +20,29 @@ from diagnose.tui.messages import AnswerChanged
 from diagnose.tui.text import tr
 
 
-def choices(lang: str) -> list[tuple[str, str]]:
-    """(value, title) for each break of the catalog, then "not sure"."""
+def choices(lang: str, level: int = 1) -> list[tuple[str, str]]:
+    """(value, title) for each break of the level's deck, then "not sure"."""
     import scenarios
 
-    return ([(slug, brk.title[lang]) for slug, brk in scenarios.breaks().items()]
+    return ([(slug, brk.title[lang]) for slug, brk in scenarios.breaks(level).items()]
             + [(UNSURE, tr(lang, "form_unsure"))])
 
 
 class FormScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+s", "app.save", "save")]
 
-    def __init__(self, run: str, answer: Draft, lang: str, note: str | None = None) -> None:
+    def __init__(self, run: str, answer: Draft, lang: str, note: str | None = None,
+                 level: int = 1) -> None:
         super().__init__()
         self.run, self.answer, self.lang, self.note = run, answer, lang, note
+        self.level = level  # the deck whose breaks the form offers
 
     def compose(self) -> ComposeResult:
         with Vertical(id="form-box", classes="dialog"):
             yield Label(tr(self.lang, "form_title", run=self.run), classes="dialog-title")
             yield Label(tr(self.lang, "form_break", run=self.run))
             with RadioSet(id="choice"):
-                for value, title in choices(self.lang):
+                for value, title in choices(self.lang, self.level):
                     yield ChoiceButton(title, value=value == self.answer.choice,
                                        id=f"choice-{value}")
             yield Label(tr(self.lang, "form_evidence"))

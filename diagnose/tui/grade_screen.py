@@ -33,6 +33,8 @@ class Graded:
     feedback: str           # Rich markup
     score: str | None       # "2/3"; None for a check
     solutions: Path | None  # None for a check, or when they could not be written
+    passed: str | None = None  # the level passed just now, and what comes next
+    next_level: int | None = None  # the level `n` opens, when one was just passed
 
 
 def _markup(text: str, role: str) -> str:
@@ -44,25 +46,33 @@ def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Grade `path` against `workspace` (self-study); see the module docstring."""
     import grading
     from diagnose.home import self_study_secret
+    from diagnose.levels import record_report
     from diagnose.reveal import feedback_numbers, reveal_after_grading
+    from scenarios import LEVELS
 
     secret = self_study_secret()
     report = grading.grade_workspace(path, workspace.path, secret, lang=lang,
                                      evidence=feedback_numbers(workspace.path, lang, secret))
     solutions, _ = reveal_after_grading(workspace.path, lang, secret)
-    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions)
+    passed, _ = record_report(workspace, report, lang)
+    upcoming = workspace.level + 1 if passed and workspace.level < max(LEVELS) else None
+    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions,
+                  passed, upcoming)
 
 
 def check(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Read `path` as the instructor's grader will, without the key: no score."""
     import grading
 
-    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang)
+    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang,
+                                level=workspace.level)
     return Graded(result.render(_markup), None, None)
 
 
-class GradeScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,g", "close", "close")]
+class GradeScreen(ModalScreen[int | None]):
+    """Dismissed with the next level when the player takes the offer (n), else None."""
+
+    BINDINGS = [Binding("escape,q,g", "close", "close"), Binding("n", "next_level", "next")]
 
     def __init__(self, graded: Graded, lang: str) -> None:
         super().__init__()
@@ -77,10 +87,19 @@ class GradeScreen(ModalScreen[None]):
             if self.graded.solutions is not None:
                 yield Static(tr(self.lang, "solutions", path=self.graded.solutions),
                              classes="hint")
+            if self.graded.passed is not None:
+                yield Static(escape(self.graded.passed), id="level-passed")
+            if self.graded.next_level is not None:
+                yield Static(tr(self.lang, "next_level", level=self.graded.next_level),
+                             classes="hint")
             yield Static(tr(self.lang, "close"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#grade-box").focus()
 
     def action_close(self) -> None:
-        self.dismiss()
+        self.dismiss(None)
+
+    def action_next_level(self) -> None:
+        if self.graded.next_level is not None:
+            self.dismiss(self.graded.next_level)

@@ -45,6 +45,8 @@ class PlayScreen(Screen[None]):
         Binding("d", "app.diagnose", "diagnose"),
         Binding("ctrl+s", "app.save", "save", show=False),  # in the help and the form
         Binding("g", "app.grade", "grade"),
+        Binding("w", "app.what_if", "what-if", show=False),  # after the reveal; in the help
+        Binding("p", "app.show_progress", "progress", show=False),  # in the help
         Binding("question_mark", "app.help", "help"),
         Binding("q", "app.quit", "quit"),
     ]

@@ -19,6 +19,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reference": "reference",
         "scenario": "scenario {code}",
         "training": "training {code}…",
+        "level": " · level {level}",
         "interrupted": "Stopped before the end of training: nothing was written to {dir}. The "
                        "same scenario again: diagnose play --dir '{dir}' --seed '{code}'",
         "step_of": "{done}/{total} steps",
@@ -66,6 +67,9 @@ WORDS: dict[str, dict[str, str]] = {
         "check_title": "Your file, as your instructor's grader will read it",
         "solutions": "Solutions, with each run's own numbers: {path}",
         "close": "Esc closes",
+        "next_level": "n: play level {level} now",
+        "whatif_training": "What if: training the other magnitudes… {done}/{total} steps",
+        "progress_title": "Your progress through the levels",
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
         "training_failed": "Training failed: {reason}",
         "detail_keys": "←/→ cursor · esc back",
@@ -76,6 +80,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reference": "referencia",
         "scenario": "escenario {code}",
         "training": "entrenando {code}…",
+        "level": " · nivel {level}",
         "interrupted": "Parado antes de acabar el entrenamiento: no se escribió nada en {dir}. "
                        "El mismo escenario otra vez: diagnose play --dir '{dir}' --seed '{code}'",
         "step_of": "{done}/{total} pasos",
@@ -125,6 +130,9 @@ WORDS: dict[str, dict[str, str]] = {
         "check_title": "Tu archivo, tal como lo leerá el corrector de tu profesor",
         "solutions": "Soluciones, con los números de cada ejecución: {path}",
         "close": "Esc cierra",
+        "next_level": "n: jugar ya el nivel {level}",
+        "whatif_training": "¿Y si…?: entrenando las otras magnitudes… {done}/{total} pasos",
+        "progress_title": "Tu progreso por los niveles",
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
         "training_failed": "El entrenamiento falló: {reason}",
         "detail_keys": "←/→ cursor · esc vuelve",
@@ -139,7 +147,7 @@ KEYS_ES = {
     "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
-    "open": "ver",
+    "open": "ver", "what-if": "¿y si…?", "progress": "progreso",
 }
 
 
@@ -243,6 +251,8 @@ reference, not for a textbook spike.
 `enter` (or a click) opens that panel with axes · `d` diagnosis form ·
 `ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
 `?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
+After the reveal, `w` on a run retrains its break at other magnitudes and shows them side by side.
+`p` shows your progress through the levels.
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -316,7 +326,8 @@ libro.
 `enter` (o un clic) abre ese panel con ejes · `d` formulario de diagnóstico ·
 `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
 todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
-con cada tecla.
+con cada tecla. Tras revelar, `w` en una ejecución reentrena su fallo con otras magnitudes y las
+muestra juntas. `p` muestra tu progreso por los niveles.
 """,
 }
 

@@ -22,12 +22,12 @@ from diagnose.tui.state import RunStore
 from diagnose.workspace import Workspace
 
 
-def fresh_runs(steps: int | None) -> tuple[tuple[str, ...], int]:
+def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
     """The runs and the step count a fresh scenario will have, known before it trains."""
     from diagnose.scenario import planned_runs
     from scenarios import healthy_config
 
-    return planned_runs(), steps or healthy_config().steps
+    return planned_runs(level=level), steps or healthy_config().steps
 
 
 def prepare() -> None:
@@ -39,7 +39,8 @@ def prepare() -> None:
 
 def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None, jobs: int,
                lang: str, should_stop: Callable[[], bool], on_redeal: Callable[[str], None],
-               make: Callable[..., Workspace] | None = None) -> Workspace | None:
+               make: Callable[..., Workspace] | None = None, level: int = 1
+               ) -> Workspace | None:
     """Train and write the scenario, streaming every step into `store`; None if stopped.
 
     Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
@@ -53,7 +54,7 @@ def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None
 
     try:
         return (make or create_scenario)(
-            directory, spec=ScenarioSpec(code=code, steps=steps, lang=lang),
+            directory, spec=ScenarioSpec(code=code, steps=steps, lang=lang, level=level),
             secret=self_study_secret(create=True), jobs=jobs, background=True,
             progress=Progress(on_step=store.add, should_stop=should_stop, on_redeal=on_redeal))
     except Cancelled:

@@ -114,8 +114,9 @@ def test_gradebook_and_gradescope(course, tmp_path):
         table = list(csv.DictReader(stream))
     assert list(table[0]) == ["student", "code", "score", "max_score", "first_attempt",
                               "attempts", "file", "answer_01", "truth_01", "answer_02",
-                              "truth_02", "answer_03", "truth_03", "note", "records"]
+                              "truth_02", "answer_03", "truth_03", "note", "records", "level"]
     borja, ana, luis = table
+    assert borja["level"] == ana["level"] == "1"
     assert (borja["score"], borja["attempts"], borja["first_attempt"]) == (
         "2", "2", "2025-03-02T09:00:00Z")
     assert (borja["answer_02"], borja["truth_02"]) == ("no-warmup", "broken-mask")

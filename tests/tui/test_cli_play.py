@@ -57,3 +57,22 @@ def test_a_crash_of_the_app_exits_non_zero_with_one_line(workspace, monkeypatch)
     assert result.output.splitlines()[-1] == (
         "Error: diagnose play stopped on an unexpected error (the traceback is above); your "
         "drafts are kept.")
+
+
+def test_level_goes_to_its_folder_and_the_next_level_follows(tmp_path, monkeypatch):
+    """`play --level 2` opens experiments/19-break-it-level-2; asking for the next level from
+    the app (n after a pass) opens level 3's folder beside it."""
+    from diagnose.tui.app import PlayApp
+
+    opened = []
+
+    def fake_run(self):
+        opened.append((self.directory, self.level))
+        self.next_level = 3 if self.level == 2 else None
+
+    monkeypatch.setattr(PlayApp, "run", fake_run)
+    monkeypatch.chdir(tmp_path)
+    result = run("--level", "2")
+    assert result.exit_code == 0, result.output
+    assert [(str(d), level) for d, level in opened] == [
+        ("experiments/19-break-it-level-2", 2), ("experiments/19-break-it-level-3", 3)]

@@ -1,0 +1,218 @@
+"""The player's way through the levels: the passing rule and the progress file.
+
+A level is passed by a self-study scenario of that level graded 3/3 on its first attempt (the
+attempt that counts, architecture §8): a later attempt, made after the reveal showed the
+answers, proves nothing. Passing offers the next level; nothing is locked (`--level N` goes
+anywhere). Each grading of a self-study scenario is recorded in `<DIAGNOSE_HOME>/progress.json`:
+
+    {"schema": "diagnose.progress/1",
+     "levels": {"1": {"<code>": {"first": [3, 3], "best": [3, 3], "attempts": 2}}}}
+
+`first` is the score of the attempt that counts (null when that attempt was not recorded here,
+e.g. graded before this file existed), `best` the best of all, `attempts` how many gradings.
+The file is written atomically; one that cannot be read is moved aside with a warning and
+progress starts again. Not here: the grading (`grading`), the screens and the CLI's text
+of `diagnose progress` (`render`, used by both).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diagnose.home import data_dir
+from scenarios.catalog import LEVELS
+from scenarios.errors import UserError
+from scenarios.files import atomic_write, read_small_text
+from scenarios.langs import pick
+
+PROGRESS_FILE = "progress.json"
+SCHEMA = "diagnose.progress/1"
+MAX_BYTES = 1024 * 1024
+
+
+class ProgressError(UserError):
+    """The progress file cannot be written; one line saying why."""
+
+
+@dataclass
+class LevelProgress:
+    scenarios: dict[str, dict] = field(default_factory=dict)  # code -> first, best, attempts
+
+    @property
+    def played(self) -> int:
+        return len(self.scenarios)
+
+    @property
+    def firsts(self) -> list[tuple[int, int]]:
+        return [tuple(s["first"]) for s in self.scenarios.values() if s["first"] is not None]
+
+    @property
+    def best(self) -> tuple[int, int] | None:
+        scores = [tuple(s["best"]) for s in self.scenarios.values()]
+        return max(scores, key=lambda s: (s[0] / s[1] if s[1] else 0, s[0])) if scores else None
+
+    @property
+    def passed(self) -> bool:
+        return any(score == total and total for score, total in self.firsts)
+
+
+def progress_path() -> Path:
+    return data_dir() / PROGRESS_FILE
+
+
+def _valid_score(value: object) -> bool:
+    return (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+            and value[0] <= value[1])
+
+
+def _parse(text: str) -> dict[int, LevelProgress]:
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError("not a progress file")
+    levels = data.get("levels")
+    if not isinstance(levels, dict):
+        raise ValueError("no levels")
+    out = {}
+    for key, played in levels.items():
+        if not key.isdigit() or int(key) not in LEVELS or not isinstance(played, dict):
+            raise ValueError(f"level {key!r}")
+        for entry in played.values():
+            if (not isinstance(entry, dict)
+                    or not (entry.get("first") is None or _valid_score(entry.get("first")))
+                    or not _valid_score(entry.get("best"))
+                    or not isinstance(entry.get("attempts"), int)):
+                raise ValueError("entry")
+        out[int(key)] = LevelProgress(dict(played))
+    return out
+
+
+def load_progress(path: Path | None = None) -> tuple[dict[int, LevelProgress], list[str]]:
+    """Every level's progress (empty levels included), and warnings. A file that cannot be
+    read is moved aside (`progress.json.corrupt-<time>`), never lost and never fatal."""
+    path = path or progress_path()
+    progress = {level: LevelProgress() for level in LEVELS}
+    if not path.exists():
+        return progress, []
+    try:
+        progress.update(_parse(read_small_text(path, "a progress file", MAX_BYTES)))
+        return progress, []
+    except (UserError, ValueError, UnicodeDecodeError) as err:
+        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(path, aside)
+        except OSError as move:
+            return progress, [f"{path}: unreadable ({err}) and cannot be moved aside "
+                              f"({move.strerror or move}); progress starts again"]
+        return progress, [f"{path}: unreadable ({err}); moved aside to {aside.name}, "
+                          "progress starts again"]
+
+
+def save_progress(progress: dict[int, LevelProgress], path: Path | None = None) -> Path:
+    path = path or progress_path()
+    data = {"schema": SCHEMA, "levels": {str(level): p.scenarios
+                                         for level, p in sorted(progress.items()) if p.played}}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as err:
+        raise ProgressError(f"{path.parent}: cannot be written ({err.strerror or err})") from None
+    atomic_write(path, json.dumps(data, indent=2) + "\n", error=ProgressError)
+    return path
+
+
+def record_grading(level: int, code: str, score: int, total: int, counts: bool,
+                   path: Path | None = None) -> tuple[bool, list[str]]:
+    """Record one self-study grading; (whether it passed the level just now, warnings).
+    `counts`: it is the scenario's first attempt, the one the passing rule reads."""
+    progress, warnings = load_progress(path)
+    played = progress[level].scenarios
+    was_passed = progress[level].passed
+    entry = played.get(code)
+    if entry is None:  # an uncounted grading first seen here: its first attempt is unknown
+        entry = played[code] = {"first": [score, total] if counts else None,
+                                "best": [score, total], "attempts": 0}
+    entry["attempts"] += 1
+    if score > entry["best"][0]:
+        entry["best"] = [score, total]
+    save_progress(progress, path)
+    return (not was_passed and progress[level].passed), warnings
+
+
+def record_report(scenario: Any, report: Any, lang: str) -> tuple[str | None, list[str]]:
+    """Record a self-study grading (a `grading.Scenario` and its `Report`): (the message for a
+    level passed just now, or None; warnings). A progress file that cannot be written is a
+    warning: the grade stands."""
+    try:
+        passed, warnings = record_grading(scenario.level, scenario.code, report.score,
+                                          report.max_score, report.counts)
+    except ProgressError as err:
+        return None, [f"progress not recorded ({err})"]
+    return (passed_message(scenario.level, lang) if passed else None), warnings
+
+
+def next_level(progress: dict[int, LevelProgress]) -> int | None:
+    """The first level not yet passed; None once every level is."""
+    return next((level for level in LEVELS if not progress[level].passed), None)
+
+
+WORDS = {
+    "en": {"level": "Level", "played": "scenarios played", "first": "first-attempt scores",
+           "best": "best", "passed": "passed", "open": "not passed yet", "none": "none",
+           "next": "Next: {command}", "done": "Every level passed. Play any again with "
+           "`diagnose play --level N`.", "rule": "A level is passed with 3/3 on a scenario's "
+           "first grading.", "passed_now": "Level {level} passed (3/3 on the first attempt). "
+           "Next: level {next} (`diagnose play --level {next}`).",
+           "passed_last": "Level {level} passed (3/3 on the first attempt): every level is "
+           "done.", "reset_ask": "Erase the progress of every level ({path})?",
+           "reset_done": "Progress erased.", "reset_none": "No progress to erase."},
+    "es": {"level": "Nivel", "played": "escenarios jugados", "first": "notas del primer intento",
+           "best": "mejor", "passed": "superado", "open": "sin superar", "none": "ninguna",
+           "next": "Siguiente: {command}", "done": "Todos los niveles superados. Juega "
+           "cualquiera de nuevo con `diagnose play --level N`.", "rule": "Un nivel se supera "
+           "con 3/3 en la primera corrección de un escenario.", "passed_now": "Nivel {level} "
+           "superado (3/3 al primer intento). Siguiente: nivel {next} (`diagnose play "
+           "--level {next}`).", "passed_last": "Nivel {level} superado (3/3 al primer "
+           "intento): todos los niveles completados.", "reset_ask": "¿Borrar el progreso de "
+           "todos los niveles ({path})?", "reset_done": "Progreso borrado.",
+           "reset_none": "No hay progreso que borrar."},
+}
+
+
+def say(lang: str, key: str, **values: object) -> str:
+    return pick(WORDS, lang)[key].format(**values)
+
+
+def passed_message(level: int, lang: str) -> str:
+    """What a player who just passed `level` is offered."""
+    if level == max(LEVELS):
+        return say(lang, "passed_last", level=level)
+    return say(lang, "passed_now", level=level, next=level + 1)
+
+
+def play_command(level: int) -> str:
+    return "diagnose play" if level == 1 else f"diagnose play --level {level}"
+
+
+def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
+    """`diagnose progress`'s text: one block per level, then what is next."""
+    lines = []
+    for level in LEVELS:
+        p = progress[level]
+        state = say(lang, "passed" if p.passed else "open")
+        firsts = ", ".join(f"{s}/{t}" for s, t in p.firsts) or say(lang, "none")
+        best = f"{p.best[0]}/{p.best[1]}" if p.best else "-"
+        lines += [f"{say(lang, 'level')} {level}: {state}",
+                  f"  {say(lang, 'played')}: {p.played}",
+                  f"  {say(lang, 'first')}: {firsts}",
+                  f"  {say(lang, 'best')}: {best}"]
+    upcoming = next_level(progress)
+    lines.append("")
+    lines.append(say(lang, "done") if upcoming is None
+                 else say(lang, "next", command=play_command(upcoming)))
+    lines.append(say(lang, "rule"))
+    return "\n".join(lines) + "\n"

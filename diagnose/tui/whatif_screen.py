@@ -1,0 +1,83 @@
+"""`WhatIfScreen`: after the reveal, one run's break at other magnitudes, trained behind it.
+
+A thread worker calls `diagnose.whatif.run_whatif` (its own `TrainingPool`, two at a time, in
+the background, so the screen answers keys first); a 4 Hz timer shows how many steps are done;
+when every dose is in, the six panels are drawn with one row per dose (`render_whatif`, the
+text `diagnose show --what-if` prints). Esc closes and stops the training: nothing half-trained
+is kept. The app refuses to open it on a sealed ID (`plan_whatif` raises first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from diagnose.tui.text import tr
+from diagnose.whatif import WhatIf, render_whatif, run_whatif, to_train
+from diagnose.workspace import Workspace
+
+
+class WhatIfScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,w", "close", "close")]
+
+    def __init__(self, workspace: Workspace, plan: WhatIf, lang: str) -> None:
+        super().__init__()
+        self.workspace, self.plan, self.lang = workspace, plan, lang
+        self.steps_done = 0
+        self.total = len(to_train(workspace, plan)) * workspace.steps
+        self.results: dict[Any, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="whatif-box", classes="dialog"):
+            yield Static(tr(self.lang, "whatif_training", done=0, total=self.total),
+                         id="whatif-status", classes="dialog-title")
+            yield Static("", id="whatif-body")
+            yield Static(tr(self.lang, "close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#whatif-box").focus()
+        self.set_interval(0.25, self._tick)
+        self.train()
+
+    def count_step(self, label: str, record: dict[str, Any]) -> None:
+        self.steps_done += 1  # from the worker thread: a counter, read by the timer
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="whatif")
+    def train(self) -> None:
+        from diagnose.scenario import Cancelled
+
+        worker = get_current_worker()
+        try:
+            results = run_whatif(self.workspace, self.plan, on_step=self.count_step,
+                                 should_stop=lambda: worker.is_cancelled, background=True)
+        except Cancelled:
+            return
+        except Exception as err:  # noqa: BLE001 - shown as one line, as training failures are
+            self.app.call_from_thread(self.app.notify, tr(self.lang, "training_failed",
+                                                          reason=err), severity="error")
+            return
+        self.app.call_from_thread(self._show, results)
+
+    def _tick(self) -> None:
+        if self.results is None:
+            self.query_one("#whatif-status", Static).update(
+                tr(self.lang, "whatif_training", done=self.steps_done, total=self.total))
+
+    def _show(self, results: dict[Any, Any]) -> None:
+        self.results = results
+        width = max(self.query_one("#whatif-body").size.width, 60)
+        lines = render_whatif(self.plan, results, self.lang, width)
+        self.query_one("#whatif-status", Static).update(lines[0])
+        self.query_one("#whatif-body", Static).update(Text("\n").join(lines[1:]))
+
+    def action_close(self) -> None:
+        self.workers.cancel_group(self, "whatif")
+        self.dismiss()

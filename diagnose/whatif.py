@@ -1,0 +1,291 @@
+"""What-if, after the reveal: one run's break retrained at the other magnitudes its TOML declares.
+
+A break with a magnitude (`[whatif] field = "init_scale"; doses = [1, 3, 10, 30, 100]`) can be
+retrained at each dose once its ID is revealed, never before: the doses name the break. The dose
+the scenario dealt is the run itself (its own records, no training); every other dose trains the
+same broken config with only `field` changed, from the run's seed of its first deal, in a
+`TrainingPool` (two at a time, in the background under the TUI). Results are kept in
+`<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
+
+`render_whatif` draws the six panels, each panel's headline series for every dose overlaid on
+one chart (a colour per dose) above a legend with each dose's first, last, min and max, for
+`diagnose show --what-if` and the TUI's what-if screen alike; `whatif_html` the same as SVG for
+the run's dashboard.html. Not here: the reveal itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+import scenarios
+from diagnose.metrics import make_header, read_metrics, write_metrics
+from diagnose.panels import format_number, panel_axis, panels_for, summarize
+from diagnose.workspace import REFERENCE, Workspace
+from scenarios.errors import UserError
+from scenarios.langs import pick
+
+WHATIF_DIR = "whatif"
+
+WORDS = {
+    "en": {"title": "What if: run {run}, {brk}, at other values of {field}",
+           "dealt": "dealt", "healthy": "healthy", "columns": ("first", "last", "min", "max"),
+           "sealed": "run {run} is still sealed: what-if comes after the reveal "
+                     "(`diagnose reveal`, or grading)",
+           "none": "run {run} holds {brk}, which has no magnitude to vary",
+           "reference": "the reference has no break to vary; choose an ID"},
+    "es": {"title": "¿Y si…?: ejecución {run}, {brk}, con otros valores de {field}",
+           "dealt": "repartida", "healthy": "sana", "columns": ("primero", "último", "mín",
+                                                                 "máx"),
+           "sealed": "la ejecución {run} sigue sellada: el ¿y si…? llega tras revelar "
+                     "(`diagnose reveal`, o al corregir)",
+           "none": "la ejecución {run} tiene {brk}, que no tiene magnitud que variar",
+           "reference": "la referencia no tiene fallo que variar; elige un ID"},
+}
+COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
+
+
+class WhatIfError(UserError):
+    """A what-if that cannot be made: a sealed ID, the reference, a break without a magnitude."""
+
+
+@dataclass(frozen=True)
+class Dose:
+    value: Any
+    config: scenarios.Config
+    dealt: bool  # the scenario's own run: its records, not trained again
+    healthy: bool  # the healthy config's value of the field
+
+    def label(self, field: str) -> str:
+        value = format_number(self.value) if isinstance(self.value, float) else self.value
+        return f"{field}={value}"
+
+    def folder(self, field: str) -> str:
+        return f"{field}-{self.value}"
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    run: str
+    brk: scenarios.Break
+    doses: tuple[Dose, ...]
+    seed: int
+
+    @property
+    def field(self) -> str:
+        assert self.brk.whatif is not None
+        return self.brk.whatif.field
+
+
+def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
+                lang: str = "en") -> WhatIf:
+    """The doses of `run`'s break; WhatIfError for a sealed ID, the reference, no magnitude.
+    `secret`: the self-study secret's (asked for only once the ID is known to be revealed)."""
+    from diagnose.home import self_study_secret
+    from diagnose.reveal import open_assignment
+    from diagnose.scenario import training_seed
+
+    words = pick(WORDS, lang)
+    if run == REFERENCE:
+        raise WhatIfError(words["reference"])
+    if not workspace.revealed or workspace.key != "self-study":
+        raise WhatIfError(words["sealed"].format(run=run))
+    secret = secret if secret is not None else self_study_secret()
+    slug = open_assignment(workspace, secret)[run]
+    brk = scenarios.breaks(workspace.level)[slug]
+    if brk.whatif is None:
+        raise WhatIfError(words["none"].format(run=run, brk=brk.title[lang]))
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=workspace.steps)
+    broken = brk.apply(healthy)
+    dealt = getattr(broken, brk.whatif.field)
+    doses = tuple(Dose(value, config, value == dealt,
+                       value == getattr(healthy, brk.whatif.field))
+                  for value, config in brk.whatif.configs(broken))
+    return WhatIf(run, brk, doses, training_seed(secret, workspace.code, run))
+
+
+def _cache(workspace: Workspace, plan: WhatIf, dose: Dose) -> Path:
+    return workspace.path / WHATIF_DIR / plan.run / dose.folder(plan.field) / "metrics.jsonl"
+
+
+def to_train(workspace: Workspace, plan: WhatIf) -> list[Dose]:
+    """The doses `run_whatif` would train: neither the dealt one nor cached."""
+    return [dose for dose in plan.doses
+            if not dose.dealt and not _cache(workspace, plan, dose).is_file()]
+
+
+def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
+               on_step: Callable[[str, dict[str, Any]], None] | None = None,
+               should_stop: Callable[[], bool] | None = None,
+               background: bool = False) -> dict[Dose, list[dict[str, Any]]]:
+    """Every dose's records: the dealt one from the run, cached ones from disk, the rest
+    trained (two at a time) and cached. Raises Cancelled when `should_stop` says so."""
+    from diagnose.scenario import RunPlan, TrainingPool
+
+    todo = to_train(workspace, plan)
+    found: dict[Dose, list[dict[str, Any]]] = {}
+    for dose in plan.doses:
+        if dose.dealt:
+            found[dose] = workspace.read_run(plan.run)[1]
+        elif dose not in todo:
+            found[dose] = read_metrics(_cache(workspace, plan, dose))[1]
+    if todo:
+        labels = {dose.label(plan.field): dose for dose in todo}
+        plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]
+        own = pool is None
+        pool = pool or TrainingPool(2, background=background)
+        try:
+            records = pool.run(plans, on_step=on_step, should_stop=should_stop)
+        except BaseException:
+            if own:  # stopped or failed: the workers go now, not after their current run
+                pool.close(graceful=False)
+            raise
+        if own:
+            pool.close()
+        from diagnose.engine import run_header_fields
+
+        for label, dose in labels.items():
+            path = _cache(workspace, plan, dose)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_metrics(path, make_header(run=label, **run_header_fields(dose.config)),
+                          records[label])
+            found[dose] = records[label]
+    return {dose: found[dose] for dose in plan.doses}
+
+
+CHART_ROWS = 8  # the overlay chart's height in lines
+
+
+def _overlay(series: Any, shown: list[list[float | None]], axis: Any, width: int,
+             indent: int) -> list[Text]:
+    """Every dose's curve on one chart of CHART_ROWS lines: a dot per column at its value's
+    height, in the dose's colour (a later dose drawn over an earlier one where they meet);
+    NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
+    from diagnose.columns import columns, nonfinite_mark
+
+    grid: list[list[tuple[str, str]]] = [[(" ", "")] * width for _ in range(CHART_ROWS)]
+    for index, values in enumerate(shown):
+        colour = COLOURS[index % len(COLOURS)]
+        for column, value in enumerate(columns(values, min(len(values), width))):
+            if value is None:
+                continue
+            if not math.isfinite(value):
+                grid[0][column] = (nonfinite_mark(value), "bold red")
+                continue
+            fraction = axis.fraction(series.plotted(value))
+            if fraction is None:
+                continue
+            row = CHART_ROWS - 1 - round(min(max(fraction, 0.0), 1.0) * (CHART_ROWS - 1))
+            grid[row][column] = ("•", colour)
+    lines = []
+    for cells in grid:
+        line = Text(" " * indent + "│", style="dim")
+        for char, style in cells:
+            line.append(char, style=style)
+        lines.append(line)
+    return lines
+
+
+def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
+                  width: int = 100) -> list[Text]:
+    """The six panels: each panel's headline series for every dose overlaid on one chart, then
+    the legend, a line per dose in its colour with its first, last, min and max."""
+    from diagnose.columns import held
+
+    words = pick(WORDS, lang)
+    lines = [Text(words["title"].format(run=plan.run, brk=plan.brk.title[lang],
+                                        field=plan.field), style="bold")]
+    labels = {}
+    for dose in plan.doses:
+        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
+        labels[dose] = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+    label_width = max(len(label) for label in labels.values())
+    number_width = 9
+    chart_width = max(width - 4, 16)
+    for panel in panels_for(next(iter(results.values()))):
+        series = panel.series[0]
+        values = {dose: series.values(records) for dose, records in results.items()}
+        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+                                  for v in values.values()])
+        title = Text(f"\n{panel.title_in(lang)}", style="bold")
+        title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'}, "
+                     f"{format_number(axis.lo)}–{format_number(axis.hi)})", style="dim")
+        lines.append(title)
+        shown = [held(values[d]) if series.sparse else values[d] for d in plan.doses]
+        lines += _overlay(series, shown, axis, chart_width, 2)
+        head = Text(" " * (4 + label_width), style="dim")
+        for name in words["columns"]:
+            head.append(" " + name.rjust(number_width), style="dim")
+        lines.append(head)
+        for index, dose in enumerate(plan.doses):
+            colour = COLOURS[index % len(COLOURS)]
+            row = Text("  ━ " + labels[dose].ljust(label_width), style=colour)
+            summary = summarize(values[dose])
+            for value in (summary.first, summary.last, summary.low, summary.high):
+                row.append(" " + series.format(value).rjust(number_width))
+            lines.append(row)
+    return lines
+
+
+HTML_COLOURS = ("#1e6fd9", "#e07b00", "#2e9e3f", "#8a5cc7", "#11868c", "#b58b00")
+
+
+def whatif_html(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en"
+                ) -> str:
+    """The what-if as a section of the run's dashboard.html: per panel, its headline series
+    for every dose overlaid on one chart, with a legend (one colour per dose)."""
+    from html import escape
+
+    from diagnose.dashboard.plot import (
+        BOTTOM,
+        HEIGHT,
+        LEFT,
+        RIGHT,
+        TOP,
+        WIDTH,
+        Frame,
+        axis_ticks,
+        curve_path,
+    )
+
+    words = pick(WORDS, lang)
+    labels = []
+    for index, dose in enumerate(plan.doses):
+        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
+        text = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+        labels.append(f'<span style="color:{HTML_COLOURS[index % len(HTML_COLOURS)]}">'
+                      f"━ {escape(text)}</span>")
+    legend = f'<p class="legend">{" · ".join(labels)}</p>'
+    sections = []
+    for panel in panels_for(next(iter(results.values()))):
+        series = panel.series[0]
+        values = {dose: series.values(records) for dose, records in results.items()}
+        steps = {dose: [r["step"] for r in records] for dose, records in results.items()}
+        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+                                  for v in values.values()])
+        last = max(s[-1] for s in steps.values() if s)
+        frame = Frame(0, last, axis)
+        ticks = "".join(
+            f'<text class="tick" x="{LEFT - 5}" y="{frame.y(v):.1f}" text-anchor="end" '
+            f'dy="0.35em">{escape(label)}</text>'
+            for v, label in axis_ticks(axis) if label)
+        curves = "".join(
+            f'<path fill="none" stroke-width="1.5" '
+            f'stroke="{HTML_COLOURS[i % len(HTML_COLOURS)]}" d="'
+            f'{curve_path(frame, steps[dose], [series.plotted(v) if v is not None else None for v in values[dose]])}"/>'  # noqa: E501
+            for i, dose in enumerate(plan.doses))
+        sections.append(
+            f'<section class="panel whatif-panel"><h2>{escape(panel.title_in(lang))} · '
+            f"{escape(series.label_in(lang))}</h2>"
+            f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img">'
+            f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
+            f'height="{BOTTOM - TOP}"/>{ticks}{curves}</svg>{legend}</section>')
+    title = words["title"].format(run=plan.run, brk=plan.brk.title[lang], field=plan.field)
+    return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
+            f'<div class="panels">{"".join(sections)}</div></section>')

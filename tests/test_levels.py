@@ -1,0 +1,272 @@
+"""Levels as data: the deal of a level's deck, scenario.json's level, grading and reveal
+against the scenario's own deck. No training: workspaces are scenario.json and a sealed key."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import scenarios
+from diagnose.scenario import ScenarioError, ScenarioSpec, assignment, plan_runs, planned_runs
+from grading.grade import grade_workspace, read_scenario, scenario_json
+from grading.seal import seal
+
+sys.path.insert(0, str(Path(__file__).parent / "grading"))
+from grading_testkit import home_secret  # noqa: E402
+
+SECRET = b"s" * 32
+
+
+def test_level_one_deal_is_todays_permutation():
+    lab = ("bad-init", "no-warmup", "broken-mask")
+    for code in ("A", "B", "C", "7KQ2-M9XF"):
+        assert assignment(SECRET, code, lab) == assignment(SECRET, code, lab, level=1)
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_a_level_deals_three_distinct_slugs_of_its_deck(level):
+    deck = sorted(scenarios.breaks(level))
+    seen = Counter()
+    for n in range(600):
+        deal = assignment(SECRET, f"code-{n}", deck, level)
+        assert list(deal) == ["01", "02", "03"]
+        assert len(set(deal.values())) == 3 and set(deal.values()) <= set(deck)
+        assert sum(slug == scenarios.HEALTHY for slug in deal.values()) <= 1
+        seen[tuple(deal.values())] += 1
+    triples = list(itertools.permutations(deck, 3))
+    assert set(seen) <= set(triples)
+    if len(triples) <= 120:  # every ordered triple turns up: the deal is spread over them all
+        assert len(seen) == len(triples)
+
+
+def test_level_three_deals_the_decoy_with_its_own_seed():
+    deck = sorted(scenarios.breaks(3))
+    code = next(f"c{n}" for n in range(500)
+                if scenarios.HEALTHY in assignment(SECRET, f"c{n}", deck, 3).values())
+    deal, plans = plan_runs(SECRET, code, deck, 20, level=3)
+    decoy = next(rid for rid, slug in deal.items() if slug == scenarios.HEALTHY)
+    by_run = {p.run: p for p in plans}
+    assert by_run[decoy].config == by_run["reference"].config
+    assert by_run[decoy].seed != by_run["reference"].seed
+
+
+def test_spec_checks_its_level():
+    assert ScenarioSpec(level=3).breaks == tuple(scenarios.breaks(3))
+    assert planned_runs(level=2) == ("reference", "01", "02", "03")
+    with pytest.raises(ScenarioError, match="--level must be one of 1, 2, 3, got 4"):
+        ScenarioSpec(level=4)
+    with pytest.raises(ScenarioError, match="--breaks chooses level 1's breaks"):
+        ScenarioSpec(level=2, breaks=("big-init",))
+
+
+def test_scenario_json_writes_the_level_only_above_one(tmp_path):
+    one = scenario_json("C", ["01"], 5, "v", "self-study")
+    assert "level" not in one
+    assert scenario_json("C", ["01"], 5, "v", "self-study", 1) == one
+    (tmp_path / "scenario.json").write_text(one)
+    assert read_scenario(tmp_path).level == 1
+    (tmp_path / "scenario.json").write_text(scenario_json("C", ["01"], 5, "v", "self-study", 3))
+    assert read_scenario(tmp_path).level == 3
+    data = json.loads(one) | {"level": 9}
+    (tmp_path / "scenario.json").write_text(json.dumps(data))
+    with pytest.raises(Exception, match="corrupt"):
+        read_scenario(tmp_path)
+
+
+def _level_workspace(path: Path, truth: dict[str, str], level: int, secret: bytes) -> Path:
+    path.mkdir(parents=True)
+    (path / "scenario.json").write_text(
+        scenario_json("LVL", sorted(truth), 400, "test", "self-study", level))
+    (path / "answer-key.sealed").write_text(seal("LVL", truth, secret))
+    return path
+
+
+def test_grading_reads_answers_in_the_scenarios_own_deck(tmp_path):
+    secret = home_secret()
+    truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
+    ws = _level_workspace(tmp_path / "ws", truth, 2, secret)
+    answers = tmp_path / "d.md"
+    # "init", "warmup" and "mask" name a break of level 1 and one of level 2: not ambiguous here
+    answers.write_text("## 01\nDiagnosis: init\n## 02\nDiagnosis: warmup\n"
+                       "## 03\nDiagnosis: mask\n")
+    report = grade_workspace(answers, ws, secret, record=False)
+    assert report.score == 3
+
+
+def test_the_decoys_words_answer_at_level_three(tmp_path):
+    secret = home_secret()
+    truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
+    ws = _level_workspace(tmp_path / "ws", truth, 3, secret)
+    answers = tmp_path / "d.md"
+    answers.write_text("## 01\nDiagnóstico: sin fallo\n## 02\nDiagnosis: nothing\n"
+                       "## 03\nDiagnosis: nothing\n")
+    report = grade_workspace(answers, ws, secret, record=False, lang="es")
+    assert [r.correct for r in report.results] == [True, False, False]
+    assert "Sana (sin fallo)" in report.results[0].verdict
+
+
+def test_the_reveal_explains_every_dealt_run_the_decoy_too(tmp_path):
+    """The TUI fixture's runs relabelled as a level-3 deal: the solutions name the decoy."""
+    import shutil
+
+    from diagnose.reveal import render_solutions
+    from diagnose.workspace import open_workspace
+
+    ws = tmp_path / "course" / "experiments" / "19-break-it-level-3"
+    shutil.copytree(Path(__file__).parent / "tui" / "data" / "scenario", ws)
+    truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
+    data = json.loads((ws / "scenario.json").read_text()) | {"level": 3}
+    (ws / "scenario.json").write_text(json.dumps(data))
+    workspace = open_workspace(ws)
+    assert workspace.solutions_path.name == "03-three-failures-ref-level-3.md"
+    text = render_solutions(workspace, truth, "es")
+    assert "## 01 — Sana (sin fallo) (`healthy`)" in text
+    assert "`high-lr`" in text and "`frozen-block`" in text
+
+
+# --- the progress file and `diagnose progress` ----------------------------------------------
+
+def _cli(*args: str, input: str | None = None):
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def test_progress_records_first_attempts_and_the_passing_rule(private_home):
+    from diagnose.levels import load_progress, next_level, record_grading
+
+    assert record_grading(1, "A", 2, 3, counts=True) == (False, [])
+    assert record_grading(1, "A", 3, 3, counts=False) == (False, [])  # after the reveal
+    progress, _ = load_progress()
+    assert progress[1].firsts == [(2, 3)] and progress[1].best == (3, 3)
+    assert next_level(progress) == 1
+    assert record_grading(1, "B", 3, 3, counts=True) == (True, [])
+    assert next_level(load_progress()[0]) == 2
+    out = _cli("progress")
+    assert out.exit_code == 0
+    assert "Level 1: passed\n  scenarios played: 2\n  first-attempt scores: 2/3, 3/3\n" \
+           "  best: 3/3\n" in out.output
+    assert "Next: diagnose play --level 2" in out.output
+    assert "Nivel 1: superado" in _cli("progress", "--lang", "es").output
+
+
+def test_a_corrupt_progress_file_is_moved_aside_with_a_warning(private_home):
+    (private_home / "progress.json").write_text("{not json")
+    out = _cli("progress")
+    assert out.exit_code == 0
+    assert "Warning:" in out.output and "moved aside" in out.output
+    assert "Next: diagnose play\n" in out.output
+    assert [p.name.startswith("progress.json.corrupt-") for p in private_home.iterdir()
+            if p.name.startswith("progress")] == [True]
+
+
+def test_progress_reset_asks_first(private_home):
+    from diagnose.levels import record_grading
+
+    record_grading(2, "A", 1, 3, counts=True)
+    out = _cli("progress", "--reset", input="n\n")
+    assert out.exit_code == 1 and (private_home / "progress.json").exists()
+    out = _cli("progress", "--reset", "--yes")
+    assert out.exit_code == 0 and "Progress erased." in out.output
+    assert not (private_home / "progress.json").exists()
+    assert _cli("progress", "--yes").exit_code == 2
+
+
+def test_level_options_refuse_what_they_cannot_do(tmp_path):
+    out = _cli("new", "--level", "4")
+    assert out.exit_code == 2 and "--level" in out.output
+    ws = tmp_path / "ws"
+    shutil_copy_fixture(ws)
+    out = _cli("play", "--dir", str(ws), "--level", "2")
+    assert out.exit_code == 1
+    assert out.output == (f"Error: {ws}: holds a level-1 scenario, not level 2; choose another "
+                          "--dir, or leave --dir out to use the level's own folder\n")
+
+
+def shutil_copy_fixture(target: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(Path(__file__).parent / "tui" / "data" / "scenario", target))
+
+
+def test_new_level_goes_to_the_levels_own_folder(tmp_path, monkeypatch):
+    """A real (5-step) level-3 scenario, made where `--level 3` puts it, graded from its file."""
+    monkeypatch.chdir(tmp_path)
+    out = _cli("new", "--level", "3", "--steps", "5", "--seed", "L3", "--jobs", "2")
+    assert out.exit_code == 0, out.output
+    ws = tmp_path / "experiments" / "19-break-it-level-3"
+    scenario = json.loads((ws / "scenario.json").read_text())
+    assert scenario["level"] == 3 and scenario["ids"] == ["01", "02", "03"]
+    truth = json.loads(_cli("reveal", "--dir", str(ws), "--json").output.splitlines()[0])
+    assert set(truth.values()) <= set(scenarios.breaks(3))
+    answers = tmp_path / "ana-diagnoses-level-3.md"
+    answers.write_text("<!-- scenario: L3 -->\n" + "".join(
+        f"## {rid}\nDiagnosis: {slug}\n" for rid, slug in truth.items()))
+    out = _cli("grade", str(answers))  # found beside level 1's folder by its scenario comment
+    assert out.exit_code == 0, out.output
+    assert "3/3" in out.output
+
+
+# --- what-if ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def fixture_course(tmp_path, private_home, monkeypatch):
+    """The TUI's 40-step fixture scenario in a course folder, with its self-study key."""
+    import os
+    import shutil
+
+    data = Path(__file__).parent / "tui" / "data"
+    shutil.copyfile(data / "home" / "self-study.key", private_home / "self-study.key")
+    os.chmod(private_home / "self-study.key", 0o600)
+    ws = shutil_copy_fixture(tmp_path / "experiments" / "19-break-it")
+    monkeypatch.chdir(tmp_path)
+    return ws
+
+
+def test_show_what_if_is_refused_before_the_reveal(fixture_course):
+    out = _cli("show", "01", "--what-if")
+    assert out.exit_code == 1
+    assert out.output == ("Error: run 01 is still sealed: what-if comes after the reveal "
+                          "(`diagnose reveal`, or grading)\n")
+    assert not (fixture_course / "whatif").exists()
+    assert _cli("show", "01", "--what-if", "--steps", "0:5").exit_code == 2
+
+
+def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
+    assert _cli("reveal").exit_code == 0
+    out = _cli("show", "ref", "--what-if", "--lang", "es")
+    assert out.output == "Error: la referencia no tiene fallo que variar; elige un ID\n"
+    out = _cli("show", "02", "--what-if")  # broken-mask: no magnitude
+    assert out.exit_code == 1 and "has no magnitude to vary" in out.output
+    out = _cli("show", "1", "--what-if")  # no-warmup: three doses trained, the dealt one read
+    assert out.exit_code == 0, out.output
+    assert "What if: run 01" in out.output
+    for label in ("warmup_steps=0 (dealt)", "warmup_steps=2 ", "warmup_steps=12 (healthy)"):
+        assert label in out.output
+    cached = sorted(p.name for p in (fixture_course / "whatif" / "01").iterdir())
+    assert cached == ["warmup_steps-12", "warmup_steps-2", "warmup_steps-6"]
+    out = _cli("reveal", "--what-if")  # 01's doses are cached; 03's (bad-init) train now
+    assert out.exit_code == 0, out.output
+    page = (fixture_course / "01" / "dashboard.html").read_text()
+    assert "What if: run 01" in page and page.count("whatif-panel") == 6
+    assert "warmup_steps=2" in page and "</html>" in page
+    assert "What if: run 03" in (fixture_course / "03" / "dashboard.html").read_text()
+    untouched = fixture_course / "02" / "dashboard.html"  # broken-mask: no magnitude
+    assert not untouched.exists() or "What if" not in untouched.read_text()
+
+
+def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
+    truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
+    ws = _level_workspace(tmp_path / "ws", truth, 2, home_secret())
+    answers = tmp_path / "d.md"
+    answers.write_text("<!-- scenario: LVL -->\n## 01\nDiagnosis: init\n")
+    out = _cli("grade", str(answers), "--dir", str(ws), "--check", "--json")
+    assert out.exit_code == 0, out.output
+    assert '"big-init"' in out.output and "ambiguous" not in out.output

@@ -1,0 +1,123 @@
+"""Levels in the app: a 3/3 first grading passes the level, records it, offers the next (n),
+and the level's form offers the level's deck."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Static
+
+import scenarios
+from diagnose.levels import load_progress
+from diagnose.reveal import open_assignment
+from diagnose.tui.app import PlayApp
+from diagnose.tui.form_screen import FormScreen
+from diagnose.tui.grade_screen import GradeScreen
+from diagnose.tui.whatif_screen import WhatIfScreen
+from diagnose.workspace import open_workspace
+from tests.tui.screen import screen_text
+from tests.tui.test_app import SMALL, _answer, until
+
+
+def grade_text(app) -> str:
+    return "\n".join(str(static.render()) for static in app.screen.query(Static))
+
+
+async def _grade_all_right(app, pilot, workspace):
+    catalog = list(scenarios.breaks(open_workspace(workspace).level))
+    truth = open_assignment(open_workspace(workspace))
+    for run, slug in truth.items():
+        await _answer(pilot, str(int(run)), catalog.index(slug), "x")
+        await pilot.press("escape")
+    await pilot.press("g")
+    await pilot.click("#yes")
+    await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+
+
+async def test_a_perfect_first_grading_passes_the_level_and_offers_the_next(workspace, course):
+    app = PlayApp(workspace, name="Ana")
+    async with app.run_test(size=SMALL) as pilot:
+        await _grade_all_right(app, pilot, workspace)
+        text = grade_text(app)
+        assert "Score: 3/3" in text, text
+        assert "Level 1 passed" in text and "n: play level 2 now" in text
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.next_level == 2
+    progress, warnings = load_progress()
+    assert not warnings and progress[1].passed and progress[1].firsts == [(3, 3)]
+
+
+async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
+    data = json.loads((workspace / "scenario.json").read_text()) | {"level": 3}
+    (workspace / "scenario.json").write_text(json.dumps(data))
+    app = PlayApp(workspace)
+    async with app.run_test(size=SMALL) as pilot:
+        assert "scenario TUI-FIXTURE · level 3" in screen_text(app)
+        await pilot.press("1", "d")
+        assert isinstance(app.screen, FormScreen)
+        text = screen_text(app)
+        assert scenarios.breaks(3)["healthy"].title["en"] in text
+        assert scenarios.breaks(1)["bad-init"].title["en"] not in text
+
+
+async def test_what_if_is_refused_on_a_sealed_id(workspace):
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await pilot.press("1", "w")
+        await until(pilot, lambda: "still sealed" in screen_text(app))
+        assert not isinstance(app.screen, WhatIfScreen)
+        assert not list(app.workers)
+    assert not (workspace / "whatif").exists()
+
+
+async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
+    """Real training: the fixture's no-warmup run (40 steps) at three other warmups."""
+    from diagnose.reveal import write_solutions
+
+    write_solutions(workspace)
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("1", "w")
+        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+        await until(pilot, lambda: app.screen.results is not None, tries=3000)
+        text = grade_text(app)
+        for label in ("warmup_steps=0 (dealt)", "warmup_steps=2", "warmup_steps=6",
+                      "warmup_steps=12 (healthy)", "1 · Loss", "6 · Dead units"):
+            assert label in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, WhatIfScreen)
+    assert len(list((workspace / "whatif" / "01").iterdir())) == 3
+
+
+async def test_the_progress_screen_shows_each_level(workspace):
+    from diagnose.levels import record_grading
+    from diagnose.tui.progress_screen import ProgressScreen
+
+    record_grading(1, "A", 3, 3, counts=True)
+    app = PlayApp(workspace, lang="es")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("p")
+        assert isinstance(app.screen, ProgressScreen)
+        text = grade_text(app)
+        assert "Tu progreso por los niveles" in text
+        assert "Nivel 1: superado" in text and "Nivel 2: sin superar" in text
+        assert "Siguiente: diagnose play --level 2" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ProgressScreen)
+
+
+async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspace):
+    from diagnose.reveal import write_solutions
+
+    write_solutions(workspace)
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("3", "w")  # bad-init: four doses to train
+        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+        screen = app.screen
+        await until(pilot, lambda: screen.steps_done > 0, tries=3000)
+        await pilot.press("escape")
+        await until(pilot, lambda: not list(screen.workers), tries=3000)
+        assert screen.results is None
+    assert not (workspace / "whatif").exists()
