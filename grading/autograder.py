@@ -222,12 +222,13 @@ def find_upload(folder: Path) -> Path:
     return texts[0] if len(files) > 1 else files[0]
 
 
-def read_upload(file: Path) -> Reading:
+def read_upload(file: Path, level: int = 1) -> Reading:
+    """The upload read in the words of `level`'s deck (its bundle's), or Refused saying why."""
     data = read_small(file, "a diagnoses file", MAX_BYTES, error=GradeError)
     if data.startswith(b"%PDF"):
         raise Refused("pdf", file=file.name)
     try:
-        reading = parse_diagnoses(data, source=file.name)
+        reading = parse_diagnoses(data, source=file.name, level=level)
     except GradeError as err:
         raise Refused("unreadable", file=file.name,
                       reason=str(err).removeprefix(f"{file.name}: ")) from None
@@ -322,7 +323,7 @@ def grade_upload(root: Path) -> dict[str, Any]:
         lang = entry.lang
         first = first_attempt(metadata.get("previous_submissions") or [], entry)
         file = find_upload(root / "submission")
-        reading = read_upload(file)
+        reading = read_upload(file, read_scenario(course.workspace(entry)).level)
         other = [c for c in reading.codes if not same_code(c, entry.code)]
         if other:
             raise Refused("other", file=file.name, other=other[0], code=entry.code)
@@ -340,7 +341,8 @@ def grade_upload(root: Path) -> dict[str, Any]:
         raise GradeError(f"{entry.student}: {err}; rebuild the autograder zip") from None
     from scenarios import breaks
 
-    results = score(reading, assignment, breaks(), lang=lang, evidence=entry.evidence)
+    results = score(reading, assignment, breaks(scenario.level), lang=lang,
+                    evidence=entry.evidence)
     time = str(metadata.get("created_at") or "")
     record = attempt_record(entry, reading, file.name, time, results)
     if first is None:

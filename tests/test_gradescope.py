@@ -235,3 +235,36 @@ def test_submitters_are_matched_by_email_then_by_name_and_a_group_is_refused(tmp
         find_student([{"name": "lee"}, {"name": "jose"}], course)
     with pytest.raises(Refused, match="not on this course"):
         find_student([{"name": "Nobody", "email": "n@x"}], course)
+
+
+def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
+    """"sano" names the healthy decoy only at level 3: the autograder reads the bundle's level."""
+    from grading.autograder import main
+
+    secret = new_secret()
+    write_key_file(tmp_path / "course.key", secret)
+    truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
+    bundle = make_workspace(tmp_path / "bundles" / "ana" / "experiments" / "19-break-it",
+                            secret, code="LVL3-0001", truth=truth, key="instructor")
+    scenario = json.loads((bundle / "scenario.json").read_text())
+    (bundle / "scenario.json").write_text(json.dumps({**scenario, "level": 3}))
+    (tmp_path / "bundles" / "manifest.csv").write_text(
+        "student,code,email,level\nana,LVL3-0001,ana@uni.example,3\n", encoding="utf-8")
+    out = tmp_path / "autograder.zip"
+    args = ["gradescope-autograder", "--key", str(tmp_path / "course.key"),
+            "--bundles", str(tmp_path / "bundles"), "--out", str(out)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(out) as archive:
+        archive.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "submission" / "ana.md").write_text(
+        "## 01\nDiagnóstico: sano\n\n## 02\nDiagnóstico: lr demasiado alto\n\n"
+        "## 03\nDiagnóstico: bloque congelado\n", encoding="utf-8")
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-03-02T10:15:00.000000-08:00",
+        "users": [{"name": "Ana", "email": "ana@uni.example"}], "previous_submissions": []}))
+    assert main([str(root)]) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 3, results["output"]
