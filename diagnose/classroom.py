@@ -306,18 +306,25 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
 
 
 def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-         steps: int | None = None, jobs: int = 2, lang: str = "en", level: int = 1,
-         on_step: OnStep | None = None,
-         on_student: Callable[[str, str, bool], None] | None = None,
-         on_redeal: Callable[[str], None] | None = None, client: Any = None,
-         codes: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+         steps: int | None = None, lang: str = "en", level: int = 1,
+         **how: Any) -> list[tuple[str, str]]:
     """Make one sealed bundle per student under `out`; returns this roster's (student, code).
+    `plan_deal` then `carry_out` (whose keyword arguments `how` holds)."""
+    plan = plan_deal(out, students, secret, steps=steps, lang=lang, level=level)
+    return carry_out(plan, secret, **how)
+
+
+def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
+              on_step: OnStep | None = None,
+              on_student: Callable[[str, str, bool], None] | None = None,
+              on_redeal: Callable[[str], None] | None = None, client: Any = None,
+              codes: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """Train and seal the bundles `plan` still lacks; returns its roster's (student, code).
 
     With `client` (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios
     train on its workers and their bundles are written here as they come back. `codes` fixes
     some students' codes (tests and benchmarks compare deals with them).
     """
-    plan = plan_deal(out, students, secret, steps=steps, lang=lang, level=level)
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:

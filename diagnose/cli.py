@@ -319,7 +319,6 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
     from diagnose import classroom
     from grading.seal import read_key_file
-    from scenarios import healthy_config
 
     if (roster is None) == (count is None):
         raise click.UsageError("give exactly one of --roster FILE or --count N")
@@ -329,8 +328,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         secret = read_key_file(key_file)
         students = (classroom.read_roster(roster) if roster is not None
                     else classroom.numbered_students(count))
-        classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
-                            level=level)  # refusals first
+        plan = classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
+                                   level=level)  # every refusal before anything is trained
         if scheduler is not None:
             from diagnose.cluster import connect
 
@@ -341,11 +340,10 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
             click.echo(f"{student}: {code} {note}", err=True)
 
         rows = _train_with_bars(
-            lambda on_step: classroom.deal(
-                out, students, secret, steps=steps, jobs=jobs, lang=lang, level=level,
-                on_step=on_step, on_student=on_student,
+            lambda on_step: classroom.carry_out(
+                plan, secret, jobs=jobs, on_step=on_step, on_student=on_student,
                 on_redeal=lambda msg: click.echo(msg, err=True), client=client),
-            [], steps or healthy_config().steps, f"dealing {len(students)} scenarios")
+            [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
