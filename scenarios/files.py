@@ -7,7 +7,7 @@ device, a folder) before opening it, so `/dev/zero` cannot eat the memory, and i
 packages write goes through `atomic_write`: a temporary file beside the target, flushed, then
 renamed over it, so a crash or a kill leaves the old file or the new one, never half of one.
 
-`WINDOWS` is the project's one platform flag: `is_private` (may others read this file?) asks
+`WINDOWS` is the project's one platform flag: `readable_by_others` (may others read it?) asks
 POSIX permission bits where they mean something and nothing on Windows, whose ACLs a mode does
 not show (a Windows file always reads as 0o666). Tests patch this flag, never `os.name`.
 

@@ -12,12 +12,12 @@ No Textual: the app calls these from its actions.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from diagnose.tui.drafts import Drafts
 from diagnose.workspace import Workspace, course_dir
+from scenarios.files import atomic_write
 
 SUFFIX = "-diagnoses.md"
 
@@ -45,7 +45,4 @@ def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
     text = grading.format_diagnoses(drafts.name, workspace.code,
                                     drafts.for_grader(workspace.ids), lang, workspace.level)
     path = diagnoses_path(workspace.path, drafts.name, cwd, workspace.level)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, text, error=OSError)

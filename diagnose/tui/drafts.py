@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from grading.diagnoses import UNSURE  # the form's "not sure": a section without a diagnosis
+from scenarios.files import atomic_write
 
 DRAFTS_FILE = ".drafts.json"
 SCHEMA = "diagnose.drafts/1"
@@ -99,10 +100,8 @@ class Drafts:
     def save(self) -> None:
         if self.path is None:
             return
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n",
-                       encoding="utf-8")
-        os.replace(tmp, self.path)
+        atomic_write(self.path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n",
+                     error=OSError, sync=False)  # no fsync per keystroke: see the docstring
 
     def for_grader(self, ids: tuple[str, ...]) -> dict[str, tuple[str | None, str]]:
         """Every ID's (slug or None for "not sure"/nothing, evidence), as the grader takes it."""
