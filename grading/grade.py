@@ -115,8 +115,13 @@ def find_scenario(file: Path, default: Path = DEFAULT_DIR,
     return found[0] if found else None
 
 
+def code_key(code: str) -> str:
+    """The form two scenario codes are compared in: spaces around and case ignored."""
+    return code.strip().casefold()
+
+
 def same_code(a: str, b: str) -> bool:
-    return a.strip().casefold() == b.strip().casefold()
+    return code_key(a) == code_key(b)
 
 
 def _refuse_other_scenario(reading: Reading, code: str, file: Path) -> None:

@@ -34,7 +34,14 @@ from pathlib import Path
 from grading.attempts import Attempt
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Report
-from grading.grade import DEFAULT_DIR, grade_reading, open_key, read_scenario, same_code
+from grading.grade import (
+    DEFAULT_DIR,
+    code_key,
+    grade_reading,
+    open_key,
+    read_scenario,
+    same_code,
+)
 from grading.layout import MANIFEST, SCENARIO_FILE, student_key
 from grading.ledger import read_ledger, standing, write_ledger
 from grading.texts import say
@@ -74,14 +81,14 @@ class Roster(tuple):
     def __new__(cls, students: Iterable[Student]) -> Roster:
         roster = super().__new__(cls, students)
         roster.by_key = {student_key(s.name): s for s in roster}
-        roster.by_code = {s.code.strip().casefold(): s for s in roster}
+        roster.by_code = {code_key(s.code): s for s in roster}
         return roster
 
     def named(self, name: str) -> Student | None:
         return self.by_key.get(student_key(name))
 
     def owner(self, code: str) -> Student | None:
-        return self.by_code.get(code.strip().casefold())
+        return self.by_code.get(code_key(code))
 
 
 def read_manifest(bundles: Path) -> Roster:
