@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,12 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
     subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def children_cpu() -> float:
+    """CPU seconds of every finished child process so far (their workers included)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -46,12 +53,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         env = {**os.environ, "DIAGNOSE_HOME": str(root / "home")}
+        cpu_before = children_cpu()
         times = [timed([*exe, "new", "--dir", f"ws{i}", "--jobs", str(args.jobs)], root, env)
                  for i in range(args.new_runs)]
         if times:
+            cpu = (children_cpu() - cpu_before) / len(times)
             print(f"diagnose new (default config, --jobs {args.jobs}): median "
                   f"{statistics.median(times):.1f} s over {len(times)} "
-                  f"(min {min(times):.1f}, max {max(times):.1f}); target <= 20 s")
+                  f"(min {min(times):.1f}, max {max(times):.1f}); target <= 20 s; "
+                  f"{cpu:.1f} CPU-s each on {os.cpu_count()} cores")
         if args.deal_count:
             subprocess.run([*exe, "keygen", "--out", "course.key"], cwd=root, env=env,
                            check=True, stdout=subprocess.DEVNULL)

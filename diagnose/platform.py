@@ -4,6 +4,11 @@
   msvcrt on Windows); the OS drops it when its holder dies, so a stale lock file never blocks.
 - `lower_priority`: a training worker yields the CPU to the screen where the OS lets a process
   lower its own priority (`os.nice`); elsewhere it runs at normal priority.
+- `worker_context`: how worker processes start. A fresh interpreter each (spawn) everywhere,
+  except on Linux, where a small server process started once imports the worker's modules
+  and forks each worker from itself (forkserver): never a fork of the threaded parent, and a
+  worker ready in milliseconds instead of re-importing numpy (~0.4 CPU-s a worker).
+- `usable_cores`: the cores this process may run on (its CPU affinity where the OS has one).
 - `watch_parent`: a worker process exits as soon as its parent is gone, whatever killed the
   parent (SIGKILL included), through multiprocessing's portable parent sentinel.
 - `termination_as_interrupt`: SIGTERM and SIGHUP (where it exists) reach the parent as an
@@ -20,6 +25,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
@@ -71,6 +77,23 @@ def lower_priority(niceness: int) -> None:
         return
     with contextlib.suppress(OSError):
         os.nice(niceness)
+
+
+def worker_context(preload: list[str]) -> multiprocessing.context.BaseContext:
+    """The multiprocessing context for worker processes that run `preload`'s modules."""
+    if not files.WINDOWS and sys.platform.startswith("linux") \
+            and "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(preload)  # read once, when the server starts
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def usable_cores() -> int:
+    """How many cores this process may use: its affinity set (Linux), else the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def watch_parent() -> None:

@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import itertools
 import math
-import multiprocessing
 import os
 import queue as queue_module
 import re
@@ -184,8 +183,11 @@ def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
 
 # --- training in worker processes ---------------------------------------------------------
 
-def _train_worker(tasks: Any, out: Any, background: bool) -> None:
+def _train_worker(tasks: Any, out: Any, background: bool, threads: bool = True) -> None:
     """A worker process: train each plan it is handed, sending every record to the parent.
+
+    `threads`: whether each run uses the engine's two helper threads; the pool turns them off
+    when its runs already fill the cores (the numbers are the same either way).
 
     The engine's Trainer sets the process up (one BLAS thread, see diagnose/engine/runtime.py).
     In the background (under the TUI) the worker yields the CPU to the screen and keeps quiet:
@@ -203,7 +205,7 @@ def _train_worker(tasks: Any, out: Any, background: bool) -> None:
         while (task := tasks.get()) is not None:
             label, config, seed = task
             try:
-                for record in train(scenarios.Config(**config), seed):
+                for record in train(scenarios.Config(**config), seed, threads=threads):
                     out.put(("step", label, record))
             except Exception as err:  # noqa: BLE001 - reported to the parent as one line
                 out.put(("error", label, f"{type(err).__name__}: {err}"))
@@ -213,12 +215,21 @@ def _train_worker(tasks: Any, out: Any, background: bool) -> None:
         pass  # Ctrl-C reaches the whole process group; the parent cleans up
 
 
+def engine_threads(jobs: int) -> bool:
+    """Whether each run of a pool of `jobs` workers gets the engine's two helper threads:
+    only when every worker has a spare core for them (the numbers are the same either way)."""
+    return platform.usable_cores() >= 2 * jobs
+
+
 class TrainingPool:
     """Up to `jobs` worker processes that train runs and stream their steps back.
 
     Processes, not threads: the caller (the TUI) stays responsive and each run gets a core.
     A worker is started only when a run needs it, so there are never more workers than runs
     in flight; they live as long as the pool, so dealing a class pays their start-up once.
+    A run uses the engine's helper threads only when each worker has a spare core for them:
+    with the cores already full, they cost CPU (about a quarter more) and buy no time
+    (`bench/scenario.py` prints both).
     """
 
     def __init__(self, jobs: int = 2, background: bool = False) -> None:
@@ -226,7 +237,8 @@ class TrainingPool:
             raise ScenarioError(f"--jobs must be at least 1, got {jobs}")
         self.jobs = jobs
         self._background = background
-        self._context = multiprocessing.get_context("spawn")  # never fork a threaded parent
+        self._threads = engine_threads(jobs)
+        self._context = platform.worker_context([__name__])  # never a fork of this process
         self._tasks = self._context.Queue()
         self._inbox = self._context.Queue()
         self._workers: list[Any] = []
@@ -235,7 +247,7 @@ class TrainingPool:
         while len(self._workers) < min(self.jobs, runs):
             worker = self._context.Process(
                 target=_train_worker, daemon=True,
-                args=(self._tasks, self._inbox, self._background),
+                args=(self._tasks, self._inbox, self._background, self._threads),
                 name=f"diagnose-train-{len(self._workers)}")
             worker.start()
             self._workers.append(worker)

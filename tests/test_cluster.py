@@ -137,7 +137,7 @@ def test_a_slurm_cluster_renders_its_job_script():
     jobqueue = pytest.importorskip("dask_jobqueue")
     with jobqueue.SLURMCluster(cores=1, processes=1, memory="2GB", walltime="01:00:00",
                                job_script_prologue=["source ~/venv/bin/activate"],
-                               scheduler_options={"dashboard_address": ":0"}) as slurm:
+                               scheduler_options={"dashboard": False}) as slurm:
         script = slurm.job_script()
     assert script.startswith("#!/usr/bin/env bash")
     assert "#SBATCH -t 01:00:00" in script and "#SBATCH --mem=" in script

@@ -7,10 +7,12 @@ observed on real processes while a real pool trains.
 from __future__ import annotations
 
 import multiprocessing
+import os
 
 import pytest
 from click.testing import CliRunner
 
+from diagnose import platform
 from diagnose.cli import cli
 from diagnose.scenario import (
     ScenarioError,
@@ -18,6 +20,7 @@ from diagnose.scenario import (
     TrainingPool,
     check_code,
     create_scenario,
+    engine_threads,
     plan_runs,
 )
 from grading.seal import new_secret
@@ -64,6 +67,17 @@ def test_a_pool_never_starts_more_workers_than_runs():
         pool.run(plans, on_step=count)
         pool.run(plans[:2], on_step=count)
     assert seen and max(seen) == len(plans) == 4
+
+
+@pytest.mark.parametrize(("cores", "jobs", "threads"),
+                         [(2, 1, True), (2, 2, False), (1, 1, False), (8, 4, True), (8, 5, False)])
+def test_runs_use_helper_threads_only_with_a_spare_core_each(monkeypatch, cores, jobs, threads):
+    monkeypatch.setattr(platform, "usable_cores", lambda: cores)
+    assert engine_threads(jobs) is threads
+
+
+def test_usable_cores_is_at_least_one():
+    assert 1 <= platform.usable_cores() <= (os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("code", ["x -->", "a--b", "<b>", "x>y", "two\nlines"])

@@ -1,9 +1,10 @@
 """What must hold on every platform, and what a signal to the parent must not leave behind.
 
 Real processes and real signals: `diagnose new` runs as a subprocess, its parent is killed
-(SIGKILL, SIGTERM, SIGHUP) and its training workers must be gone within 5 s. Process checks read
-/proc, so they run on Linux only. The portability test hides `fcntl` and flips the project's
-one platform flag (`scenarios.files.WINDOWS`), then makes a real scenario.
+(SIGKILL, SIGTERM, SIGHUP) and every process it started (the training workers, the server that
+forks them) must be gone within 5 s. Process checks read /proc, so they run on Linux only. The
+portability test hides `fcntl` and flips the project's one platform flag
+(`scenarios.files.WINDOWS`), then makes a real scenario.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ linux_only = pytest.mark.skipif(not LINUX, reason="reads /proc")
 DIAGNOSE = "import sys\nfrom diagnose.cli import main\nsys.argv[0] = 'diagnose'\nmain()\n"
 
 
-def _children(pid: int) -> set[int]:
-    """Live (non-zombie) processes whose parent is `pid`."""
-    found = set()
+def _descendants(pid: int) -> set[int]:
+    """Live (non-zombie) processes below `pid`: its children, theirs, and so on."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -36,8 +37,12 @@ def _children(pid: int) -> set[int]:
         except OSError:
             continue
         state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == pid and state != "Z":
-            found.add(int(entry.name))
+        if state != "Z":
+            parents[int(entry.name)] = int(ppid)
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
     return found
 
 
@@ -72,10 +77,10 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path, signum, code):
             stderr=stderr_file)
     workers: set[int] = set()
     try:
-        # two training workers and the resource tracker
-        assert _wait_for(lambda: len(_children(proc.pid)) >= 3, 60), "no workers started"
+        # two training workers, the resource tracker and (Linux) the server that forks them
+        assert _wait_for(lambda: len(_descendants(proc.pid)) >= 4, 60), "no workers started"
         time.sleep(0.5)  # let them take their first tasks
-        workers = _children(proc.pid)
+        workers = _descendants(proc.pid)
         os.kill(proc.pid, signum)
         proc.wait(timeout=30)
         gone = _wait_for(lambda: not any(_alive(pid) for pid in workers), 5)

@@ -4,8 +4,8 @@
 as the step sink, and the two things a Textual app needs from a training pool:
 
 - multiprocessing's resource tracker must be started before the app runs (`prepare`): the
-  first spawn starts it with sys.stderr's file descriptor, and inside the app sys.stderr is
-  Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
+  first worker process starts it with sys.stderr's file descriptor, and inside the app
+  sys.stderr is Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
 - the training processes run in the background (`create_scenario(background=True)`): at a
   lower CPU priority than the screen, or on a machine with as many busy cores as runs every
   key would wait behind them, and silent, since their stderr is the screen.
