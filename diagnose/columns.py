@@ -12,6 +12,9 @@ the first 20 steps) every column shows exactly one step, and each step gets whol
 many as the others, or one more), none left empty.
 
 Left out: scales and drawing (`diagnose.tui.scale`, the sparkline widget, `show.sparkline`).
+Not used by the HTML dashboard on purpose: it draws every step as a vector path, so it has no
+columns to fill, and it names each non-finite value in words at the step where it starts
+(`panels.format_number`: "NaN", "+inf", "-inf"), apart as here.
 """
 
 from __future__ import annotations
