@@ -39,14 +39,16 @@ WORDS = {
            "sealed": "run {run} is still sealed: what-if comes after the reveal "
                      "(`diagnose reveal`, or grading)",
            "none": "run {run} holds {brk}, which has no magnitude to vary",
-           "reference": "the reference has no break to vary; choose an ID"},
+           "reference": "the reference has no break to vary; choose an ID",
+           "training": "training…"},
     "es": {"title": "¿Y si…?: ejecución {run}, {brk}, con otros valores de {field}",
            "dealt": "repartida", "healthy": "sana", "columns": ("primero", "último", "mín",
                                                                  "máx"),
            "sealed": "la ejecución {run} sigue sellada: el ¿y si…? llega tras revelar "
                      "(`diagnose reveal`, o al corregir)",
            "none": "la ejecución {run} tiene {brk}, que no tiene magnitud que variar",
-           "reference": "la referencia no tiene fallo que variar; elige un ID"},
+           "reference": "la referencia no tiene fallo que variar; elige un ID",
+           "training": "entrenando…"},
 }
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
 
@@ -120,28 +122,43 @@ def to_train(workspace: Workspace, plan: WhatIf) -> list[Dose]:
             if not dose.dealt and not _cache(workspace, plan, dose).is_file()]
 
 
+def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]]:
+    """The doses there is nothing to train for: the dealt one (the run) and the cached ones."""
+    todo = to_train(workspace, plan)
+    return {dose: workspace.read_run(plan.run)[1] if dose.dealt
+            else read_metrics(_cache(workspace, plan, dose))[1]
+            for dose in plan.doses if dose not in todo}
+
+
 def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
                on_step: Callable[[str, dict[str, Any]], None] | None = None,
+               on_dose: Callable[[Dose, list[dict[str, Any]]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
                background: bool = False) -> dict[Dose, list[dict[str, Any]]]:
     """Every dose's records: the dealt one from the run, cached ones from disk, the rest
-    trained (two at a time) and cached. Raises Cancelled when `should_stop` says so."""
+    trained (two at a time) and cached; `on_dose` hears of each trained dose as soon as its
+    last step is in. Raises Cancelled when `should_stop` says so."""
     from diagnose.scenario import RunPlan, TrainingPool
 
     todo = to_train(workspace, plan)
-    found: dict[Dose, list[dict[str, Any]]] = {}
-    for dose in plan.doses:
-        if dose.dealt:
-            found[dose] = workspace.read_run(plan.run)[1]
-        elif dose not in todo:
-            found[dose] = read_metrics(_cache(workspace, plan, dose))[1]
+    found = ready(workspace, plan)
     if todo:
         labels = {dose.label(plan.field): dose for dose in todo}
         plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]
+        arrived: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+
+        def step(label: str, record: dict[str, Any]) -> None:
+            if on_step is not None:
+                on_step(label, record)
+            if on_dose is not None:
+                arrived[label].append(record)
+                if len(arrived[label]) == labels[label].config.steps:
+                    on_dose(labels[label], arrived[label])
+
         own = pool is None
         pool = pool or TrainingPool(2, background=background)
         try:
-            records = pool.run(plans, on_step=on_step, should_stop=should_stop)
+            records = pool.run(plans, on_step=step, should_stop=should_stop)
         except BaseException:
             if own:  # stopped or failed: the workers go now, not after their current run
                 pool.close(graceful=False)
@@ -162,16 +179,15 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
 CHART_ROWS = 8  # the overlay chart's height in lines
 
 
-def _overlay(series: Any, shown: list[list[float | None]], axis: Any, width: int,
+def _overlay(series: Any, shown: list[tuple[str, list[float | None]]], axis: Any, width: int,
              indent: int) -> list[Text]:
-    """Every dose's curve on one chart of CHART_ROWS lines: a dot per column at its value's
-    height, in the dose's colour (a later dose drawn over an earlier one where they meet);
-    NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
+    """Every dose's curve (colour, values) on one chart of CHART_ROWS lines: a dot per column
+    at its value's height, in the dose's colour (a later dose drawn over an earlier one where
+    they meet); NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
     from diagnose.columns import columns, nonfinite_mark
 
     grid: list[list[tuple[str, str]]] = [[(" ", "")] * width for _ in range(CHART_ROWS)]
-    for index, values in enumerate(shown):
-        colour = COLOURS[index % len(COLOURS)]
+    for colour, values in shown:
         for column, value in enumerate(columns(values, min(len(values), width))):
             if value is None:
                 continue
@@ -195,7 +211,10 @@ def _overlay(series: Any, shown: list[list[float | None]], axis: Any, width: int
 def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
                   width: int = 100) -> list[Text]:
     """The six panels: each panel's headline series for every dose overlaid on one chart, then
-    the legend, a line per dose in its colour with its first, last, min and max."""
+    the legend, a line per dose in its colour with its first, last, min and max.
+
+    `results` may lack doses still training (the TUI draws as each one arrives): they keep
+    their colour and legend line, marked as training, and the axes fit the doses in."""
     from diagnose.columns import held
 
     words = pick(WORDS, lang)
@@ -217,18 +236,22 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
         title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'}, "
                      f"{format_number(axis.lo)}–{format_number(axis.hi)})", style="dim")
         lines.append(title)
-        shown = [held(values[d]) if series.sparse else values[d] for d in plan.doses]
+        colours = {dose: COLOURS[index % len(COLOURS)] for index, dose in enumerate(plan.doses)}
+        shown = [(colours[d], held(values[d]) if series.sparse else values[d])
+                 for d in plan.doses if d in values]
         lines += _overlay(series, shown, axis, chart_width, 2)
         head = Text(" " * (4 + label_width), style="dim")
         for name in words["columns"]:
             head.append(" " + name.rjust(number_width), style="dim")
         lines.append(head)
-        for index, dose in enumerate(plan.doses):
-            colour = COLOURS[index % len(COLOURS)]
-            row = Text("  ━ " + labels[dose].ljust(label_width), style=colour)
-            summary = summarize(values[dose])
-            for value in (summary.first, summary.last, summary.low, summary.high):
-                row.append(" " + series.format(value).rjust(number_width))
+        for dose in plan.doses:
+            row = Text("  ━ " + labels[dose].ljust(label_width), style=colours[dose])
+            if dose not in values:
+                row.append(" " + words["training"], style="dim")
+            else:
+                summary = summarize(values[dose])
+                for value in (summary.first, summary.last, summary.low, summary.high):
+                    row.append(" " + series.format(value).rjust(number_width))
             lines.append(row)
     return lines
 

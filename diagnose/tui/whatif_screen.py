@@ -1,10 +1,12 @@
 """`WhatIfScreen`: after the reveal, one run's break at other magnitudes, trained behind it.
 
-A thread worker calls `diagnose.whatif.run_whatif` (its own `TrainingPool`, two at a time, in
-the background, so the screen answers keys first); a 4 Hz timer shows how many steps are done;
-when every dose is in, the six panels are drawn with one row per dose (`render_whatif`, the
-text `diagnose show --what-if` prints). Esc closes and stops the training: nothing half-trained
-is kept. The app refuses to open it on a sealed ID (`plan_whatif` raises first).
+The six panels are drawn at once with the doses already there (the dealt run, and any cached
+from an earlier what-if), one row per dose (`render_whatif`, the text `diagnose show --what-if`
+prints). A thread worker calls `diagnose.whatif.run_whatif` (its own `TrainingPool`, two at a
+time, in the background, so the screen answers keys first) and each dose joins the charts as
+soon as its last step is in, so the signature grows on screen dose by dose; a 4 Hz timer shows
+how many steps are done. Esc closes and stops the training: nothing half-trained is kept. The
+app refuses to open it on a sealed ID (`plan_whatif` raises first).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from diagnose.tui.text import tr
-from diagnose.whatif import WhatIf, render_whatif, run_whatif, to_train
+from diagnose.whatif import Dose, WhatIf, ready, render_whatif, run_whatif, to_train
 from diagnose.workspace import Workspace
 
 
@@ -33,7 +35,8 @@ class WhatIfScreen(ModalScreen[None]):
         self.workspace, self.plan, self.lang = workspace, plan, lang
         self.steps_done = 0
         self.total = len(to_train(workspace, plan)) * workspace.steps
-        self.results: dict[Any, Any] | None = None
+        self.results: dict[Any, Any] | None = None  # every dose, once all are in
+        self.partial: dict[Dose, Any] = {}  # the doses in so far
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="whatif-box", classes="dialog"):
@@ -44,11 +47,21 @@ class WhatIfScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#whatif-box").focus()
+        self.partial = ready(self.workspace, self.plan)
+        self._draw(self.partial)
         self.set_interval(0.25, self._tick)
         self.train()
 
     def count_step(self, label: str, record: dict[str, Any]) -> None:
         self.steps_done += 1  # from the worker thread: a counter, read by the timer
+
+    def dose_in(self, dose: Dose, records: list[dict[str, Any]]) -> None:
+        self.app.call_from_thread(self._add, dose, records)  # from the worker thread
+
+    def _add(self, dose: Dose, records: list[dict[str, Any]]) -> None:
+        if self.results is None:
+            self.partial[dose] = records
+            self._draw(self.partial)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="whatif")
     def train(self) -> None:
@@ -57,7 +70,8 @@ class WhatIfScreen(ModalScreen[None]):
         worker = get_current_worker()
         try:
             results = run_whatif(self.workspace, self.plan, on_step=self.count_step,
-                                 should_stop=lambda: worker.is_cancelled, background=True)
+                                 on_dose=self.dose_in, should_stop=lambda: worker.is_cancelled,
+                                 background=True)
         except Cancelled:
             return
         except Exception as err:  # noqa: BLE001 - shown as one line, as training failures are
@@ -71,12 +85,19 @@ class WhatIfScreen(ModalScreen[None]):
             self.query_one("#whatif-status", Static).update(
                 tr(self.lang, "whatif_training", done=self.steps_done, total=self.total))
 
-    def _show(self, results: dict[Any, Any]) -> None:
-        self.results = results
+    def _draw(self, results: dict[Any, Any]) -> None:
+        """The charts of `results`: under the training status while doses are missing, under
+        the what-if's title once every one is in."""
         width = max(self.query_one("#whatif-body").size.width, 60)
         lines = render_whatif(self.plan, results, self.lang, width)
-        self.query_one("#whatif-status", Static).update(lines[0])
-        self.query_one("#whatif-body", Static).update(Text("\n").join(lines[1:]))
+        if self.results is not None:
+            self.query_one("#whatif-status", Static).update(lines[0])
+            lines = lines[1:]
+        self.query_one("#whatif-body", Static).update(Text("\n").join(lines))
+
+    def _show(self, results: dict[Any, Any]) -> None:
+        self.results = results
+        self._draw(results)
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "whatif")

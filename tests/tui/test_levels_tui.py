@@ -53,7 +53,7 @@ async def test_a_level_three_scenario_offers_its_deck_and_the_decoy(workspace):
     (workspace / "scenario.json").write_text(json.dumps(data))
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        assert "scenario TUI-FIXTURE · level 3" in screen_text(app)
+        await until(pilot, lambda: "scenario TUI-FIXTURE · level 3" in screen_text(app))
         await pilot.press("1", "d")
         assert isinstance(app.screen, FormScreen)
         text = screen_text(app)
@@ -80,8 +80,15 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.press("1", "w")
         await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
-        await until(pilot, lambda: app.screen.results is not None, tries=3000)
+        screen = app.screen
+        # at once: the dealt run's numbers, the other doses marked as training
+        await until(pilot, lambda: "warmup_steps=0 (dealt)" in grade_text(app))
+        early = grade_text(app)
+        assert "training…" in early and "What if: training the other magnitudes" in early
+        await until(pilot, lambda: screen.results is not None, tries=3000)
+        assert set(screen.partial) == set(screen.plan.doses)  # each dose joined as it came
         text = grade_text(app)
+        assert "training…" not in text
         for label in ("warmup_steps=0 (dealt)", "warmup_steps=2", "warmup_steps=6",
                       "warmup_steps=12 (healthy)", "1 · Loss", "6 · Dead units"):
             assert label in text
