@@ -44,7 +44,6 @@ from diagnose.scenario import (
     TrainingPool,
     check_code,
     check_target,
-    choose_breaks,
     create_scenario,
     new_code,
     workspace_lock,
@@ -372,19 +371,16 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
     from diagnose import cluster
 
     orders, students = [], {}
-    levels = sorted({student.level for student, _, code in plan.bundles if code is None} - {"1"})
-    if levels:
-        raise ScenarioError(f"--scheduler deals level 1 only for now, and this deal asks for "
-                            f"level {', '.join(levels)}; deal those students without --scheduler")
     for student, target, code in plan.bundles:
         if code is not None:
             dealt(student, code, True)
         else:
-            orders.append(cluster.Order(student.name, target, fresh_code(student)))
+            orders.append(cluster.Order(student.name, target, fresh_code(student),
+                                        int(student.level)))
             students[student.name] = student
     check = plan.steps == healthy_config().steps  # as create_scenario: the full run only
-    results = cluster.train_on_cluster(client, orders, secret=secret, slugs=choose_breaks(None),
-                                       steps=plan.steps, check=check)
+    results = cluster.train_on_cluster(client, orders, secret=secret, steps=plan.steps,
+                                       check=check)
     with contextlib.closing(results):
         for trained in results:
             order = trained.order
@@ -402,5 +398,5 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
                 check_target(order.target, force=False)
                 write_workspace(order.target, code=order.code, secret=secret, key="instructor",
                                 deal=trained.deal, records=trained.records, steps=plan.steps,
-                                lang=plan.lang)
+                                lang=plan.lang, level=order.level)
             dealt(students[order.student], order.code, False)

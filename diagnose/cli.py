@@ -304,8 +304,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     resumes: run the same command again. A later deal into OUT must use the same --steps,
     --lang and key, and deal each student already there the same level; it adds students,
     never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
-    --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte;
-    level 1 only for now); your key stays here.
+    --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte, at
+    every level); your key stays here.
 
     \b
     Example:

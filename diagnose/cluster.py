@@ -1,10 +1,11 @@
 """Dealing on a Dask cluster: `diagnose deal --scheduler tcp://HOST:8786` (README, "A class
 on a cluster").
 
-One task per student: the task trains that student's scenario (the reference and every run,
-and a re-deal when the diagnostician cannot tell the runs apart) in the worker's own process,
-calling the engine's `train` directly (a Dask worker is daemonic: it cannot start a training
-pool), and returns every run's records. The tasks get configs and seeds, never the secret: the
+One task per student: the task trains that student's scenario at that student's level (the
+reference and every run, and a re-deal when the diagnostician, weighing the runs against the
+level's deck, cannot tell them apart) in the worker's own process, calling the engine's
+`train` directly (a Dask worker is daemonic: it cannot start a training pool), and returns
+every run's records. The tasks get configs and seeds, never the secret: the
 instructor's machine plans every deal, then writes each bundle through the same writer as a
 local deal and seals it with the key, as results come back. A task that does not come back
 wrote nothing, so an interrupted or failed deal resumes like a local one.
@@ -33,6 +34,7 @@ from diagnose.scenario import (
     REDEALS,
     RunPlan,
     ScenarioError,
+    choose_breaks,
     plan_runs,
 )
 
@@ -58,11 +60,13 @@ def worker_version() -> str:
 
 @dataclass(frozen=True)
 class Order:
-    """One student's scenario to train on the cluster and write at `target`."""
+    """One student's scenario to train on the cluster and write at `target`; `level` picks the
+    deck, as `ScenarioSpec.level` does."""
 
     student: str
     target: Path
     code: str
+    level: int
 
 
 @dataclass(frozen=True)
@@ -157,33 +161,38 @@ def check_workers(client: Any, address: str, timeout: float = CONNECT_TIMEOUT) -
                                "(their bundles would differ from a local deal's)")
 
 
-def train_scenario(rounds: Rounds, check: bool, expected: str
+def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
                    ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
-    """The task, on a worker: train each round until the diagnostician tells its runs apart
-    (or the last round); (the kept round, its records by run)."""
+    """The task, on a worker: train each round until the diagnostician, weighing the runs
+    against `level`'s deck when `check`, tells them apart (or the last round); (the kept round,
+    its records by run)."""
     if engine_version() != expected:
         raise ClusterError(f"this worker runs diagnose {engine_version()}, the deal "
                            f"{expected}")
     from diagnose.engine import train
 
-    verdict = None
+    deck = None
     if check:
-        from diagnose.diagnostician import runs_distinguishable as verdict
+        from diagnose.diagnostician import DECKS, runs_distinguishable
+
+        deck = DECKS[level]
     for kept, (deal, plans) in enumerate(rounds):  # noqa: B007 - kept is returned
         records = {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
-        if verdict is None or verdict(records, deal):
+        if deck is None or runs_distinguishable(records, deal, deck=deck):
             break
     return kept, records
 
 
-def plan_rounds(secret: bytes, code: str, slugs: Sequence[str], steps: int) -> Rounds:
+def plan_rounds(secret: bytes, code: str, slugs: Sequence[str], steps: int,
+                level: int = 1) -> Rounds:
     """Every round a scenario may need, planned here: the worker never sees the secret."""
-    return [plan_runs(secret, code, slugs, steps, redeal) for redeal in range(REDEALS)]
+    return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
 
 
 def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
-                     slugs: Sequence[str], steps: int, check: bool) -> Iterator[Trained]:
-    """Submit one task per order; yield each result as it arrives (in any order).
+                     steps: int, check: bool) -> Iterator[Trained]:
+    """Submit one task per order, dealt from its level's breaks as a local deal's (those of
+    `choose_breaks(None, level)`); yield each result as it arrives (in any order).
 
     Closing the generator early (Ctrl-C, an error writing a bundle) cancels what is left.
     """
@@ -193,8 +202,9 @@ def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
     pending: dict[Any, tuple[Order, Rounds]] = {}
     try:
         for order in orders:
-            rounds = plan_rounds(secret, order.code, slugs, steps)
-            future = client.submit(train_scenario, rounds, check, engine_version(),
+            slugs = choose_breaks(None, order.level)
+            rounds = plan_rounds(secret, order.code, slugs, steps, order.level)
+            future = client.submit(train_scenario, rounds, order.level, check, engine_version(),
                                    key=f"diagnose-{batch}-{order.code}", pure=False,
                                    retries=RETRIES)
             pending[future] = (order, rounds)

@@ -1,5 +1,6 @@
-"""`diagnose deal` on a Dask cluster: a real LocalCluster deals the same bytes as a local deal,
-survives a worker killed mid-task, and a cluster that cannot deal is one Error line."""
+"""`diagnose deal` on a Dask cluster: a real LocalCluster deals the same bytes as a local deal
+(at every student's level), survives a worker killed mid-task, and a cluster that cannot deal
+is one Error line."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import scenarios
 from diagnose import classroom, cluster
+from diagnose.classroom import Student
 from diagnose.cli import cli
 from grading.seal import new_secret, unseal, write_key_file
 
 distributed = pytest.importorskip("distributed")
 
-CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333"}
+CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333", "dana": "DDDD-4444"}
+CLASS = [Student("ana"), Student("borja"), Student("dana", level="3")]  # dana: level 3's deck
 STEPS = 5
 
 
@@ -37,7 +41,7 @@ def local_deal(tmp_path_factory):
     """The reference: the same students and codes dealt with the local training pool."""
     root = tmp_path_factory.mktemp("local-deal")
     secret = new_secret()
-    classroom.deal(root / "bundles", list(CODES), secret, steps=STEPS, codes=CODES)
+    classroom.deal(root / "bundles", CLASS, secret, steps=STEPS, codes=CODES)
     return root / "bundles", secret
 
 
@@ -67,18 +71,25 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     _, client = local_cluster
     reference, secret = local_deal
     seen: list[str] = []
-    rows = classroom.deal(tmp_path / "bundles", list(CODES), secret, steps=STEPS, codes=CODES,
+    rows = classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
                           client=client, on_step=lambda label, record: seen.append(label))
     assert sorted(rows) == sorted(CODES.items())
     assert_same_bundles(tmp_path / "bundles", reference, secret)
+    dana = bundle_files(tmp_path / "bundles", "dana")
+    assert json.loads(dana["scenario.json"])["level"] == 3
+    assert "level" not in json.loads(bundle_files(tmp_path / "bundles", "ana")["scenario.json"])
+    answers = unseal(dana["answer-key.sealed"].decode(), secret)
+    assert sorted(answers) == ["01", "02", "03"]
+    assert set(answers.values()) <= set(scenarios.breaks(3))  # level 3's deck, not level 1's
+    assert not set(answers.values()) & set(scenarios.breaks(1))
     assert seen.count("ana/reference") == STEPS  # the same progress, as results arrive
     assert (tmp_path / "bundles" / "deal-settings.json").read_bytes() == \
         (reference / "deal-settings.json").read_bytes()
-    again = classroom.deal(tmp_path / "bundles", [*CODES, "chen"], secret, steps=STEPS,
+    again = classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
                            client=client, on_student=lambda s, c, resumed: seen.append(
                                f"{s}:{resumed}"))
-    assert {"ana:True", "borja:True", "chen:False"} <= set(seen)  # a rerun resumes
-    assert [row[0] for row in again] == ["ana", "borja", "chen"]
+    assert {"ana:True", "borja:True", "dana:True", "chen:False"} <= set(seen)  # a rerun resumes
+    assert [row[0] for row in again] == ["ana", "borja", "dana", "chen"]
 
 
 def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tmp_path):
@@ -99,7 +110,7 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tmp_p
 
     killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
     killer.start()
-    classroom.deal(tmp_path / "bundles", list(CODES), secret, steps=STEPS, codes=CODES,
+    classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
                    client=client)
     killer.join(timeout=5)
     assert killed, "no worker was seen training"
@@ -144,3 +155,21 @@ def test_a_slurm_cluster_renders_its_job_script():
     assert "source ~/venv/bin/activate" in script
     assert "distributed.cli.dask_worker" in script or "dask worker" in script
     assert "--nthreads 1" in script  # one core per worker: a task trains in its own process
+
+
+def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
+    from diagnose import diagnostician
+    from diagnose.scenario import choose_breaks
+
+    decks: list[tuple[str, ...]] = []
+
+    def refuse_the_first_round(records, deal, deck):
+        decks.append(tuple(deck))
+        return len(decks) > 1
+
+    monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
+    rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", choose_breaks(None, 3), 2, level=3)
+    kept, records = cluster.train_scenario(rounds, 3, True, cluster.engine_version())
+    assert decks == [diagnostician.DECKS[3]] * 2 and kept == 1  # as a local deal: re-dealt
+    assert sorted(records) == ["01", "02", "03", "reference"]
+    assert cluster.train_scenario(rounds, 3, False, cluster.engine_version())[0] == 0
