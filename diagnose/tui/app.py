@@ -98,7 +98,20 @@ class PlayApp(App[None]):
             self.notify(self.drafts.warning, severity="warning")
         if self.workspace is None:
             self.train()
+        else:
+            self._offer_next_level()
         self.set_interval(1 / REDRAW_HZ, self._tick)
+
+    def _offer_next_level(self) -> None:
+        """A graded scenario of a passed level reopened: say what comes next, as grading did."""
+        from diagnose.levels import load_progress, passed_message
+
+        assert self.workspace is not None
+        if not self.workspace.revealed or self.workspace.key != "self-study":
+            return
+        progress, _ = load_progress()  # its warnings are the progress screen's to show
+        if progress[self.level].passed:
+            self.notify(passed_message(self.level, self.lang), timeout=10)
 
     @property
     def training(self) -> bool:

@@ -48,7 +48,8 @@ class WhatIfScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#whatif-box").focus()
         self.partial = ready(self.workspace, self.plan)
-        self._draw(self.partial)
+        # once laid out: the charts take the body's real width
+        self.call_after_refresh(lambda: self._draw(self.results or self.partial))
         self.set_interval(0.25, self._tick)
         self.train()
 

@@ -128,3 +128,19 @@ async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspac
         await until(pilot, lambda: not list(screen.workers), tries=3000)
         assert screen.results is None
     assert not (workspace / "whatif").exists()
+
+
+async def test_reopening_a_graded_scenario_of_a_passed_level_offers_the_next(workspace):
+    from diagnose.levels import record_grading
+    from diagnose.reveal import write_solutions
+
+    record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)
+    app = PlayApp(workspace)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await pilot.pause()
+        assert "Level 1 passed" not in screen_text(app)  # still sealed: nothing to offer yet
+    write_solutions(workspace)
+    app = PlayApp(workspace, lang="es")
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await until(pilot, lambda: "Nivel 1 superado" in screen_text(app))
+        assert "diagnose play --level 2" in screen_text(app)
