@@ -1,7 +1,7 @@
 """A file's size, mode or time must not name a break, and a scenario's bytes must not drift.
 
 Within each scenario every run's `metrics.jsonl` has one size (fixed-width numbers) and every
-`dashboard.html` one size (trailing padding), with one mode and one mtime; checked on a dozen
+`dashboard.html` one size (trailing padding), with one mode and one mtime; checked on eight
 dealt scenarios of short real runs. The metrics bytes of a fixed code, secret and step count
 are pinned by their sha256: a refactor that changes them fails here, on purpose.
 """
@@ -19,6 +19,7 @@ from diagnose.scenario import ScenarioSpec, create_scenario
 from diagnose.workspace import open_workspace
 from grading.seal import new_secret
 
+CLASS = 8  # scenarios dealt, 32 runs
 FIXED_SECRET = base64.urlsafe_b64encode(bytes(range(32)))
 PINNED = {  # sha256 of each run's metrics.jsonl for code PINNED-1, FIXED_SECRET, 5 steps
     "reference": "f5762c273978c775bb6798af5aa2dddbae5974e10d4c48708ec924f81e7bedd0",
@@ -31,14 +32,14 @@ PINNED = {  # sha256 of each run's metrics.jsonl for code PINNED-1, FIXED_SECRET
 @pytest.fixture(scope="module")
 def dealt(tmp_path_factory):
     out = tmp_path_factory.mktemp("class") / "bundles"
-    classroom.deal(out, classroom.numbered_students(12), new_secret(), steps=5)
+    classroom.deal(out, classroom.numbered_students(CLASS), new_secret(), steps=5)
     return [open_workspace(classroom.bundle_dir(out, s.name))
-            for s in classroom.numbered_students(12)]
+            for s in classroom.numbered_students(CLASS)]
 
 
 @pytest.mark.parametrize("name", ["metrics.jsonl", "dashboard.html"])
 def test_every_run_of_a_scenario_has_one_size_mode_and_time(dealt, name):
-    assert len(dealt) == 12
+    assert len(dealt) == CLASS
     for workspace in dealt:
         stats = {run: (workspace.path / run / name).stat() for run in workspace.runs}
         assert len({s.st_size for s in stats.values()}) == 1, \
