@@ -88,6 +88,7 @@ class PlayApp(App[None]):
             self.drafts.name = name.strip()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
+        self.saved_to: Path | None = None  # the diagnoses file this session last wrote
 
     # --- life cycle ----------------------------------------------------------------------
 
@@ -180,6 +181,9 @@ class PlayApp(App[None]):
             if self.drafts.path is not None:
                 self.note = tr(self.lang, "drafts_kept", path=self.drafts.path,
                                dir=self.directory)
+            if self.saved_to is not None:  # saved or graded in this session: say where
+                self.note = " ".join(filter(None, [self.note, tr(self.lang, "file_saved",
+                                                                 path=self.saved_to)]))
         self.exit()
 
     # --- the view ------------------------------------------------------------------------
@@ -283,6 +287,7 @@ class PlayApp(App[None]):
             self.notify(tr(self.lang, "save_failed", reason=reason), severity="error")
             return None
         self.notify(tr(self.lang, "saved", path=path))
+        self.saved_to = path
         return path
 
     def action_save(self) -> None:

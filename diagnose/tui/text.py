@@ -75,6 +75,7 @@ WORDS: dict[str, dict[str, str]] = {
         "detail_keys": "←/→ cursor · esc back",
         "drafts_kept": "Your diagnoses are kept as a draft in {path}: `diagnose play --dir "
                        "'{dir}'` brings them back.",
+        "file_saved": "Your diagnoses file: {path}.",
     },
     "es": {
         "reference": "referencia",
@@ -138,6 +139,7 @@ WORDS: dict[str, dict[str, str]] = {
         "detail_keys": "←/→ cursor · esc vuelve",
         "drafts_kept": "Tus diagnósticos quedan como borrador en {path}: `diagnose play --dir "
                        "'{dir}'` los recupera.",
+        "file_saved": "Tu archivo de diagnósticos: {path}.",
     },
 }
 

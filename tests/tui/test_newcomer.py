@@ -162,3 +162,13 @@ async def test_quit_says_where_the_drafts_are_kept(workspace):
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("q")
     assert str(workspace / DRAFTS_FILE) in app.note and "diagnose play --dir" in app.note
+
+
+async def test_quit_after_a_save_also_names_the_diagnoses_file(workspace, course):
+    app = PlayApp(workspace, name="Ana", lang="es")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.saved_to is not None)
+        await pilot.press("q")
+    assert app.saved_to == course / "Ana-diagnoses.md" and app.saved_to.is_file()
+    assert "borrador" in app.note and f"Tu archivo de diagnósticos: {app.saved_to}." in app.note
