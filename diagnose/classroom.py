@@ -49,7 +49,13 @@ from diagnose.scenario import (
     workspace_lock,
     write_workspace,
 )
-from diagnose.workspace import DEFAULT_DIR, WorkspaceError, is_workspace, open_workspace
+from diagnose.workspace import (
+    DEFAULT_DIR,
+    Workspace,
+    WorkspaceError,
+    is_workspace,
+    open_workspace,
+)
 from grading.layout import MANIFEST, student_key
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
@@ -160,8 +166,8 @@ def bundle_dir(out: Path, student: str) -> Path:
     return Path(out) / student / DEFAULT_DIR
 
 
-def existing_code(target: Path, secret: bytes) -> str | None:
-    """The code of a bundle this key already sealed at `target` (a resumed deal), else None."""
+def existing_bundle(target: Path, secret: bytes) -> Workspace | None:
+    """The bundle this key already sealed at `target` (a resumed deal), else None."""
     if not is_workspace(target):
         return None
     try:
@@ -173,7 +179,7 @@ def existing_code(target: Path, secret: bytes) -> str | None:
     except (WorkspaceError, SealError):
         raise ScenarioError(f"{target}: a scenario is already here, not sealed with this key; "
                             "deal into another --out folder") from None
-    return workspace.code
+    return workspace
 
 
 # --- the bundles folder's own files --------------------------------------------------------
@@ -290,12 +296,13 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     for student in students:
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
-        code = existing_code(target, secret)
-        if code is None:
+        existing = existing_bundle(target, secret)
+        code = existing.code if existing is not None else None
+        if existing is None:
             check_target(target, force=False)
         else:
-            codes.add(code)
-            dealt = open_workspace(target).level
+            codes.add(existing.code)
+            dealt = existing.level
             if str(dealt) != student.level:  # a level is a setting: a dealt bundle keeps its own
                 raise ScenarioError(f"{out}: {student.name} was dealt level {dealt}, not "
                                     f"{student.level}; deal with the same settings or into "
