@@ -25,7 +25,7 @@ from typing import Any
 from rich.text import Text
 
 import scenarios
-from diagnose.metrics import make_header, read_metrics, write_metrics
+from diagnose.metrics import MetricsError, make_header, read_metrics, write_metrics
 from diagnose.panels import format_number, panel_axis, panels_for, summarize
 from diagnose.workspace import REFERENCE, Workspace
 from scenarios.errors import UserError
@@ -116,18 +116,34 @@ def _cache(workspace: Workspace, plan: WhatIf, dose: Dose) -> Path:
     return workspace.path / WHATIF_DIR / plan.run / dose.folder(plan.field) / "metrics.jsonl"
 
 
+def _cached(workspace: Workspace, plan: WhatIf, dose: Dose) -> list[dict[str, Any]] | None:
+    """A dose trained by an earlier what-if, if its file is whole: one cut short, or that does
+    not read as metrics, is trained again and replaced."""
+    path = _cache(workspace, plan, dose)
+    if not path.is_file():
+        return None
+    try:
+        records = read_metrics(path)[1]
+    except (MetricsError, OSError):
+        return None
+    return records if len(records) == dose.config.steps else None
+
+
 def to_train(workspace: Workspace, plan: WhatIf) -> list[Dose]:
     """The doses `run_whatif` would train: neither the dealt one nor cached."""
     return [dose for dose in plan.doses
-            if not dose.dealt and not _cache(workspace, plan, dose).is_file()]
+            if not dose.dealt and _cached(workspace, plan, dose) is None]
 
 
 def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]]:
     """The doses there is nothing to train for: the dealt one (the run) and the cached ones."""
-    todo = to_train(workspace, plan)
-    return {dose: workspace.read_run(plan.run)[1] if dose.dealt
-            else read_metrics(_cache(workspace, plan, dose))[1]
-            for dose in plan.doses if dose not in todo}
+    found = {}
+    for dose in plan.doses:
+        records = workspace.read_run(plan.run)[1] if dose.dealt else \
+            _cached(workspace, plan, dose)
+        if records is not None:
+            found[dose] = records
+    return found
 
 
 def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
@@ -140,8 +156,8 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
     last step is in. Raises Cancelled when `should_stop` says so."""
     from diagnose.scenario import RunPlan, TrainingPool
 
-    todo = to_train(workspace, plan)
     found = ready(workspace, plan)
+    todo = [dose for dose in plan.doses if dose not in found]
     if todo:
         labels = {dose.label(plan.field): dose for dose in todo}
         plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]

@@ -262,6 +262,35 @@ def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
     assert not untouched.exists() or "What if" not in untouched.read_text()
 
 
+def test_a_what_if_file_cut_short_or_unreadable_is_trained_again(fixture_course):
+    """No training here: which doses a what-if would train, read from a hostile cache."""
+    from diagnose.metrics import make_header, write_metrics
+    from diagnose.whatif import WHATIF_DIR, plan_whatif, ready, to_train
+    from diagnose.workspace import open_workspace
+
+    assert _cli("reveal").exit_code == 0
+    workspace = open_workspace(fixture_course)
+    plan = plan_whatif(workspace, "01")  # no-warmup: warmup 0 (dealt), 2, 6, 12
+    dealt = next(dose for dose in plan.doses if dose.dealt)
+    others = [dose for dose in plan.doses if not dose.dealt]
+    assert to_train(workspace, plan) == others and list(ready(workspace, plan)) == [dealt]
+    folder = fixture_course / WHATIF_DIR / "01"
+    whole, short, garbage = others
+    records = workspace.read_run("01")[1]
+    from diagnose.engine import run_header_fields
+
+    header = make_header(run="x", **run_header_fields(whole.config))
+    for dose, rows in ((whole, records), (short, records[:5])):
+        path = folder / dose.folder(plan.field) / "metrics.jsonl"
+        path.parent.mkdir(parents=True)
+        write_metrics(path, header, rows)
+    path = folder / garbage.folder(plan.field) / "metrics.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("not metrics\n")
+    assert to_train(workspace, plan) == [short, garbage]
+    assert set(ready(workspace, plan)) == {dealt, whole}
+
+
 def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
     truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
     ws = _level_workspace(tmp_path / "ws", truth, 2, home_secret())
