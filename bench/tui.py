@@ -128,7 +128,7 @@ async def whatif_latency(folder: Path) -> None:
     from diagnose.scenario import ScenarioSpec, create_scenario
     from diagnose.tui.app import PlayApp
     from diagnose.tui.whatif_screen import WhatIfScreen
-    from diagnose.whatif import plan_whatif, to_train
+    from diagnose.whatif import plan_whatif, ready, to_train
 
     started = time.perf_counter()
     workspace = create_scenario(folder / "whatif", ScenarioSpec(code="BENCH-WHATIF"),
@@ -140,7 +140,8 @@ async def whatif_latency(folder: Path) -> None:
     trainable = {}
     for run in runs:
         try:
-            trainable[run] = len(to_train(workspace, plan_whatif(workspace, run)))
+            plan = plan_whatif(workspace, run)
+            trainable[run] = len(to_train(plan, ready(workspace, plan)))
         except Exception:  # noqa: BLE001 - a break without a magnitude
             trainable[run] = 0
     run = max(runs, key=lambda r: trainable[r])

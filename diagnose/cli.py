@@ -426,9 +426,9 @@ def _what_if_dashboards(directory: Path, lang: str) -> None:
 
 def _what_if_results(workspace, plan):
     """Every dose's records, training the missing ones under progress bars."""
-    from diagnose.whatif import run_whatif, to_train
+    from diagnose.whatif import ready, run_whatif, to_train
 
-    trained = [d.label(plan.field) for d in to_train(workspace, plan)]
+    trained = [d.label(plan.field) for d in to_train(plan, ready(workspace, plan))]
     if not trained:
         return run_whatif(workspace, plan)
     try:

@@ -129,12 +129,6 @@ def _cached(workspace: Workspace, plan: WhatIf, dose: Dose) -> list[dict[str, An
     return records if len(records) == dose.config.steps else None
 
 
-def to_train(workspace: Workspace, plan: WhatIf) -> list[Dose]:
-    """The doses `run_whatif` would train: neither the dealt one nor cached."""
-    return [dose for dose in plan.doses
-            if not dose.dealt and _cached(workspace, plan, dose) is None]
-
-
 def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]]:
     """The doses there is nothing to train for: the dealt one (the run) and the cached ones."""
     found = {}
@@ -144,6 +138,11 @@ def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]
         if records is not None:
             found[dose] = records
     return found
+
+
+def to_train(plan: WhatIf, found: dict[Dose, Any]) -> list[Dose]:
+    """The doses `run_whatif` trains: those `ready` did not find."""
+    return [dose for dose in plan.doses if dose not in found]
 
 
 def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
@@ -157,7 +156,7 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
     from diagnose.scenario import RunPlan, TrainingPool
 
     found = ready(workspace, plan)
-    todo = [dose for dose in plan.doses if dose not in found]
+    todo = to_train(plan, found)
     if todo:
         labels = {dose.label(plan.field): dose for dose in todo}
         plans = [RunPlan(label, dose.config, plan.seed) for label, dose in labels.items()]

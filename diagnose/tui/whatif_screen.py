@@ -34,9 +34,9 @@ class WhatIfScreen(ModalScreen[None]):
         super().__init__()
         self.workspace, self.plan, self.lang = workspace, plan, lang
         self.steps_done = 0
-        self.total = len(to_train(workspace, plan)) * workspace.steps
+        self.partial: dict[Dose, Any] = ready(workspace, plan)  # the doses in so far
+        self.total = len(to_train(plan, self.partial)) * workspace.steps
         self.results: dict[Any, Any] | None = None  # every dose, once all are in
-        self.partial: dict[Dose, Any] = {}  # the doses in so far
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="whatif-box", classes="dialog"):
@@ -47,7 +47,6 @@ class WhatIfScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#whatif-box").focus()
-        self.partial = ready(self.workspace, self.plan)
         # once laid out: the charts take the body's real width
         self.call_after_refresh(lambda: self._draw(self.results or self.partial))
         self.set_interval(0.25, self._tick)
