@@ -297,17 +297,15 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
         existing = existing_bundle(target, secret)
-        code = existing.code if existing is not None else None
         if existing is None:
             check_target(target, force=False)
         else:
             codes.add(existing.code)
-            dealt = existing.level
-            if str(dealt) != student.level:  # a level is a setting: a dealt bundle keeps its own
-                raise ScenarioError(f"{out}: {student.name} was dealt level {dealt}, not "
-                                    f"{student.level}; deal with the same settings or into "
+            if str(existing.level) != student.level:  # a setting: a dealt bundle keeps its own
+                raise ScenarioError(f"{out}: {student.name} was dealt level {existing.level}, "
+                                    f"not {student.level}; deal with the same settings or into "
                                     "another --out folder")
-        bundles.append((student, target, code))
+        bundles.append((student, target, existing.code if existing is not None else None))
     return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes)
 
 

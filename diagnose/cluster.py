@@ -183,16 +183,16 @@ def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
     return kept, records
 
 
-def plan_rounds(secret: bytes, code: str, slugs: Sequence[str], steps: int,
-                level: int = 1) -> Rounds:
-    """Every round a scenario may need, planned here: the worker never sees the secret."""
+def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
+    """Every round a scenario may need, dealt from the level's breaks as a local deal's
+    (`choose_breaks(None, level)`), planned here: the worker never sees the secret."""
+    slugs = choose_breaks(None, level)
     return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
 
 
 def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
                      steps: int, check: bool) -> Iterator[Trained]:
-    """Submit one task per order, dealt from its level's breaks as a local deal's (those of
-    `choose_breaks(None, level)`); yield each result as it arrives (in any order).
+    """Submit one task per order, at its level; yield each result as it arrives (in any order).
 
     Closing the generator early (Ctrl-C, an error writing a bundle) cancels what is left.
     """
@@ -202,8 +202,7 @@ def train_on_cluster(client: Any, orders: Sequence[Order], *, secret: bytes,
     pending: dict[Any, tuple[Order, Rounds]] = {}
     try:
         for order in orders:
-            slugs = choose_breaks(None, order.level)
-            rounds = plan_rounds(secret, order.code, slugs, steps, order.level)
+            rounds = plan_rounds(secret, order.code, steps, order.level)
             future = client.submit(train_scenario, rounds, order.level, check, engine_version(),
                                    key=f"diagnose-{batch}-{order.code}", pure=False,
                                    retries=RETRIES)

@@ -164,7 +164,6 @@ def test_a_slurm_cluster_renders_its_job_script():
 
 def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
     from diagnose import diagnostician
-    from diagnose.scenario import choose_breaks
 
     decks: list[tuple[str, ...]] = []
 
@@ -173,7 +172,7 @@ def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
         return len(decks) > 1
 
     monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
-    rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", choose_breaks(None, 3), 2, level=3)
+    rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
     kept, records = cluster.train_scenario(rounds, 3, True, cluster.engine_version())
     assert decks == [diagnostician.DECKS[3]] * 2 and kept == 1  # as a local deal: re-dealt
     assert sorted(records) == ["01", "02", "03", "reference"]
