@@ -22,9 +22,10 @@ content (a NUL byte), text that is not UTF-8. Anything else parses, the same way
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grading import markdown as md
@@ -74,21 +75,41 @@ class Answer:
 
 @dataclass(frozen=True)
 class Reading:
-    """A whole file, read: an Answer per ID found (in file order) and its scenario comments."""
+    """A whole file, read once: its lines classified, its scenario comments and title name.
 
-    answers: tuple[Answer, ...]
+    `answers` (an Answer per ID found, in file order) and `duplicates` are worked out from the
+    classified lines with `level`'s words the first time they are asked for; `at_level` gives
+    the same lines with another level's words, so a file is parsed once at any level.
+    """
+
+    lines: tuple[md.Line, ...] = field(repr=False)  # every visible line, classified
     codes: tuple[str, ...]  # every distinct `<!-- scenario: CODE -->`, in order
-    duplicates: tuple[str, ...]  # IDs with more than one section (read together)
     sha256: str
     name: str | None = None  # the name in the title, `# Diagnoses — Borja`, if any
-    level: int = 1  # the deck whose words it was read with
-    raw: bytes = field(default=b"", repr=False, compare=False)  # the file, to read it again
+    level: int = 1  # the deck whose words it is read with
+    vocabulary: Vocabulary | None = field(default=None, repr=False, compare=False)
 
     def at_level(self, level: int) -> Reading:
         """The same file read with another level's words (a scenario's own deck)."""
         if level == self.level:
             return self
-        return parse_diagnoses(self.raw, default_vocabulary(level), level=level)
+        return replace(self, level=level, vocabulary=None)
+
+    @functools.cached_property
+    def _sections(self) -> tuple[_Section, ...]:
+        words = self.vocabulary or default_vocabulary(self.level)
+        sections = _sections(self.lines, words) or _sections(self.lines, words, numbered=True)
+        return tuple(sections.values())
+
+    @functools.cached_property
+    def answers(self) -> tuple[Answer, ...]:
+        words = self.vocabulary or default_vocabulary(self.level)
+        return tuple(_resolve(s, words) for s in self._sections)
+
+    @property
+    def duplicates(self) -> tuple[str, ...]:
+        """IDs with more than one section (read together)."""
+        return tuple(s.id for s in self._sections if s.opened > 1)
 
     def answer(self, run_id: str) -> Answer:
         for found in self.answers:
@@ -127,18 +148,22 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DiagnosesError(f"{source}: not UTF-8 text; save it as UTF-8") from None
-    vocabulary = vocabulary or default_vocabulary(level)
-
-    lines, comments = md.visible_lines(text)
-    sections = _sections(lines) or _sections(lines, numbered=True)
+    visible, comments = md.visible_lines(text)
+    seen: dict[str, md.Line] = {}  # a line repeated (a pasted table, a template) is read once
+    lines = []
+    for line, literal in visible:
+        if literal:
+            lines.append(md.Line(line))
+        elif (classified := seen.get(line)) is None:
+            lines.append(seen.setdefault(line, md.classify(line)))
+        else:
+            lines.append(classified)
     codes = (md.scenario_code(c) for c in comments)
-    titles = (md.title_name(text) for text, literal in lines if not literal)
+    titles = (md.title_name(line.text) for line in lines if line.level == 1)
     return Reading(
-        answers=tuple(_resolve(s, vocabulary) for s in sections.values()),
-        codes=tuple(dict.fromkeys(c for c in codes if c)),
-        duplicates=tuple(s.id for s in sections.values() if s.opened > 1),
+        lines=tuple(lines), codes=tuple(dict.fromkeys(c for c in codes if c)),
         sha256=hashlib.sha256(raw).hexdigest(),
-        name=next((t for t in titles if t), None), level=level, raw=raw)
+        name=next((t for t in titles if t), None), level=level, vocabulary=vocabulary)
 
 
 @dataclass
@@ -171,7 +196,11 @@ def _header(cells: tuple[str, ...]) -> _Table:
     return _Table(roles, cells, keyed)
 
 
-def _sections(lines: list[tuple[str, bool]], numbered: bool = False) -> dict[str, _Section]:
+def _sections(lines: tuple[md.Line, ...], vocabulary: Vocabulary,
+              numbered: bool = False) -> dict[str, _Section]:
+    """Sections from classified lines. A numbered item ("2. ...") opens its ID's section when
+    its words name a break (or, with `numbered`, in a file with no other sections) and it is
+    not the section already open; otherwise it is evidence."""
     sections: dict[str, _Section] = {}
 
     def open_section(run_id: str, level: int) -> _Section:
@@ -186,12 +215,17 @@ def _sections(lines: list[tuple[str, bool]], numbered: bool = False) -> dict[str
 
     current: _Section | None = None
     table: _Table | None = None
-    seen: dict[str, md.Line] = {}  # a line repeated (a pasted table, a template) is read once
-    for text, literal in lines:
-        if literal:
-            line = md.Line(text)
-        elif (line := seen.get(text)) is None:
-            line = seen[text] = md.classify(text, numbered)
+    names_a_break: dict[str, bool] = {}
+
+    def _names(text: str) -> bool:
+        if text not in names_a_break:
+            names_a_break[text] = bool(vocabulary.mentions(text))
+        return names_a_break[text]
+
+    for line in lines:
+        if line.item and ((current is not None and current.id == line.id)
+                          or not (numbered or _names(line.value))):
+            line = line.as_text()
         if line.cells:
             if md.is_rule(line.cells):
                 continue
