@@ -69,7 +69,8 @@ MANIFEST_COLUMNS = ("student", "code", "email", "level")  # graders read the fir
 ROSTER_COLUMNS = ("name", "email", "level")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
-EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
+# name@host.tld, read in linear time: the host is checked whole once, then its first dot found.
+EMAIL = re.compile(r"^[^@\s,<>]++@(?=[^@\s,<>]++$)[^@\s,<>]+?\.[^@\s,<>]")
 LEVEL_NAMES = tuple(str(level) for level in LEVELS)
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}

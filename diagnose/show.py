@@ -43,7 +43,7 @@ BLOCKS = "▁▂▃▄▅▆▇█"
 NONFINITE = "".join(MARKS.values())  # NaN, +inf, -inf: the TUI's marks
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan")
 NUMBER_WIDTH = 9
-STEPS = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
+STEPS = re.compile(r"^\s*+(\d*+)\s*+:\s*+(\d*+)\s*+$")
 REFERENCE_ALIASES = ("reference", "ref", "0", "00")
 
 WORDS = {

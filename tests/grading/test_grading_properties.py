@@ -115,3 +115,83 @@ Evidence:
 def test_the_writer_refuses_what_it_cannot_write(args, message):
     with pytest.raises(ValueError, match=message):
         format_diagnoses(*args)
+
+
+# --- the section rule (issue 23): a rule over generated shapes, not a list of shapes ----------
+
+LEVEL1 = breaks()
+PHRASES = sorted({(slug, b.title[lang]) for slug, b in LEVEL1.items() for lang in ("en", "es")}
+                 | {(slug, slug) for slug in LEVEL1})
+BULLET = st.sampled_from(["", "- ", "* ", "+ ", "• ", "> ", "> - ", "  - "])
+CHECK = st.sampled_from(["", "[ ] ", "[x] ", "[X] "])
+ID_WORD = st.sampled_from(["", "Run ", "Experiment ", "Experimento ", "ID ", "ID: ", "Ejecución ",
+                           "Exp. ", "Caso ", "Test ", "run #", "#"])
+PUNCT = st.sampled_from([":", " :", " —", " –", " -", " →", ")", ".", "]", " ->", " =", "："])
+EMPH = st.sampled_from(["", "**", "__"])
+
+
+@st.composite
+def section_lines(draw):
+    """A line that opens an ID's section, and the break it names."""
+    number = draw(st.integers(1, 9))
+    word, punct = draw(ID_WORD), draw(PUNCT)
+    run = f"{number:02d}" if not word or draw(st.booleans()) else str(number)
+    bracket = draw(st.sampled_from(["", "[", "("])) if punct in ("]", ")") else ""
+    if punct == "]" and bracket != "(":
+        bracket = "[" if bracket else ""
+    if punct == ")" and bracket == "[":
+        bracket = "("
+    emph = draw(EMPH)
+    slug, phrase = draw(st.sampled_from(PHRASES))
+    head = f"{emph}{bracket}{word}{run}{punct.strip() if emph else punct}{emph}"
+    label = draw(st.sampled_from(["", "Diagnosis: ", "Fallo: ", "**Diagnóstico:** "]))
+    return f"{draw(BULLET)}{draw(CHECK)}{head} {label}{phrase}", f"{number:02d}", slug
+
+
+@SETTINGS
+@given(st.lists(section_lines(), min_size=1, max_size=4, unique_by=lambda x: x[1]),
+       st.sampled_from(["", "# Diagnoses — Ana\n", "## Notas\nresumen\n"]))
+def test_a_line_whose_first_token_is_an_id_set_apart_opens_its_section(lines, preamble):
+    text = preamble + "\n".join(line for line, _, _ in lines) + "\n"
+    reading = parse_diagnoses(text)
+    assert {a.id: a.slug for a in reading.answers} == {run: slug for _, run, slug in lines}, text
+
+
+NEUTRAL = st.sampled_from([
+    "the loss starts at 230", "grad norm 40 at step 2", "Panel 3 is flat", "Run 3 looks the same",
+    "la pérdida baja lento", "it recovers by step 50", "see the reference", "σ is 3x at step 0"])
+MARKER = st.sampled_from(["{n}. ", "{n}) ", "({n}) ", "- {n}. ", "[{n}] "])
+
+
+@SETTINGS
+@given(st.sampled_from(PHRASES), st.lists(st.tuples(MARKER, st.integers(1, 9), NEUTRAL),
+                                          min_size=1, max_size=5),
+       st.sampled_from(["## 01\nDiagnosis: {p}\n", "Run 1: {p}\nEvidence:\n",
+                        "### Experimento 01\nFallo: {p}\n"]))
+def test_numbered_lines_inside_a_section_are_evidence(answer, items, opening):
+    slug, phrase = answer
+    evidence = "\n".join(marker.format(n=n) + words for marker, n, words in items)
+    reading = parse_diagnoses(opening.format(p=phrase) + evidence + "\n")
+    assert reading.ids == ("01",)
+    assert reading.answer("01").slug == slug
+    assert all(words in reading.answer("01").evidence for _, _, words in items)
+
+
+@SETTINGS
+@given(st.sampled_from(PHRASES), st.sampled_from(PHRASES), st.integers(2, 9),
+       st.sampled_from(["{n}. ", "{n}) ", "({n}) "]),
+       st.sampled_from(["", "Fallo: ", "Diagnosis: ", "**Respuesta:** "]))
+def test_a_numbered_line_with_an_answer_or_a_break_opens_a_new_section(first, second, number,
+                                                                       marker, label):
+    text = f"## 01\nDiagnosis: {first[1]}\n{marker.format(n=number)}{label}{second[1]}\n"
+    reading = parse_diagnoses(text)
+    assert {a.id: a.slug for a in reading.answers} == {"01": first[0],
+                                                       f"{number:02d}": second[0]}
+
+
+@SETTINGS
+@given(st.sampled_from(["Step", "Panel", "Figure", "Paso", "Capa", "Layer", "step", "x"]),
+       st.integers(1, 9), PUNCT, st.sampled_from(PHRASES))
+def test_a_number_after_a_word_outside_the_closed_list_opens_nothing(word, number, punct, phrase):
+    text = f"## 01\nDiagnosis: {phrase[1]}\n{word} {number}{punct} {phrase[1]}\n"
+    assert parse_diagnoses(text).ids == ("01",)

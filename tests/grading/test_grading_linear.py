@@ -1,0 +1,243 @@
+"""Reading is linear: no pattern that matches user text may backtrack over the same characters
+twice, and every shape of text reads back the same way however it is grown.
+
+The scan reads each `re` call's pattern in the modules that match what people write, parses it
+with the standard library's regular-expression parser (`re._parser`: the only parser of Python's
+own syntax; a test may lean on it, the program does not), and refuses two shapes:
+
+- adjacent repeats: two unbounded repeats that can take the same character with nothing between
+  them but what both can take (`[ \\t]*x?[ \\t]*`, `.*?[ \\t]+$`, `[^@]+\\.[^@]+$`);
+- nested repeats: a repeat whose body ends with an unbounded repeat that can take what the next
+  round starts with (`(?:a+)+`, `(?:[ \\t]*-[ \\t]+)*`).
+
+Possessive repeats (`*+`, `++`) and atomic groups never give back what they took, so they are
+exempt. The scanner's own verdicts are tested on known shapes, so a scanner that passes
+everything fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grading.diagnoses import parse_diagnoses
+
+try:
+    from re import _constants as C  # noqa: N812
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_constants as C  # noqa: N812
+    import sre_parse
+
+ROOT = Path(__file__).resolve().parents[2]
+# Where text a person wrote meets a pattern: the grader, the catalog's loader, and the app's
+# readers of names, rosters, addresses and arguments.
+SCANNED = sorted([*ROOT.glob("grading/*.py"), *ROOT.glob("scenarios/*.py"),
+                  *(ROOT / "diagnose" / name for name in (
+                      "classroom.py", "show.py", "cluster.py", "scenario.py", "cli.py",
+                      "gradescope.py", "home.py", "workspace.py", "progress.py", "levels.py",
+                      "tui/diagnoses.py", "tui/drafts.py"))])
+RE_CALLS = {"compile", "match", "fullmatch", "search", "sub", "subn", "findall", "finditer",
+            "split"}
+UNIVERSE = frozenset(map(chr, range(128))) | frozenset(
+    "éÉñÑßüç—–→•º°ªµ\u00a0\u2003\u3000٣٤１ﬁ€×ǂ\u0301\u200b【】：")
+CATEGORY = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
+            C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
+
+
+def _category(cat) -> frozenset[str]:
+    pattern = re.compile(CATEGORY[cat])
+    return frozenset(c for c in UNIVERSE if pattern.fullmatch(c))
+
+
+def _charset(items) -> frozenset[str]:
+    chars: set[str] = set()
+    negate = False
+    for op, av in items:
+        if op is C.NEGATE:
+            negate = True
+        elif op is C.LITERAL:
+            chars.add(chr(av))
+        elif op is C.RANGE:
+            chars |= {c for c in UNIVERSE if av[0] <= ord(c) <= av[1]}
+        elif op is C.CATEGORY:
+            chars |= _category(av)
+    return UNIVERSE - chars if negate else frozenset(chars)
+
+
+@dataclass
+class Shape:
+    """What a piece of a pattern can take, and which backtracking repeats show at its edges."""
+
+    chars: frozenset[str] = frozenset()
+    nullable: bool = True
+    first: frozenset[str] = frozenset()  # chars it can start with
+    last: frozenset[str] = frozenset()  # chars it can end with
+    lead: frozenset[str] = frozenset()  # chars of unbounded repeats reachable from the start
+    trail: frozenset[str] = frozenset()  # ... and from the end
+    problems: list[str] = field(default_factory=list)
+
+
+def _item(op, av) -> Shape:
+    if op in (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN):
+        chars = (frozenset(chr(av)) if op is C.LITERAL else UNIVERSE - {chr(av)}
+                 if op is C.NOT_LITERAL else UNIVERSE - {"\n"} if op is C.ANY else _charset(av))
+        return Shape(chars, False, chars, chars)
+    if op in (C.AT,):
+        return Shape()
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return Shape(problems=_sequence(av[1]).problems)
+    if op in (C.GROUPREF,):
+        return Shape(UNIVERSE, True, UNIVERSE, UNIVERSE)
+    if op is C.SUBPATTERN:
+        return _sequence(av[-1])
+    if op is C.ATOMIC_GROUP:
+        inner = _sequence(av)
+        return Shape(inner.chars, inner.nullable, inner.first, inner.last,
+                     problems=inner.problems)
+    if op in (C.BRANCH, C.GROUPREF_EXISTS):
+        shapes = [_sequence(b) for b in (av[1] if op is C.BRANCH else av[1:]) if b is not None]
+        return Shape(*(frozenset().union(*(getattr(s, name) for s in shapes))
+                       for name in ("chars",)),
+                     op is C.GROUPREF_EXISTS or any(s.nullable for s in shapes),
+                     *(frozenset().union(*(getattr(s, name) for s in shapes))
+                       for name in ("first", "last", "lead", "trail")),
+                     [p for s in shapes for p in s.problems])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        low, high, body = av
+        inner = _sequence(body)
+        problems = list(inner.problems)
+        nullable = low == 0 or inner.nullable
+        edges = (inner.chars, nullable, inner.first, inner.last)
+        if op is C.POSSESSIVE_REPEAT:
+            return Shape(*edges, problems=problems)
+        loop = inner.trail & (inner.lead | inner.first)  # one round's end, the next's start
+        if high != 1 and loop:
+            problems.append("nested repeats over " + _show(loop))
+        if high == C.MAXREPEAT:  # its rounds start with `first` and end with `last`
+            return Shape(*edges, inner.first | inner.lead, inner.last | inner.trail, problems)
+        return Shape(*edges, inner.lead, inner.trail, problems)
+    raise AssertionError(f"the scan does not know {op}")
+
+
+def _sequence(items) -> Shape:
+    shapes = [_item(op, av) for op, av in items]
+    problems = [p for s in shapes for p in s.problems]
+    pending: list[tuple[frozenset[str], frozenset[str]]] = []  # (a repeat's chars, between)
+    for shape in shapes:
+        for chars, between in pending:
+            both = chars & shape.lead
+            if both and between <= both:
+                problems.append("adjacent repeats over " + _show(both))
+        if not shape.nullable:
+            pending = [(c, b | shape.chars) for c, b in pending if shape.chars <= c]
+        if shape.trail:
+            pending.append((shape.trail, frozenset()))
+    def edge(ordered, name):
+        found: frozenset[str] = frozenset()
+        for shape in ordered:
+            found |= getattr(shape, name)
+            if not shape.nullable:
+                break
+        return found
+
+    return Shape(frozenset().union(*(s.chars for s in shapes)),
+                 all(s.nullable for s in shapes), edge(shapes, "first"),
+                 edge(shapes[::-1], "last"), edge(shapes, "lead"), edge(shapes[::-1], "trail"),
+                 problems)
+
+
+def _show(chars: frozenset[str]) -> str:
+    shown = "".join(sorted(chars))[:12]
+    return repr(shown + ("..." if len(chars) > 12 else ""))
+
+
+def backtracking(pattern: str) -> list[str]:
+    """The shapes of `pattern` that can make a match try one split after another."""
+    return _sequence(sre_parse.parse(pattern)).problems
+
+
+def patterns_in(path: Path) -> list[tuple[int, str]]:
+    """Every literal pattern passed to an `re` function in a module, with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+                and node.func.attr in RE_CALLS and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
+            found.append((node.lineno, node.args[0].value))
+    return found
+
+
+@pytest.mark.parametrize("pattern", [
+    r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$",  # the heading of issue 20
+    r"^(?P<t>[^\W\d_]+)[ \t]*[—–:-][ \t]*(?P<name>.+?)[ \t]*$",  # the title
+    r"^(?P<l>\w+)[ \t]*(?P<close>[*_]{0,3})[ \t]*(?P<sep>:|$)",  # the label
+    r"^\s*(\d*)\s*:\s*(\d*)\s*$",
+    r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$",
+    r"(?:a+)+b", r"(?:\s*-\s+)*x", r"(?:a+b?)+c",
+])
+def test_the_scan_refuses_backtracking_shapes(pattern):
+    assert backtracking(pattern)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"^ {0,3}(`{3,}|~{3,})", r"[^\W_]+", r"^:?-+:?$", r"^(?:[ \t]*+(?:[-*+•][ \t]++|>))*+",
+    r"^(?P<t>[^\W\d_]++)[ \t]*+[—–:-][ \t]*+(?P<name>.+)$", r"(?:\s+\w+)*", r"^\d{4}-\d\d$",
+    r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$", r"(?>a+)+b", r"^\s*+(\d*+)\s*+:\s*+(\d*+)\s*+$",
+])
+def test_the_scan_accepts_linear_shapes(pattern):
+    assert backtracking(pattern) == []
+
+
+def test_no_pattern_that_reads_user_text_backtracks():
+    found = {f"{path.relative_to(ROOT)}:{line} {pattern!r}: {problem}"
+             for path in SCANNED for line, pattern in patterns_in(path)
+             for problem in backtracking(pattern)}
+    assert not found, "\n".join(sorted(found))
+    assert sum(len(patterns_in(path)) for path in SCANNED) > 20  # the scan saw the patterns
+
+
+# --- every character class, grown: the same reading at every size ----------------------------
+
+# Runs of each character class a line can hold, and the marks the grammar reacts to.
+CLASSES = [" ", "\t", "#", "*", "_", "-", ">", "|", ":", ".", ")", "]", "[", "(", "~", "`",
+           "<!--", "-->", "\\", "0", "1", "a", "É", "ß", "—", "→", "\u00a0", "\u0301", "•",
+           "Diagnosis", "Run", "bad init", "\r"]
+PREFIXES = ["", "## 01", "## 01\nDiagnosis:", "# Diagnoses —", "01:", "- [x] Run 2 →", "> ",
+            "| 01 | ", "1. ", "<!-- scenario:", "**"]
+
+
+@st.composite
+def grown_files(draw):
+    """A file built of runs of character classes, nested, on long lines, or mixed."""
+    prefix = draw(st.sampled_from(PREFIXES))
+    runs = draw(st.lists(st.tuples(st.sampled_from(CLASSES), st.integers(1, 60)),
+                         min_size=1, max_size=6))
+    body = "".join(cls * count for cls, count in runs)
+    tail = draw(st.sampled_from(["", "x", "\n", " bad init", ":", "\n## 02\nno warmup"]))
+    return prefix + body + tail
+
+
+@settings(max_examples=300, deadline=None)
+@given(grown_files(), st.integers(2, 5))
+def test_grown_shapes_read_the_same_way_at_every_size(text, times):
+    """Any shape reads the same way twice and as bytes; a section's ID is written in the file;
+    and repeating a shape on more lines finds the sections of one copy (unless the shape opens
+    a fence or a comment, which the next copy closes). The bench grows these shapes to 1 MiB."""
+    once = parse_diagnoses(text)
+    assert parse_diagnoses(text) == once
+    assert once.answers == parse_diagnoses(text.encode("utf-8")).answers
+    for answer in once.answers:
+        assert answer.status in ("named", "ambiguous", "nothing", "empty", "unsure")
+        assert str(int(answer.id)) in text
+    many = parse_diagnoses("\n".join([text] * times))
+    if not any(mark in text for mark in ("```", "~~~", "<!--", "-->")):
+        assert set(many.ids) == set(once.ids)
