@@ -59,7 +59,7 @@ from diagnose.workspace import (
 from grading.layout import MANIFEST, student_key
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
-from scenarios.files import atomic_write, read_small_text
+from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 
 ROSTER_MAX_BYTES = 1024 * 1024
 MANIFEST_MAX_BYTES = 16 * 1024 * 1024
@@ -102,9 +102,9 @@ def _roster_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            cells = next(csv.reader([line]), [])
+            cells = next(iter(loads_csv(line)), [])
             rows.append((number, [cell.strip() for cell in cells]))
-    except csv.Error as err:
+    except ValueError as err:
         raise ScenarioError(f"{path}: not a CSV roster ({err})") from None
     return rows
 
@@ -211,8 +211,8 @@ def check_settings(out: Path, wanted: dict[str, object], listed: dict[str, list[
         return True
     text = read_small_text(path, "deal settings", 64 * 1024, error=ScenarioError)
     try:
-        recorded = json.loads(text)
-    except json.JSONDecodeError:
+        recorded = loads_json(text)
+    except ValueError:
         recorded = None
     if not isinstance(recorded, dict) or recorded.get("schema") != SETTINGS_SCHEMA:
         raise ScenarioError(f"{path}: corrupt (expected schema {SETTINGS_SCHEMA}); deal into "
@@ -234,8 +234,8 @@ def read_manifest(out: Path) -> dict[str, list[str]]:
         return {}
     text = read_small_text(path, "a manifest", MANIFEST_MAX_BYTES, error=ScenarioError)
     try:
-        rows = [row for row in csv.reader(io.StringIO(text)) if row and row[0].strip()]
-    except csv.Error as err:
+        rows = [row for row in loads_csv(text) if row[0].strip()]
+    except ValueError as err:
         raise ScenarioError(f"{path}: not a CSV manifest ({err})") from None
     if rows and rows[0][0] == MANIFEST_COLUMNS[0]:
         rows = rows[1:]

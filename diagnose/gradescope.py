@@ -25,8 +25,10 @@ from grading.grade import open_key, read_scenario
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
 from grading.seal import scenario_key
 from scenarios.errors import UserError
+from scenarios.files import read_json, read_small
 from scenarios.langs import LANGS
 
+COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 SETUP_SH = """\
 #!/usr/bin/env bash
 # diagnose autograder: Gradescope runs this once, when it builds the autograder's image.
@@ -133,8 +135,8 @@ def deal_lang(bundles: Path) -> str:
     from diagnose.classroom import SETTINGS_FILE
 
     try:
-        lang = json.loads((Path(bundles) / SETTINGS_FILE).read_text(encoding="utf-8"))["lang"]
-    except (OSError, ValueError, KeyError, TypeError):
+        lang = read_json(Path(bundles) / SETTINGS_FILE, "deal settings", 64 * 1024)["lang"]
+    except (UserError, KeyError, TypeError):
         return "en"
     return lang if lang in LANGS else "en"
 
@@ -175,11 +177,12 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
                     _add(archive, wheel.name, stream.read())
                 _add(archive, f"{COURSE}/{SETTINGS}",
                      (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
-                _add(archive, f"{COURSE}/{MANIFEST}", (Path(bundles) / MANIFEST).read_bytes())
+                _add(archive, f"{COURSE}/{MANIFEST}", read_small(
+                    Path(bundles) / MANIFEST, "a manifest", COPIED_MAX))
                 for name, workspace in workspaces:
                     for file in (SCENARIO_FILE, KEY_FILE):
                         _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
-                             (workspace / file).read_bytes())
+                             read_small(workspace / file, "a bundle's file", COPIED_MAX))
             os.replace(partial, out)
         except OSError as err:
             partial.unlink(missing_ok=True)

@@ -27,7 +27,7 @@ from typing import Any
 from diagnose.home import data_dir
 from scenarios.catalog import LEVELS
 from scenarios.errors import UserError
-from scenarios.files import atomic_write, read_small_text
+from scenarios.files import atomic_write, loads_json, read_small_text
 from scenarios.langs import pick
 
 PROGRESS_FILE = "progress.json"
@@ -72,7 +72,7 @@ def _valid_score(value: object) -> bool:
 
 
 def _parse(text: str) -> dict[int, LevelProgress]:
-    data = json.loads(text)
+    data = loads_json(text)
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError("not a progress file")
     levels = data.get("levels")

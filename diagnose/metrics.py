@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from scenarios.errors import UserError
-from scenarios.files import atomic_write, read_small_text
+from scenarios.files import atomic_write, loads_json, read_small_text
 
 SCHEMA = "diagnose.metrics/1"
 HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval_every",
@@ -127,9 +127,11 @@ def read_metrics(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     records: list[dict[str, Any]] = []
     for number, line in _lines(path):
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError:
             raise MetricsError(f"{path}:{number}: not valid JSON (corrupt or truncated)") from None
+        except ValueError as err:
+            raise MetricsError(f"{path}:{number}: not a metrics record ({err})") from None
         if not isinstance(obj, dict):
             raise MetricsError(f"{path}:{number}: expected a JSON object")
         if header is None:

@@ -27,7 +27,7 @@ from diagnose.metrics import MetricsError, read_metrics
 from grading.grade import GradeError, Scenario, read_scenario
 from grading.layout import ATTEMPTS_FILE, DEFAULT_DIR, KEY_FILE, REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
-from scenarios.files import atomic_write
+from scenarios.files import atomic_write, read_small_text
 
 __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRICS_FILE",
            "REFERENCE", "REVEAL_FILE", "SCENARIO_FILE", "SOLUTIONS", "Workspace",
@@ -37,6 +37,7 @@ METRICS_FILE = "metrics.jsonl"
 DASHBOARD_FILE = "dashboard.html"
 REFERENCE = "reference"
 SOLUTIONS = Path("solutions") / "03-three-failures-ref.md"
+KEY_TEXT_MAX = 64 * 1024  # a sealed key is under 1 KiB
 
 
 class WorkspaceError(UserError):
@@ -73,12 +74,8 @@ class Workspace(Scenario):
         return self.path / KEY_FILE
 
     def sealed_text(self) -> str:
-        try:
-            return self.key_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise WorkspaceError(f"{self.key_path}: the answer key is missing") from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise WorkspaceError(f"{self.key_path}: cannot be read ({err})") from None
+        return read_small_text(self.key_path, "an answer key", KEY_TEXT_MAX,
+                               error=WorkspaceError, missing="the answer key is missing")
 
     @property
     def attempts_path(self) -> Path:

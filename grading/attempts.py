@@ -35,7 +35,7 @@ from typing import Any
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
 from scenarios.errors import UserError
-from scenarios.files import read_small
+from scenarios.files import loads_json, read_small
 
 SCHEMA = "diagnose.attempt/1"
 BY = ("self-study", "instructor")
@@ -162,8 +162,8 @@ def load_attempts(workspace: Path, ids: Sequence[str] | None = None, *,
     for place, line in enumerate(lines, start=1):
         said = f"{path}: line {place}"
         try:
-            attempt = Attempt.from_json(json.loads(line))
-        except (json.JSONDecodeError, RecursionError):
+            attempt = Attempt.from_json(loads_json(line))
+        except ValueError:
             problems.append(f"{said}: not a whole record (a write cut short?); skipped")
             continue
         if attempt is None:

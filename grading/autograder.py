@@ -17,10 +17,8 @@ Not here: building the zip (`diagnose.gradescope`).
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import hmac
-import io
 import json
 import os
 import sys
@@ -37,7 +35,7 @@ from grading.grade import read_scenario, same_code
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, student_key
 from grading.seal import SealError, unseal_scenario
 from grading.texts import say
-from scenarios.files import atomic_write, read_small, read_small_text
+from scenarios.files import atomic_write, loads_csv, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
@@ -150,8 +148,8 @@ def read_manifest(path: Path) -> list[dict[str, str]]:
     (`grading.gradebook.read_manifest` reads the first two only, for the class grader.)"""
     text = read_small_text(path, "a manifest", 16 * 1024 * 1024, error=GradeError)
     try:
-        rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].strip()]
-    except csv.Error as err:
+        rows = [r for r in loads_csv(text) if r[0].strip()]
+    except ValueError as err:
         raise GradeError(f"{path}: not a manifest ({err})") from None
     header = ["student", "code"]
     if rows and rows[0][0].strip().lower() == "student":
@@ -165,8 +163,8 @@ def read_manifest(path: Path) -> list[dict[str, str]]:
 def load_course(source: Path) -> Course:
     folder = Path(source) / COURSE
     try:
-        data = json.loads(read_small(folder / SETTINGS, "autograder settings", SETTINGS_MAX,
-                                     error=GradeError))
+        data = loads_json(read_small_text(folder / SETTINGS, "autograder settings",
+                                          SETTINGS_MAX, error=GradeError))
         if data.get("schema") != SCHEMA:
             raise GradeError(f"{folder / SETTINGS}: not {SCHEMA}; rebuild the autograder zip")
         entries = tuple(Entry(s["student"], s["code"], s.get("email", ""), s["lang"],
@@ -389,9 +387,9 @@ def _refusal(course: Course, message: str, first: Mapping[str, Any] | None,
 def _metadata(root: Path) -> dict[str, Any]:
     path = root / "submission_metadata.json"
     try:
-        data = json.loads(read_small(path, "submission metadata", METADATA_MAX,
-                                     error=GradeError))
-    except json.JSONDecodeError:
+        data = loads_json(read_small_text(path, "submission metadata", METADATA_MAX,
+                                          error=GradeError))
+    except ValueError:
         raise GradeError(f"{path}: not JSON") from None
     if not isinstance(data, dict):
         raise GradeError(f"{path}: not a JSON object")

@@ -35,7 +35,7 @@ from grading.layout import (
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
 from scenarios.catalog import LEVELS
-from scenarios.files import read_small_text
+from scenarios.files import loads_json, read_small_text
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
 
@@ -75,9 +75,9 @@ def read_scenario(path: Path) -> Scenario:
     if not file.is_file():
         raise GradeError(f"{path}: no scenario here ({SCENARIO_FILE} is missing)")
     try:
-        data = json.loads(read_small_text(file, "a scenario file", SMALL_FILE_MAX,
+        data = loads_json(read_small_text(file, "a scenario file", SMALL_FILE_MAX,
                                           error=GradeError))
-    except json.JSONDecodeError:
+    except ValueError:
         data = None
     ids = data.get("ids") if isinstance(data, dict) else None
     if (not isinstance(data, dict) or data.get("schema") != SCENARIO_SCHEMA

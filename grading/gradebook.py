@@ -45,7 +45,7 @@ from grading.grade import (
 from grading.layout import MANIFEST, SCENARIO_FILE, student_key
 from grading.ledger import read_ledger, standing, write_ledger
 from grading.texts import say
-from scenarios.files import atomic_write, read_small_text
+from scenarios.files import atomic_write, loads_csv, read_small_text
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
@@ -100,8 +100,8 @@ def read_manifest(bundles: Path) -> Roster:
     if manifest.is_file():
         text = read_small_text(manifest, "a manifest", MANIFEST_MAX, error=GradeError)
         try:
-            rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and r[0].strip()]
-        except csv.Error as err:
+            rows = [r for r in loads_csv(text) if r[0].strip()]
+        except ValueError as err:
             raise GradeError(f"{manifest}: not a manifest ({err})") from None
         if rows and rows[0][0].strip().lower() == "student":
             rows = rows[1:]

@@ -24,7 +24,7 @@ from grading.diagnoses import GradeError
 from grading.grade import Scenario, history
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
-from scenarios.files import atomic_write, read_small_text
+from scenarios.files import atomic_write, loads_json, read_small_text
 
 LEDGER = ".attempts-ledger.json"  # in the bundles folder: the instructor's side
 LEDGER_SCHEMA = "diagnose.attempts-ledger/1"
@@ -53,14 +53,14 @@ def read_ledger(bundles: Path, secret: bytes) -> dict[str, Kept]:
         return {}
     text = read_small_text(path, "an attempts ledger", LEDGER_MAX, error=GradeError)
     try:
-        data = json.loads(text)
+        data = loads_json(text)
         students = data["students"]
         sealed = (data["schema"] == LEDGER_SCHEMA and isinstance(data["mac"], str)
                   and hmac.compare_digest(data["mac"], _ledger_mac(students, secret)))
         kept = {name: Kept(entry["count"], entry["digest"], entry["first"] and
                            Attempt.from_json(entry["first"]))
                 for name, entry in students.items()} if sealed else None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         kept = None
     if kept is None:
         raise GradeError(f"{path}: changed since a grading wrote it, or written with another "

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scenarios.errors import UserError
-from scenarios.files import read_small, readable_by_others
+from scenarios.files import loads_json, read_small, readable_by_others
 
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
@@ -127,8 +127,8 @@ def sealed_code(text: str) -> str:
 
 def _envelope(text: str) -> dict:
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+        data = loads_json(text)
+    except (ValueError, TypeError):
         raise SealError(f"{TAMPERED} (it is not valid JSON)") from None
     if (not isinstance(data, dict) or data.get("format") != FORMAT
             or not all(isinstance(data.get(k), str) for k in ("code", "fingerprint", "token"))
@@ -163,8 +163,8 @@ def unseal_scenario(text: str, key: bytes, code: str) -> dict[str, str]:
 
 def _open(data: dict, fernet: Fernet) -> dict[str, str]:
     try:
-        payload = json.loads(fernet.decrypt(data["token"].encode("ascii")))
-    except (InvalidToken, UnicodeError, json.JSONDecodeError, ValueError):
+        payload = loads_json(fernet.decrypt(data["token"].encode("ascii")).decode("utf-8"))
+    except (InvalidToken, UnicodeError, ValueError):
         raise SealError(TAMPERED) from None
     assignment = payload.get("assignment") if isinstance(payload, dict) else None
     if (payload.get("code") != data["code"] or not isinstance(assignment, dict)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -26,6 +25,7 @@ from scenarios.config import (
     check_consistency,
     validate_value,
 )
+from scenarios.files import loads_toml
 from scenarios.langs import LANGS
 
 LEVELS = (1, 2, 3)  # the lab's breaks; the same mistakes at subtle magnitudes; new bugs
@@ -33,6 +33,7 @@ HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
 PANELS = tuple(str(n) for n in range(1, 7))
+CATALOG_FILE_MAX = 256 * 1024  # characters of one TOML file; ours are under 8 KiB
 
 
 @dataclass(frozen=True)
@@ -122,9 +123,11 @@ def _read_toml(path: Traversable, shown: str) -> dict[str, Any]:
         raise CatalogError(f"{shown}: not UTF-8 text") from None
     except OSError as err:
         raise CatalogError(f"{shown}: cannot be read ({err.strerror or err})") from None
+    if len(text) > CATALOG_FILE_MAX:
+        raise CatalogError(f"{shown}: over {CATALOG_FILE_MAX // 1024} KiB, not a catalog file")
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+        return loads_toml(text)
+    except ValueError as err:
         raise CatalogError(f"{shown}: malformed TOML: {err}") from None
 
 

@@ -11,23 +11,57 @@ renamed over it, so a crash or a kill leaves the old file or the new one, never 
 POSIX permission bits where they mean something and nothing on Windows, whose ACLs a mode does
 not show (a Windows file always reads as 0o666). Tests patch this flag, never `os.name`.
 
-Not here: parsing (each reader says what its bytes must be) and locks, worker priority and
-signals (`diagnose.platform`).
+One bounded parser per format, for text already read that way: `loads_json`,
+`loads_json_lines`, `loads_toml`, `loads_csv`. Each checks the nesting depth before `json` or
+`tomllib` recurse (a file of 30,000 `[` is one error line, never a RecursionError), refuses
+lone surrogates (which no file can be written back with), and raises only `ValueError` (a
+`json.JSONDecodeError`, a `tomllib.TOMLDecodeError`, or `FormatError` saying why), which each
+caller turns into its own one-line `UserError`. `read_json`, `read_toml` and `read_csv` read
+a file and parse it in one call: size, encoding, depth and syntax, each one line. Every file
+the program reads goes through one of these (tests/test_reading_fuzz.py feeds them nested,
+huge, truncated and non-UTF-8 input).
+
+Not here: what a file's data must mean (each reader checks its own fields), and locks,
+worker priority and signals (`diagnose.platform`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
+import itertools
+import json
 import os
+import re
 import secrets
 import stat
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scenarios.errors import UserError
 
 ErrorType = Callable[[str], Exception]
 WINDOWS = os.name == "nt"  # the project's one platform flag
+MAX_DEPTH = 32  # arrays and objects inside each other; our files nest 4 deep at most
+
+# What is not structure: strings and comments, dropped before the brackets are counted.
+# Possessive repeats: linear on any input, closed or not.
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_TOML_SKIP = re.compile(
+    r'"""(?:[^"\\]++|\\.|"(?!""))*+"""'
+    r"|'''(?:[^']++|'(?!''))*+'''"
+    r'|"(?:[^"\\\n]++|\\.)*+"'
+    r"|'[^'\n]*+'"
+    r"|#[^\n]*+")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class FormatError(ValueError):
+    """Text that parses in no bounded way: nested too deep, a lone surrogate, a bad CSV."""
 
 
 def readable_by_others(path: Path) -> str | None:
@@ -82,6 +116,105 @@ def read_small_text(path: Path, what: str, max_bytes: int, *,
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise error(f"{path}: not {what} (not UTF-8 text)") from None
+
+
+def _check_depth(structure: str, max_depth: int) -> None:
+    """Refuse `structure` (strings and comments removed) if its brackets nest too deep."""
+    brackets = _NOT_BRACKET.sub("", structure)
+    if len(brackets) > max_depth and max(
+            itertools.accumulate(_DEPTH_STEP[b] for b in brackets)) > max_depth:
+        raise FormatError(f"nested deeper than {max_depth} levels")
+
+
+def _no_lone_surrogates(value: Any, text: str) -> Any:
+    if "\\u" in text:  # only an escape can make one; json.dumps finds it
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise FormatError("a \\u escape that is no character (a lone surrogate)") from None
+    return value
+
+
+def loads_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
+    """`json.loads` with the depth checked first; ValueError for anything it refuses."""
+    _check_depth(_JSON_STRING.sub("", text), max_depth)
+    return _no_lone_surrogates(json.loads(text), text)
+
+
+def loads_json_lines(text: str, max_depth: int = MAX_DEPTH) -> list[Any]:
+    """Each non-blank line of a JSON-lines text as a value; ValueError naming the first bad
+    line ("line 3: ...")."""
+    values = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                values.append(loads_json(line, max_depth))
+            except ValueError as err:
+                raise FormatError(f"line {number}: {_reason(err)}") from None
+    return values
+
+
+def loads_toml(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """`tomllib.loads` with the depth checked first; ValueError for anything it refuses."""
+    _check_depth(_TOML_SKIP.sub("", text), max_depth)
+    return tomllib.loads(text)
+
+
+def loads_csv(text: str) -> list[list[str]]:
+    """The rows of a CSV text (blank rows dropped); FormatError for what `csv` refuses (a
+    field over its limit, a quote left open at the end)."""
+    try:
+        return [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    except csv.Error as err:
+        raise FormatError(str(err)) from None
+
+
+def _reason(err: ValueError) -> str:
+    """One line saying why text did not parse, without the parser's own position noise."""
+    if isinstance(err, json.JSONDecodeError):
+        return f"{err.msg} at line {err.lineno}"
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def read_json(path: Path, what: str, max_bytes: int, *, error: ErrorType = UserError,
+              missing: str | None = None) -> Any:
+    """A JSON file's value, or `error("<path>: not <what> (why)")`: size, encoding, depth
+    and syntax, each one line."""
+    text = read_small_text(path, what, max_bytes, error=error, missing=missing)
+    try:
+        return loads_json(text)
+    except ValueError as err:
+        raise error(f"{path}: not {what} ({_reason(err)})") from None
+
+
+def read_json_lines(path: Path, what: str, max_bytes: int, *, error: ErrorType = UserError,
+                    missing: str | None = None) -> list[Any]:
+    """A JSON-lines file's values, or `error(...)` naming the first bad line."""
+    text = read_small_text(path, what, max_bytes, error=error, missing=missing)
+    try:
+        return loads_json_lines(text)
+    except ValueError as err:
+        raise error(f"{path}: not {what} ({_reason(err)})") from None
+
+
+def read_toml(path: Path, what: str, max_bytes: int, *, error: ErrorType = UserError,
+              missing: str | None = None) -> dict[str, Any]:
+    """A TOML file's table, or `error(...)` saying why, in one line."""
+    text = read_small_text(path, what, max_bytes, error=error, missing=missing)
+    try:
+        return loads_toml(text)
+    except ValueError as err:
+        raise error(f"{path}: not {what} ({_reason(err)})") from None
+
+
+def read_csv(path: Path, what: str, max_bytes: int, *, error: ErrorType = UserError,
+             missing: str | None = None) -> list[list[str]]:
+    """A CSV file's rows, or `error(...)` saying why, in one line."""
+    text = read_small_text(path, what, max_bytes, error=error, missing=missing)
+    try:
+        return loads_csv(text)
+    except ValueError as err:
+        raise error(f"{path}: not {what} ({_reason(err)})") from None
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,

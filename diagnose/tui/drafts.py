@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from grading.diagnoses import UNSURE  # the form's "not sure": a section without a diagnosis
-from scenarios.files import atomic_write
+from scenarios.errors import UserError
+from scenarios.files import atomic_write, loads_json, read_small_text
 
 DRAFTS_FILE = ".drafts.json"
 SCHEMA = "diagnose.drafts/1"
+MAX_BYTES = 4 * 1024 * 1024  # three runs' evidence, typed by hand
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,11 @@ class Drafts:
     @classmethod
     def load(cls, workspace: Path) -> Drafts:
         path = Path(workspace) / DRAFTS_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not path.exists() and not path.is_symlink():
             return cls(path)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        try:
+            data = loads_json(read_small_text(path, "a drafts file", MAX_BYTES))
+        except (UserError, ValueError):
             return cls._corrupt(path)
         try:
             answers = {rid: Draft(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
