@@ -1,7 +1,9 @@
 """Where diagnose keeps the user's own files: the data directory and the self-study secret.
 
 `DIAGNOSE_HOME` overrides the platform's data directory (platformdirs), so tests and shared
-machines can point it anywhere. The self-study secret is created on first use with mode 0600.
+machines can point it anywhere. The self-study secret is created on first use with mode 0600,
+whole or not at all (`scenarios.files.atomic_create`: a full disk leaves no key, not an empty
+one; an empty key an older version left is refused with what to do).
 It seals the student's own scenarios: it stops accidents, not a determined student (README).
 """
 
@@ -52,4 +54,4 @@ def self_study_secret(create: bool = False) -> bytes:
     try:
         return read_key_file(path)
     except SealError as err:
-        raise HomeError(str(err)) from None
+        raise HomeError(err.message, err.hint) from None

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scenarios.errors import UserError
-from scenarios.files import loads_json, read_small, readable_by_others
+from scenarios.files import atomic_create, loads_json, read_small, readable_by_others
 
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
@@ -65,21 +65,23 @@ def read_key_file(path: Path) -> bytes:
     if mode is not None:
         raise SealError(f"{path}: permissions {mode} let others read the key; "
                         f"run `chmod 600 {path}`")
+    if not data.strip():
+        raise SealError(f"{path}: an empty key file, left by a write cut short (a full disk?); "
+                        "nothing was ever sealed with it",
+                        hint="delete it and make a new key: `diagnose keygen` for an "
+                        "instructor key; a self-study key is made again on the next command")
     return _check_secret(data, str(path))
 
 
 def write_key_file(path: Path, secret: bytes) -> None:
-    """Create `path` with mode 0600 holding `secret`; never overwrite an existing file."""
+    """Create `path` with mode 0600 holding `secret`, whole or not at all (a full disk leaves
+    no file); never overwrite an existing file."""
     path = Path(path)
     secret = _check_secret(secret, "key")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        atomic_create(path, secret + b"\n", mode=0o600, error=SealError)
     except FileExistsError:
         raise SealError(f"{path}: already exists; a key is never overwritten") from None
-    except OSError as err:
-        raise SealError(f"{path}: cannot be written ({err.strerror or err})") from None
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(secret + b"\n")
     os.chmod(path, 0o600)
 
 

@@ -252,6 +252,41 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
     return path
 
 
+def atomic_create(path: Path, data: bytes, *, mode: int = 0o600,
+                  error: ErrorType = UserError) -> Path:
+    """Create `path` holding `data`, whole or not at all, and never over an existing file.
+
+    The bytes go to a temporary file beside it (mode `mode` from the start), are forced to
+    disk, and the file is then linked into place, which fails if `path` exists: a full disk
+    or a kill leaves no file, never an empty one (a 0-byte key once locked users out).
+    Raises FileExistsError when `path` exists; any other failure is `error(...)`.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        if path.exists() or path.is_symlink():
+            raise FileExistsError(path)
+        handle = os.open(tmp, flags, mode)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+            if WINDOWS:
+                os.rename(tmp, path)  # refuses an existing target there
+            else:
+                os.link(tmp, path)  # refuses an existing target, atomically
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    except FileExistsError:
+        raise
+    except OSError as err:
+        raise error(f"{path}: cannot be written ({err.strerror or err})") from None
+    return path
+
+
 def _size(max_bytes: int) -> str:
     if max_bytes >= 1 << 20 and max_bytes % (1 << 20) == 0:
         return f"{max_bytes >> 20} MiB"
