@@ -67,13 +67,16 @@ def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str
 def read_scenario(path: Path) -> Scenario:
     """Read `path/scenario.json`, or raise GradeError saying what is wrong."""
     path = Path(path)
-    if not path.exists():
-        raise GradeError(f"{path}: no such directory")
-    if not path.is_dir():
-        raise GradeError(f"{path}: not a directory")
     file = path / SCENARIO_FILE
-    if not file.is_file():
-        raise GradeError(f"{path}: no scenario here ({SCENARIO_FILE} is missing)")
+    try:
+        if not path.exists():
+            raise GradeError(f"{path}: no such directory")
+        if not path.is_dir():
+            raise GradeError(f"{path}: not a directory")
+        if not file.is_file():
+            raise GradeError(f"{path}: no scenario here ({SCENARIO_FILE} is missing)")
+    except OSError as err:  # a name too long, a folder we may not enter
+        raise GradeError(f"{str(path)[:200]}: cannot be read ({err.strerror or err})") from None
     try:
         data = loads_json(read_small_text(file, "a scenario file", SMALL_FILE_MAX,
                                           error=GradeError))
