@@ -246,3 +246,33 @@ def test_bad_usage(tmp_path, monkeypatch, args, message):
     result = run(*args)
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == f"Error: {message}"
+
+
+@pytest.mark.parametrize("target, data", [
+    ("scenario.json", b"[" * 30_000), ("answer-key.sealed", b'{"a":' * 10_000),
+    ("scenario.json", b'{"schema": "\xff'), ("answer-key.sealed", b"{\"token\": \"\\ud800\"}"),
+])
+def test_a_class_with_a_hostile_bundle_grades_the_others_and_writes_the_gradebook(
+        instructor, target, data):
+    """Issue 20, item 6: one bundle nested 30,000 deep once crashed class grading after it
+    had recorded an attempt, leaving no gradebook."""
+    (Path("bundles/ana") / WS / target).write_bytes(data)
+    result = run("--key", "course.key", "--bundles", "bundles", "borja-diagnoses.md", "ana.md",
+                 "--gradebook", "grades.csv")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "borja  1/3  borja-diagnoses.md  (First attempt: this one counts.)"
+    assert lines[1].startswith(f"ana    error  {Path('bundles/ana') / WS / target}: ")
+    assert len(lines) == 3 and "Traceback" not in result.output
+    assert Path("grades.csv").read_text().splitlines()[1].startswith("borja,AAAA-1111,1,3,")
+    assert not (Path("bundles/ana") / WS / "attempts.jsonl").exists()
+    assert result.stderr == "Error: 1 of 2 files could not be graded\n"
+
+
+def test_a_line_of_spaces_is_checked_at_once(tmp_path):
+    """Issue 20, item 1: "loss" + 20,000 spaces + "x" took 4-13 s in `grade --check`."""
+    file = tmp_path / "ana-diagnoses.md"
+    file.write_text("## 01\nloss" + " " * 20_000 + "x\n## 02\nDiagnosis:" + "\t" * 20_000
+                    + "bad init\n# Diagnoses -" + " " * 20_000 + "x\n", encoding="utf-8")
+    result = run(str(file), "--check")
+    assert result.exit_code == 0 and "02" in result.stdout

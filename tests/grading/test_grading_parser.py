@@ -462,3 +462,29 @@ def test_a_missing_section_shows_the_shapes_the_grader_reads(lang, start):
     (said,) = notes(parse_diagnoses("## 01\nbad init\n"), ("01", "02", "03"), lang)
     assert said.startswith(start)
     assert ("1) Diagnosis:" if lang == "en" else "1) Fallo:") in said
+
+
+def test_a_file_is_parsed_once_at_any_level(tmp_path, monkeypatch):
+    """Issue 20: levels 2-3 read every file twice. The Markdown is classified once; a level
+    only reads the classified sections with its own words."""
+    from grading import markdown as md
+
+    calls = {"visible_lines": 0, "classify": 0}
+    for name in calls:
+        real = getattr(md, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(md, name, counted)
+    file = tmp_path / "ana-diagnoses.md"
+    file.write_text(FILES["Spanish experiments, bold labels"][0], encoding="utf-8")
+    reading = read_diagnoses(file)
+    seen = dict(calls)
+    assert seen["visible_lines"] == 1 and seen["classify"] > 0
+    level3 = reading.at_level(3)
+    assert level3.ids == ("01", "02", "03") and level3.level == 3
+    assert outcome(level3) != outcome(reading)  # level 1's words are not level 3's
+    assert outcome(reading.at_level(1)) == FILES["Spanish experiments, bold labels"][1]
+    assert calls == seen
