@@ -49,10 +49,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "note.duplicates": "{ids}: more than one section; they were read together.",
         "note.empty": 'No sections found: start each with a heading such as "## 01".',
         "note.shapes": 'No section for {ids}. A section starts with a heading ("## 01", '
-                       '"### Run 2"), a line with its ID set apart ("01:", "Run 1 —", '
-                       '"ID 02:", "Experiment #3:", "**01**"), a numbered line with an answer '
-                       '("1) Diagnosis: ...", "2. Break: ..."), or a table row '
-                       '("| 01 | no warmup |").',
+                       '"### Run 2"), a line whose first token is its ID set apart by '
+                       'punctuation ("01:", "Run 1 —", "ID 02:", "[03]", "- [x] Run 2 →"), a '
+                       'numbered line that answers or names a break ("1) Diagnosis: ...", '
+                       '"2. bad init"), or a table row ("| 01 | no warmup |").',
         "note.no_code": "No <!-- scenario: CODE --> comment: fine on your own; in a class your "
                         "file is matched to you by its name.",
         "check.header": "Checked {file}",
@@ -102,10 +102,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "note.empty": "No se encontró ninguna sección: empieza cada una con un título como "
                       "«## 01».",
         "note.shapes": "Ninguna sección para {ids}. Una sección empieza con un título "
-                       "(«## 01», «### Experimento 2»), una línea con su ID aparte («01:», "
-                       "«Run 1 —», «ID 02:», «Experimento #3:», «**01**»), una línea numerada "
-                       "con una respuesta («1) Fallo: ...», «2. Diagnóstico: ...») o una fila "
-                       "de tabla («| 01 | sin warmup |»).",
+                       "(«## 01», «### Experimento 2»), una línea cuya primera palabra es su "
+                       "ID separado por puntuación («01:», «Ejecución 1 —», «ID 02:», «[03]», "
+                       "«- [x] Experimento 2 →»), una línea numerada que responde o nombra un "
+                       "fallo («1) Fallo: ...», «2. mala inicialización») o una fila de tabla "
+                       "(«| 01 | sin warmup |»).",
         "note.no_code": "Sin comentario <!-- scenario: CÓDIGO -->: vale por tu cuenta; en clase "
                         "tu archivo se te asigna por su nombre.",
         "check.header": "Revisado {file}",
