@@ -85,7 +85,7 @@ def test_a_file_that_does_not_parse_is_one_line(tmp_path, data, reason):
     assert str(err.value) == f"{path}: not a settings file ({reason})"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(st.text(max_size=300), st.binary(max_size=300).map(
     lambda b: b.decode("utf-8", "replace")),
     st.lists(st.sampled_from(["[", "]", "{", "}", '"', "\\", ",", ":", "1", "a", "=", "\n",

@@ -128,6 +128,7 @@ ID_WORD = st.sampled_from(["", "Run ", "Experiment ", "Experimento ", "ID ", "ID
                            "Exp. ", "Caso ", "Test ", "run #", "#"])
 PUNCT = st.sampled_from([":", " :", " —", " –", " -", " →", ")", ".", "]", " ->", " =", "："])
 EMPH = st.sampled_from(["", "**", "__"])
+SECTIONS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -148,7 +149,7 @@ def section_lines(draw):
     return f"{draw(BULLET)}{draw(CHECK)}{head} {label}{phrase}", f"{number:02d}", slug
 
 
-@SETTINGS
+@SECTIONS
 @given(st.lists(section_lines(), min_size=1, max_size=4, unique_by=lambda x: x[1]),
        st.sampled_from(["", "# Diagnoses — Ana\n", "## Notas\nresumen\n"]))
 def test_a_line_whose_first_token_is_an_id_set_apart_opens_its_section(lines, preamble):
@@ -163,7 +164,7 @@ NEUTRAL = st.sampled_from([
 MARKER = st.sampled_from(["{n}. ", "{n}) ", "({n}) ", "- {n}. ", "[{n}] "])
 
 
-@SETTINGS
+@SECTIONS
 @given(st.sampled_from(PHRASES), st.lists(st.tuples(MARKER, st.integers(1, 9), NEUTRAL),
                                           min_size=1, max_size=5),
        st.sampled_from(["## 01\nDiagnosis: {p}\n", "Run 1: {p}\nEvidence:\n",
@@ -177,7 +178,7 @@ def test_numbered_lines_inside_a_section_are_evidence(answer, items, opening):
     assert all(words in reading.answer("01").evidence for _, _, words in items)
 
 
-@SETTINGS
+@SECTIONS
 @given(st.sampled_from(PHRASES), st.sampled_from(PHRASES), st.integers(2, 9),
        st.sampled_from(["{n}. ", "{n}) ", "({n}) "]),
        st.sampled_from(["", "Fallo: ", "Diagnosis: ", "**Respuesta:** "]))
@@ -189,7 +190,7 @@ def test_a_numbered_line_with_an_answer_or_a_break_opens_a_new_section(first, se
                                                        f"{number:02d}": second[0]}
 
 
-@SETTINGS
+@SECTIONS
 @given(st.sampled_from(["Step", "Panel", "Figure", "Paso", "Capa", "Layer", "step", "x"]),
        st.integers(1, 9), PUNCT, st.sampled_from(PHRASES))
 def test_a_number_after_a_word_outside_the_closed_list_opens_nothing(word, number, punct, phrase):
