@@ -1,9 +1,9 @@
 """Reading is linear: no pattern that matches user text may backtrack over the same characters
 twice, and every shape of text reads back the same way however it is grown.
 
-The scan reads each `re` call's pattern in the modules that match what people write, parses it
-with the standard library's regular-expression parser (`re._parser`: the only parser of Python's
-own syntax; a test may lean on it, the program does not), and refuses two shapes:
+The scan reads each `re` call's pattern in the modules that match what people write, parses its
+structure here (groups, alternatives, repeats: `Syntax` below; the character set of each atom
+is asked of `re` itself, through its public API), and refuses two shapes:
 
 - adjacent repeats: two unbounded repeats that can take the same character with nothing between
   them but what both can take (`[ \\t]*x?[ \\t]*`, `.*?[ \\t]+$`, `[^@]+\\.[^@]+$`);
@@ -18,6 +18,7 @@ everything fails here.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,13 +28,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grading.diagnoses import parse_diagnoses
-
-try:
-    from re import _constants as C  # noqa: N812
-    from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_constants as C  # noqa: N812
-    import sre_parse
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where text a person wrote meets a pattern: the grader, the catalog's loader, and the app's
@@ -47,28 +41,99 @@ RE_CALLS = {"compile", "match", "fullmatch", "search", "sub", "subn", "findall",
             "split"}
 UNIVERSE = frozenset(map(chr, range(128))) | frozenset(
     "éÉñÑßüç—–→•º°ªµ\u00a0\u2003\u3000٣٤１ﬁ€×ǂ\u0301\u200b【】：")
-CATEGORY = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
-            C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
+UNBOUNDED = None
+OPENERS = (("(?:", "group"), ("(?>", "atomic"), ("(?=", "assert"), ("(?!", "assert"),
+           ("(?<=", "assert"), ("(?<!", "assert"), ("(?P<", "named"), ("(", "group"))
 
 
-def _category(cat) -> frozenset[str]:
-    pattern = re.compile(CATEGORY[cat])
-    return frozenset(c for c in UNIVERSE if pattern.fullmatch(c))
+@functools.cache
+def _chars(atom: str) -> frozenset[str]:
+    """The characters of UNIVERSE one atom (`a`, `\\s`, `[^@,]`, `.`) matches, asked of `re`."""
+    matcher = re.compile(atom)
+    return frozenset(c for c in UNIVERSE if matcher.fullmatch(c))
 
 
-def _charset(items) -> frozenset[str]:
-    chars: set[str] = set()
-    negate = False
-    for op, av in items:
-        if op is C.NEGATE:
-            negate = True
-        elif op is C.LITERAL:
-            chars.add(chr(av))
-        elif op is C.RANGE:
-            chars |= {c for c in UNIVERSE if av[0] <= ord(c) <= av[1]}
-        elif op is C.CATEGORY:
-            chars |= _category(av)
-    return UNIVERSE - chars if negate else frozenset(chars)
+class Syntax:
+    """A pattern's structure: ("seq", [node]), ("alt", [seq]), ("group", atomic?, seq),
+    ("assert", seq), ("repeat", low, high, mode, node), ("char", chars), ("empty",)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.text, self.at = pattern, 0
+
+    def parse(self):
+        node = self._alt()
+        assert self.at == len(self.text), f"unparsed: {self.text[self.at:]!r}"
+        return node
+
+    def _peek(self, n: int = 1) -> str:
+        return self.text[self.at:self.at + n]
+
+    def _alt(self):
+        branches = [self._seq()]
+        while self._peek() == "|":
+            self.at += 1
+            branches.append(self._seq())
+        return branches[0] if len(branches) == 1 else ("alt", branches)
+
+    def _seq(self):
+        items = []
+        while self.at < len(self.text) and self._peek() not in "|)":
+            items.append(self._quantified(self._atom()))
+        return ("seq", items)
+
+    def _atom(self):
+        text, start = self.text, self.at
+        char = text[start]
+        if char == "(":
+            opener, kind = next(pair for pair in OPENERS if text.startswith(pair[0], start))
+            self.at = start + len(opener)
+            if kind == "named":
+                self.at = text.index(">", self.at) + 1
+            inner = self._alt()
+            assert self._peek() == ")", f"no ) in {text!r}"
+            self.at += 1
+            if kind == "assert":
+                return ("assert", inner)
+            return ("group", kind == "atomic", inner)
+        if char == "[":
+            end = start + 1 + (text[start + 1] == "^")
+            end += text[end] == "]"  # a ] first is a literal
+            while text[end] != "]":
+                end += 2 if text[end] == "\\" else 1
+            self.at = end + 1
+            return ("char", _chars(text[start:self.at]))
+        if char == "\\":
+            nxt = text[start + 1]
+            if nxt.isdigit():  # a back-reference: anything, of any length
+                self.at = start + 2
+                return ("repeat", 0, 1, "greedy", ("char", UNIVERSE))
+            if nxt in "AbBZ":
+                self.at = start + 2
+                return ("empty",)
+            width = {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
+            self.at = start + width
+            return ("char", _chars(text[start:self.at]))
+        self.at = start + 1
+        if char in "^$":
+            return ("empty",)
+        return ("char", _chars(re.escape(char) if char != "." else "."))
+
+    def _quantified(self, node):
+        text = self.text
+        while True:
+            char = self._peek()
+            if char in ("*", "+", "?") and char:
+                low, high = {"*": (0, UNBOUNDED), "+": (1, UNBOUNDED), "?": (0, 1)}[char]
+                self.at += 1
+            elif char == "{" and (bounds := re.match(r"\{(\d*)(,?)(\d*)\}", text[self.at:])):
+                low = int(bounds[1] or 0)
+                high = (int(bounds[3]) if bounds[3] else UNBOUNDED) if bounds[2] else low
+                self.at += bounds.end()
+            else:
+                return node
+            mode = {"?": "lazy", "+": "possessive"}.get(self._peek(), "greedy")
+            self.at += mode != "greedy"
+            node = ("repeat", low, high, mode, node)
 
 
 @dataclass
@@ -84,50 +149,46 @@ class Shape:
     problems: list[str] = field(default_factory=list)
 
 
-def _item(op, av) -> Shape:
-    if op in (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN):
-        chars = (frozenset(chr(av)) if op is C.LITERAL else UNIVERSE - {chr(av)}
-                 if op is C.NOT_LITERAL else UNIVERSE - {"\n"} if op is C.ANY else _charset(av))
-        return Shape(chars, False, chars, chars)
-    if op in (C.AT,):
+def _union(shapes, name: str) -> frozenset[str]:
+    return frozenset().union(*(getattr(s, name) for s in shapes))
+
+
+def _shape(node) -> Shape:
+    kind = node[0]
+    if kind == "char":
+        return Shape(node[1], False, node[1], node[1])
+    if kind == "empty":
         return Shape()
-    if op in (C.ASSERT, C.ASSERT_NOT):
-        return Shape(problems=_sequence(av[1]).problems)
-    if op in (C.GROUPREF,):
-        return Shape(UNIVERSE, True, UNIVERSE, UNIVERSE)
-    if op is C.SUBPATTERN:
-        return _sequence(av[-1])
-    if op is C.ATOMIC_GROUP:
-        inner = _sequence(av)
-        return Shape(inner.chars, inner.nullable, inner.first, inner.last,
-                     problems=inner.problems)
-    if op in (C.BRANCH, C.GROUPREF_EXISTS):
-        shapes = [_sequence(b) for b in (av[1] if op is C.BRANCH else av[1:]) if b is not None]
-        return Shape(*(frozenset().union(*(getattr(s, name) for s in shapes))
-                       for name in ("chars",)),
-                     op is C.GROUPREF_EXISTS or any(s.nullable for s in shapes),
-                     *(frozenset().union(*(getattr(s, name) for s in shapes))
-                       for name in ("first", "last", "lead", "trail")),
+    if kind == "assert":
+        return Shape(problems=_shape(node[1]).problems)
+    if kind == "seq":
+        return _sequence([_shape(item) for item in node[1]])
+    if kind == "alt":
+        shapes = [_shape(branch) for branch in node[1]]
+        return Shape(_union(shapes, "chars"), any(s.nullable for s in shapes),
+                     *(_union(shapes, name) for name in ("first", "last", "lead", "trail")),
                      [p for s in shapes for p in s.problems])
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-        low, high, body = av
-        inner = _sequence(body)
-        problems = list(inner.problems)
-        nullable = low == 0 or inner.nullable
-        edges = (inner.chars, nullable, inner.first, inner.last)
-        if op is C.POSSESSIVE_REPEAT:
-            return Shape(*edges, problems=problems)
-        loop = inner.trail & (inner.lead | inner.first)  # one round's end, the next's start
-        if high != 1 and loop:
-            problems.append("nested repeats over " + _show(loop))
-        if high == C.MAXREPEAT:  # its rounds start with `first` and end with `last`
-            return Shape(*edges, inner.first | inner.lead, inner.last | inner.trail, problems)
-        return Shape(*edges, inner.lead, inner.trail, problems)
-    raise AssertionError(f"the scan does not know {op}")
+    if kind == "group":
+        inner = _shape(node[2])
+        if node[1]:  # atomic: nothing inside is tried again
+            return Shape(inner.chars, inner.nullable, inner.first, inner.last,
+                         problems=inner.problems)
+        return inner
+    _, low, high, mode, body = node
+    inner = _shape(body)
+    problems = list(inner.problems)
+    edges = (inner.chars, low == 0 or inner.nullable, inner.first, inner.last)
+    if mode == "possessive":
+        return Shape(*edges, problems=problems)
+    loop = inner.trail & (inner.lead | inner.first)  # one round's end, the next's start
+    if high != 1 and loop:
+        problems.append("nested repeats over " + _show(loop))
+    if high is UNBOUNDED:  # its rounds start with `first` and end with `last`
+        return Shape(*edges, inner.first | inner.lead, inner.last | inner.trail, problems)
+    return Shape(*edges, inner.lead, inner.trail, problems)
 
 
-def _sequence(items) -> Shape:
-    shapes = [_item(op, av) for op, av in items]
+def _sequence(shapes: list[Shape]) -> Shape:
     problems = [p for s in shapes for p in s.problems]
     pending: list[tuple[frozenset[str], frozenset[str]]] = []  # (a repeat's chars, between)
     for shape in shapes:
@@ -139,6 +200,7 @@ def _sequence(items) -> Shape:
             pending = [(c, b | shape.chars) for c, b in pending if shape.chars <= c]
         if shape.trail:
             pending.append((shape.trail, frozenset()))
+
     def edge(ordered, name):
         found: frozenset[str] = frozenset()
         for shape in ordered:
@@ -147,10 +209,9 @@ def _sequence(items) -> Shape:
                 break
         return found
 
-    return Shape(frozenset().union(*(s.chars for s in shapes)),
-                 all(s.nullable for s in shapes), edge(shapes, "first"),
-                 edge(shapes[::-1], "last"), edge(shapes, "lead"), edge(shapes[::-1], "trail"),
-                 problems)
+    return Shape(_union(shapes, "chars"), all(s.nullable for s in shapes),
+                 edge(shapes, "first"), edge(shapes[::-1], "last"), edge(shapes, "lead"),
+                 edge(shapes[::-1], "trail"), problems)
 
 
 def _show(chars: frozenset[str]) -> str:
@@ -160,7 +221,8 @@ def _show(chars: frozenset[str]) -> str:
 
 def backtracking(pattern: str) -> list[str]:
     """The shapes of `pattern` that can make a match try one split after another."""
-    return _sequence(sre_parse.parse(pattern)).problems
+    re.compile(pattern)  # a pattern `re` refuses is no pattern to scan
+    return _shape(Syntax(pattern).parse()).problems
 
 
 def patterns_in(path: Path) -> list[tuple[int, str]]:
