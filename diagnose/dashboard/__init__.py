@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from html import escape
 from importlib import resources
@@ -199,11 +198,10 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
 def write_dashboard(path: Path | str, header: dict[str, Any], records: Sequence[Record], *,
                     reference: Any = None, lang: str = "en", code: str | None = None,
                     title: str | None = None, appendix: str = "") -> Path:
-    """Write `render_dashboard(...)` to `path` atomically (temp file, then rename)."""
-    path = Path(path)
+    """Write `render_dashboard(...)` to `path` atomically (`scenarios.files.atomic_write`: a
+    failed write leaves the old page or none, and no temporary file)."""
+    from scenarios.files import atomic_write
+
     text = render_dashboard(header, records, reference=reference, lang=lang, code=code,
                             title=title, appendix=appendix)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(Path(path), text)
