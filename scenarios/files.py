@@ -137,7 +137,8 @@ def _no_lone_surrogates(value: Any, text: str) -> Any:
 
 def loads_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
     """`json.loads` with the depth checked first; ValueError for anything it refuses."""
-    _check_depth(_JSON_STRING.sub("", text), max_depth)
+    if text.count("[") + text.count("{") > max_depth:  # else it cannot nest too deep
+        _check_depth(_JSON_STRING.sub("", text), max_depth)
     return _no_lone_surrogates(json.loads(text), text)
 
 
@@ -156,7 +157,8 @@ def loads_json_lines(text: str, max_depth: int = MAX_DEPTH) -> list[Any]:
 
 def loads_toml(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """`tomllib.loads` with the depth checked first; ValueError for anything it refuses."""
-    _check_depth(_TOML_SKIP.sub("", text), max_depth)
+    if text.count("[") + text.count("{") > max_depth:
+        _check_depth(_TOML_SKIP.sub("", text), max_depth)
     return tomllib.loads(text)
 
 
