@@ -342,3 +342,32 @@ def test_manifest_and_settings_as_written_by_279bf2f_open(tmp_path):
     (tmp_path / "deal-settings.json").write_text(SETTINGS_279BF2F, encoding="utf-8")
     wanted = json.loads(SETTINGS_279BF2F)
     assert check_settings(tmp_path, wanted, read_manifest(tmp_path)) is False
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(alphabet="[]{}\"\\ ab,:")),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(alphabet="[{a\"", max_size=3), inner,
+                                            max_size=3)),
+    max_leaves=12)
+
+
+def _depth(value) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON_VALUES, st.integers(0, 40))
+def test_the_depth_bound_is_exactly_the_nesting(value, wrap):
+    """Wrapped `wrap` arrays deep, a value reads as json.loads reads it up to MAX_DEPTH levels
+    and is refused beyond, whatever brackets its strings hold."""
+    text = "[" * wrap + json.dumps(value) + "]" * wrap
+    if _depth(value) + wrap <= MAX_DEPTH:
+        assert loads_json(text) == json.loads(text)
+    else:
+        with pytest.raises(FormatError, match="nested deeper"):
+            loads_json(text)
