@@ -5,8 +5,9 @@ grader (or cryptography) just to print `--help`.
 """
 
 import re
-import unicodedata
 from pathlib import Path
+
+from scenarios.names import name_key
 
 DEFAULT_DIR = Path("experiments") / "19-break-it"
 DEFAULT_IDS = ("01", "02", "03")
@@ -26,15 +27,8 @@ RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
 
 
-def student_key(name: str) -> str:
-    """The form two student names are compared in: `José`, `jose`, `ＪＯＳＥ`, `Jose` are one.
-
-    NFKC (full-width and compatibility forms to plain ones), accents dropped, then case folded.
-    A roster refuses two names with one key; a file name is matched to a student by its key.
-    """
-    composed = unicodedata.normalize("NFKC", name)
-    bare = "".join(c for c in unicodedata.normalize("NFD", composed)
-                   if not unicodedata.combining(c))
-    return unicodedata.normalize("NFC", bare).casefold()
+# How two student names are compared: `scenarios.names.name_key` (case, accents, width and the
+# Cyrillic and Greek letters that look Latin), one definition for the roster and the graders.
+student_key = name_key
 # Gradescope's visibility settings for a result's tests (its autograder specification)
 GRADESCOPE_VISIBILITIES = ("after_published", "after_due_date", "visible", "hidden")
