@@ -326,7 +326,7 @@ def _check_against_manifest(students: Sequence[Student], listed: dict[str, list[
     by_key = {name_key(name): name for name in listed}
     for student in students:
         known = by_key.get(name_key(student.name))
-        if known is not None and known != student.name:
+        if known is not None and student.name not in listed:
             raise ScenarioError(f"{student.name!r} is the same student as {known!r}, already "
                                 f"dealt in {MANIFEST}; use that spelling")
 

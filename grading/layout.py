@@ -1,7 +1,7 @@
 """The names of a workspace's files (architecture §7), shared by the grader and the app.
 
-stdlib only and nothing else, so the CLI can know its default folder without loading the
-grader (or cryptography) just to print `--help`.
+stdlib only (and `scenarios.names`, stdlib only too), so the CLI can know its default folder
+without loading the grader (or cryptography) just to print `--help`.
 """
 
 import re
