@@ -135,7 +135,9 @@ def test_count_params_is_the_engines():
         assert count_params(changed) == engine_count(changed)
 
 
-ANY_TEXT = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
+ANY_TEXT = st.one_of(
+    st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12),
+    st.text(st.sampled_from("aZ09 -_.éÑßﬁİǅ×½⑴\u0301\u00adΩжǂ/"), min_size=1, max_size=12))
 
 
 @given(ANY_TEXT)
