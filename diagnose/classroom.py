@@ -64,7 +64,7 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
-from grading.layout import MANIFEST
+from grading.layout import MANIFEST, MAX_STUDENTS
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
 from scenarios.files import atomic_write, read_small_text
@@ -77,7 +77,6 @@ SETTINGS_FILE = "deal-settings.json"
 SETTINGS_SCHEMA = "diagnose.deal/1"
 MANIFEST_COLUMNS = ("student", "code", "email", "level", "lang")  # graders read the first two
 ROSTER_COLUMNS = ("name", "email", "level", "lang")
-MAX_STUDENTS = 10_000  # a roster's rows, and `deal --count`
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
 EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")

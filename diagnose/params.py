@@ -20,7 +20,9 @@ from typing import Any
 
 import click
 
-COUNT_MAX = 10_000       # deal --count: students dealt at once (classroom.MAX_STUDENTS)
+from grading.layout import MAX_STUDENTS
+
+COUNT_MAX = MAX_STUDENTS  # deal --count: students dealt at once, as many as a roster holds
 JOBS_MAX = 64            # --jobs: training processes at once
 TIMEOUT_MAX = 3600.0     # any timeout, in seconds
 PATH_MAX = 4096          # characters in a path given on the command line
