@@ -662,6 +662,28 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
 
 
 @cli.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="The folder to write the wheel into (made if missing).")
+def wheel(out: Path) -> None:
+    """Write this installed diagnose as a wheel, to install the same version elsewhere.
+
+    Nothing is published on the package index: Dask workers install the wheel this writes,
+    diagnose_training-<version>-py3-none-any.whl, from this installation's own files (an
+    ordinary or an editable install; no build tools needed).
+
+    \b
+    Example:
+      diagnose wheel --out dist
+      pip install "dist/diagnose_training-0.1.0-py3-none-any.whl[cluster]"   # on a worker
+    """
+    from diagnose.wheel import write_wheel
+
+    path = write_wheel(out)
+    click.echo(f"Wrote {path}. Install it elsewhere with: pip install \"{path}[cluster]\" "
+               "(or without [cluster] to play).")
+
+
+@cli.command()
 @DIR_OPTION
 @click.option("--seed", "code", metavar="CODE",
               help="Code of the scenario to make when --dir holds none (default: a fresh "
