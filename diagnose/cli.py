@@ -633,17 +633,17 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 @click.option("--lang", type=LANG, default=None,
               help="Feedback language for students whose manifest row names none (default: "
                    "the deal's --lang, from deal-settings.json).")
-@click.option("--wheel", type=click.Path(path_type=Path),
-              help="A diagnose wheel to pack (default: built from this source tree).")
 def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str,
-                          lang: str | None, wheel: Path | None) -> None:
+                          lang: str | None) -> None:
     """Write the zip for Gradescope's "Upload autograder": grading without you, offline.
 
     Students upload their diagnoses file; Gradescope matches them to their bundle by email or
     name, grades it against their sealed key and counts the first graded upload. The zip
-    holds setup.sh, run_autograder, this package as a wheel, the manifest, each bundle's
-    scenario.json and sealed key, one key per scenario (derived from yours, which is never
-    packed) and each run's feedback numbers. Keep the zip as private as the bundles' answers.
+    holds setup.sh, run_autograder, the grader (this installation's own grading and scenarios
+    packages), the manifest, each bundle's scenario.json and sealed key, one key per scenario
+    (derived from yours, which is never packed) and each run's feedback numbers. Keep the zip
+    as private as the bundles' answers. A bundle that holds another scenario than the
+    manifest deals its student is named and left out.
 
     \b
     Example:
@@ -655,10 +655,13 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     from grading.seal import read_key_file
 
     secret = read_key_file(key_file)
-    count = build_autograder(out, bundles, secret, visibility=visibility, lang=lang,
-                             wheel=wheel)
-    click.echo(f"Wrote {out} for {count} students. Upload it in Gradescope: the assignment's "
-               "Configure Autograder, Zip file upload; set its points to the number of IDs.")
+    packed = build_autograder(out, bundles, secret, visibility=visibility, lang=lang)
+    for line in packed.left_out:
+        click.echo(f"Left out: {line}; restore or re-deal that bundle, then build again.",
+                   err=True)
+    click.echo(f"Wrote {out} for {packed.students} students. Upload it in Gradescope: the "
+               "assignment's Configure Autograder, Zip file upload; set its points to the "
+               "number of IDs.")
 
 
 @cli.command()
