@@ -558,3 +558,24 @@ def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
     assert main([str(root)]) == 0
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 3, results["output"]
+
+
+def test_a_broken_zip_keeps_the_counted_score_and_shows_students_no_path(image, tmp_path,
+                                                                         capsys):
+    """After a counted 3/3: a sealed key damaged in the zip, then autograder.json damaged.
+    Each later run keeps 3 (and the history where it can read it); the path goes to stdout,
+    which Gradescope shows to instructors only."""
+    root = tmp_path / "autograder"
+    shutil.copytree(image / "source", root / "source")
+    gradescope = Gradescope(root, "chen", real=False)
+    assert gradescope.upload({"c.md": diagnoses("chen", TRUTH["chen"])})["score"] == 3
+    (root / "source" / "course" / "bundles" / "chen" / "answer-key.sealed").write_text("x")
+    damaged = gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))})
+    assert damaged["score"] == 3 and record(damaged)["attempts"] == 1
+    assert "could not grade this upload" in damaged["output"]
+    (root / "source" / "course" / "autograder.json").write_text("[" * 100_000)
+    broken = gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))})
+    assert broken["score"] == 3 and record(broken) == record(damaged)
+    for results in (damaged, broken):
+        assert str(tmp_path) not in json.dumps(results)
+    assert str(root) in capsys.readouterr().out
