@@ -250,7 +250,9 @@ def find_upload(folder: Path) -> Path:
     if len(files) > 1 and len(texts) != 1:
         raise Refused("several", names=", ".join(printable(p.name) for p in files[:5]))
     file = texts[0] if len(files) > 1 else files[0]
-    if file.is_symlink() or not file.is_file():  # it would read a file of the server's
+    inside = Path(folder).resolve()
+    if (file.is_symlink() or not file.is_file()  # it would read a file of the server's
+            or not file.resolve().is_relative_to(inside)):
         raise Refused("not_a_file", file=printable(file.name))
     return file
 

@@ -579,3 +579,24 @@ def test_a_broken_zip_keeps_the_counted_score_and_shows_students_no_path(image, 
     for results in (damaged, broken):
         assert str(tmp_path) not in json.dumps(results)
     assert str(root) in capsys.readouterr().out
+
+
+def test_links_to_the_server_s_files_are_refused(image, tmp_path):
+    """A link in the upload (a zip keeps them) would read the course's files: refused."""
+    from grading.autograder import Refused, find_upload
+
+    secret_file = image / "source" / "course" / "bundles" / "ana" / "answer-key.sealed"
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "ana.md").symlink_to(secret_file)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "course").symlink_to(secret_file.parent, target_is_directory=True)
+    (tmp_path / "folder" / "notes.md").write_text("## 01\n")
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "private.md").write_text("## 01\n")
+    (tmp_path / "decoy").mkdir()
+    (tmp_path / "decoy" / "x").symlink_to(tmp_path / "server", target_is_directory=True)
+    for folder in ("linked", "decoy"):
+        with pytest.raises(Refused) as refused:
+            find_upload(tmp_path / folder)
+        assert refused.value.key in ("not_a_file", "no_file"), folder
+    assert find_upload(tmp_path / "folder").name == "notes.md"
