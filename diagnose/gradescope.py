@@ -98,7 +98,8 @@ RUN_AUTOGRADER = f"""\
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 export PYTHONPATH="$ROOT/source/{GRADER}"
-exec "${{DIAGNOSE_PYTHON:-$ROOT/venv/bin/python}}" -B -m grading.autograder "$ROOT"
+# -P: the working folder's files never shadow the grader's
+exec "${{DIAGNOSE_PYTHON:-$ROOT/venv/bin/python}}" -P -B -m grading.autograder "$ROOT"
 """
 
 

@@ -251,6 +251,9 @@ def image(course, tmp_path_factory):
     assert done.returncode == 0, done.stdout + done.stderr
     assert not [c for c in log if c.startswith(("apt", "add-apt"))], log
     assert "ERROR" not in done.stdout + done.stderr  # no resolver complaint
+    decoy = tmp / "autograder" / "grading"  # in the working folder: must not shadow the grader
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('the working folder shadowed it')\n")
     return tmp / "autograder"
 
 
