@@ -544,10 +544,10 @@ def _refusal(course: Course, message: str, lang: str, past: History,
              carried: Mapping[str, Any] | None) -> dict[str, Any]:
     """A failing result the student sees at once; the counted attempt still counts, and the
     history rides on."""
+    lines = [message] if message == tell(lang, "failed") else [message,
+                                                                tell(lang, "no_attempt")]
     upload = {"name": tell(lang, "upload"), "score": 0, "max_score": 0, "status": "failed",
-              "output": message + "\n" + tell(lang, "no_attempt"), "output_format": "text",
-              "visibility": "visible"}
-    lines = [message, tell(lang, "no_attempt")]
+              "output": "\n".join(lines), "output_format": "text", "visibility": "visible"}
     extra = {"diagnose": dict(carried)} if carried else {}
     if past.first is None:
         return {"score": 0, "output": "\n".join(lines), "output_format": "text",
