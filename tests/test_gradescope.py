@@ -603,3 +603,17 @@ def test_links_to_the_server_s_files_are_refused(image, tmp_path):
             find_upload(tmp_path / folder)
         assert refused.value.key in ("not_a_file", "no_file"), folder
     assert find_upload(tmp_path / "folder").name == "notes.md"
+
+
+def test_a_group_upload_after_a_counted_attempt_keeps_the_score_and_the_history(image):
+    """Whose upload it is cannot be told (two students): refused, the score and the record of
+    the latest result ride on, and the next upload of the student alone still counts it."""
+    gradescope = Gradescope(image, "ana", real=False)
+    first = gradescope.upload({"a.md": diagnoses("ana", TRUTH["ana"])})
+    gradescope.users = [*gradescope.users, {"name": "Borja", "email": EMAILS["borja"]}]
+    group = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
+    assert group["score"] == 3 and "several students" in group["output"]
+    assert record(group) == record(first)
+    gradescope.users = gradescope.users[:1]
+    alone = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
+    assert alone["score"] == 3 and "(intento 2) no cuenta" in alone["output"]
