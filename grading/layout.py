@@ -36,5 +36,23 @@ def student_key(name: str) -> str:
     bare = "".join(c for c in unicodedata.normalize("NFD", composed)
                    if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", bare).casefold()
+
+
+def printable(text: str) -> str:
+    """`text` as UTF-8 can carry it: a byte of a file name that is not UTF-8 (which Python holds
+    as a lone surrogate, os.fsdecode's surrogateescape) is shown as `\\xff`, any other lone
+    surrogate as `\\ud800`. Every name a grading writes to a terminal, a CSV or JSON goes
+    through here, so no output can fail to encode it; text that is UTF-8 comes back as is."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff"
+                       else f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c
+                       for c in text)
+
+
 # Gradescope's visibility settings for a result's tests (its autograder specification)
 GRADESCOPE_VISIBILITIES = ("after_published", "after_due_date", "visible", "hidden")

@@ -162,7 +162,7 @@ def test_deleting_the_attempts_does_not_reset_the_first_attempt(course, tmp_path
     (bundle(bundles, "borja") / "attempts.jsonl").unlink()
     (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
     assert (graded.report.counts, graded.report.first.score) == (False, 1)
-    assert "1 genuine record(s) at the last class grading, 0 now" in graded.problems[0]
+    assert "1 genuine record(s) at the last grading, 0 now" in graded.problems[0]
     (row, _) = gradebook_rows(bundles, key)
     assert row.first.score == 1 and "records were deleted" in row.problems[0]
     # The ledger keeps its evidence: the next grading still says so.
@@ -266,14 +266,15 @@ def test_the_class_command_reports_tampering_and_refuses_an_edited_ledger(course
         f"borja  3/3  borja.md  (First attempt 1/3 on {first.date}; this one (attempt 2) does "
         "not count.)",
         f"       records  {bundle(Path('bundles'), 'borja') / 'attempts.jsonl'}: 1 genuine "
-        "record(s) at the last class grading, 0 now: records were deleted or replaced; the "
-        "first one the ledger kept counts"]
+        "record(s) at the last grading, 0 now: records were deleted or replaced (or a grading "
+        "stopped before copying them there); the first one the ledger kept counts"]
     with open("grades.csv", newline="") as stream:
         borja = next(csv.DictReader(stream))
     assert (borja["score"], "records were deleted" in borja["records"]) == ("1", True)
 
     ledger = Path("bundles") / LEDGER
-    ledger.write_text(ledger.read_text().replace('"count": 1', '"count": 0'))
+    assert '"score": 1,' in ledger.read_text()
+    ledger.write_text(ledger.read_text().replace('"score": 1,', '"score": 3,'))
     result = class_grade("borja.md")
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
