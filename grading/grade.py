@@ -142,6 +142,8 @@ def open_key(scenario: Scenario, secret: bytes) -> dict[str, str]:
                                             error=GradeError), secret, scenario.code)
     except SealError as err:
         raise GradeError(f"{path}: {err}") from None
+    except RecursionError:  # JSON nested past any key's
+        raise GradeError(f"{path}: {TAMPERED} (it is not valid JSON)") from None
     if sorted(assignment) != sorted(scenario.ids):
         raise GradeError(f"{path}: {TAMPERED} (its IDs are not the scenario's)")
     return assignment

@@ -154,8 +154,21 @@ def open_bundle(student: Student) -> Scenario:
     return scenario
 
 
+def as_typed(name: str) -> str:
+    """A file name as its author typed it: bytes that are not UTF-8 (held as surrogates) read
+    as Windows-1252, the usual other encoding of a name in a zip or on a USB stick, so
+    `\\xc1na.md` still names Ána; a name that is UTF-8 comes back as is."""
+    if printable(name) == name:
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("cp1252", "replace")
+    except UnicodeEncodeError:
+        return name
+
+
 def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
+    file = Path(as_typed(str(file)))
     stem = student_key(file.stem)
     for suffix in NAME_SUFFIXES:
         for joint in ("-", "_", " ", "."):
@@ -227,8 +240,8 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
     for file in map(Path, files):
         placed = student
         try:
+            placed = placed or named_student(file, roster)  # who a refused file's row names
             refuse_unprintable(file)
-            placed = placed or named_student(file, roster)
             reading = read_diagnoses(file)
             placed = student or match(file, reading, roster)
             scenario = open_bundle(placed)
