@@ -652,7 +652,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
     grading of a scenario is the one that counts. In self-study, grading also reveals the
-    solutions. Exit 0 when graded, whatever the score; 1 for a problem to fix; 2 for bad usage.
+    solutions. With --key, the instructor's ledger in the deal folder (.attempts-ledger.json)
+    records the attempt first and is the truth; a bundle whose code is not the one
+    manifest.csv deals its student is not graded. Exit 0 when graded, whatever the score; 1
+    for a problem to fix; 2 for bad usage.
 
     \b
     Examples:

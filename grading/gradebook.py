@@ -209,7 +209,7 @@ def find_deal(workspace: Path) -> tuple[Path, Student] | None:
     deal = workspace.parents[depth - 1]
     if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
         return None
-    student = next((s for s in read_manifest(deal) if s.name == workspace.parts[-depth]), None)
+    student = read_manifest(deal).named(workspace.parts[-depth])
     if student is None:
         return None
     open_bundle(student)
@@ -268,6 +268,18 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
             with contextlib.suppress(UserError):  # unreadable: the ledger keeps what it had
                 states[other.name] = standing(open_bundle(other), secret,
                                               ledger.get(other.name))
+    failed = record(bundles, secret, ledger, states, new)
+    return [replace(g, problems=(*g.problems, failed[g.student]))
+            if g.report is not None and g.student in failed else g for g in graded]
+
+
+def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
+           states: Mapping[str, Standing], new: Mapping[str, Sequence[Attempt]]
+           ) -> dict[str, str]:
+    """Record `new` attempts per student: the ledger first (the truth, whole and atomically;
+    GradeError, and nothing recorded, when it cannot be written), then each bundle's copy,
+    appended, or rewritten from the ledger when it lacked records. Returns, per student whose
+    bundle could not be written, what to say: the next grading copies the records there."""
     copies = {}
     for name, state in states.items():
         records = state.attempts.records
@@ -284,14 +296,13 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
             if state.restore:
                 rewrite_attempts(workspace, (*records, *added))
             else:
-                for record in added:
-                    append_record(workspace, record)
+                for attempt in added:
+                    append_record(workspace, attempt)
         except OSError as err:
             failed[name] = printable(
                 f"{workspace}: could not be written ({err.strerror or err}); the ledger "
                 "keeps its records and the next grading copies them there")
-    return [replace(g, problems=(*g.problems, failed[g.student]))
-            if g.report is not None and g.student in failed else g for g in graded]
+    return failed
 
 
 @dataclass(frozen=True)
