@@ -7,11 +7,14 @@ import csv
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from grading_testkit import make_workspace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagnose.cli import cli
 from grading import (
@@ -24,7 +27,14 @@ from grading import (
 )
 from grading import ledger as ledger_module
 from grading.attempts import Attempt, append_attempt, load_attempts, seal_attempt
-from grading.gradebook import refused_rows, spreadsheet_safe, write_gradebook
+from grading.gradebook import (
+    named_student,
+    read_manifest,
+    refused_rows,
+    spreadsheet_safe,
+    write_gradebook,
+)
+from grading.layout import printable
 from grading.ledger import LEDGER, read_ledger
 from grading.seal import new_secret, write_key_file
 
@@ -581,3 +591,50 @@ def test_a_self_study_attempts_file_of_today_still_opens(tmp_path):
     assert ([a.score for a in log.records], log.problems, log.lines) == ([1], (), 1)
     append_attempt(tmp_path, attempt())
     assert [a.n for a in load_attempts(tmp_path, TRUTH).records] == [1, 2]
+
+
+name_bytes = st.binary(min_size=1, max_size=24).filter(
+    lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b".."))
+
+
+@settings(max_examples=30)
+@given(prefix=st.sampled_from([b"", b"ana-", b"borja/", b"\xc1na-"]), name=name_bytes)
+def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, name):
+    with tempfile.TemporaryDirectory() as root:
+        root = Path(root)
+        key = new_secret()
+        bundles = root / "bundles"
+        for student, code in CODES.items():
+            make_workspace(bundle(bundles, student), key, code, TRUTH, "instructor")
+        (bundles / "manifest.csv").write_text(
+            "student,code\n" + "".join(f"{s},{c}\n" for s, c in CODES.items()))
+        write_key_file(root / "course.key", key)
+        file = latin1(root / "subs", prefix + name + b".md", RIGHT)
+        result = CliRunner().invoke(cli, [
+            "grade", "--key", str(root / "course.key"), "--bundles", str(bundles), str(file),
+            "--gradebook", str(root / "g.csv")], catch_exceptions=False)
+        assert result.exit_code in (0, 1)
+        with (root / "g.csv").open(newline="", encoding="utf-8") as stream:
+            rows = list(csv.DictReader(stream))
+        refused = rows[2:]
+        if printable(file.name) != file.name:
+            assert "its name is not UTF-8 text (shown with \\x escapes)" in result.stdout
+            assert not any((bundle(bundles, s) / "attempts.jsonl").exists() for s in CODES)
+            assert refused[0]["file"] == printable(file.name)
+        if result.exit_code == 0:  # graded: into the bundle its name places, and no other
+            (row,) = (r for r in rows if r["score"])
+            assert named_student(file, read_manifest(bundles)).name == row["student"]
+
+
+@given(text=st.text(st.characters(blacklist_categories=())), raw=st.binary())
+def test_printable_text_always_encodes_and_leaves_utf8_alone(text, raw):
+    for value in (text, os.fsdecode(raw)):
+        shown = printable(value)
+        shown.encode("utf-8")  # never raises: every output can carry it
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            assert shown != value
+        else:
+            assert shown == value
+    assert printable(os.fsdecode(b"\xc1na")) == "\\xc1na"
