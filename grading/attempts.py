@@ -18,7 +18,8 @@ attempt, out of range (a score of 99/3, an ID the scenario lacks, a field of the
 or, in a sealed bundle, unsealed or edited, is skipped and said in `Attempts.problems`. An
 append starts on a fresh line, so a torn last line never swallows the next record. A record
 deleted from the end, or the whole file, cannot show here: the instructor's ledger
-(`gradebook.py`) keeps each student's count and digest. No truth is written; nothing here grades.
+(`ledger.py`) keeps every record of a dealt bundle, is written before the bundle, and restores
+it (`rewrite_attempts`). No truth is written; nothing here grades.
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@
 `answer-key.sealed` with the secret, scores, and appends the attempt to `attempts.jsonl` (the
 first genuine one counts; sealed in an instructor's bundle; `reveal.json` says whether the
 answers were already shown). `check_file` reads
-a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
+a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix;
+a file whose own name is not UTF-8 is refused before anything (`refuse_unprintable`): its
+attempt record could not name it. A class grading scores with `record=False` and records
+through the instructor's ledger (`gradebook.record`) from `attempt_of`.
 
 The workspace's file names (architecture §7) are `grading.layout`'s; `diagnose.workspace`,
 which this package may not import, uses them too: `grading` runs on a server with neither

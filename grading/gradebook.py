@@ -308,7 +308,7 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
 @dataclass(frozen=True)
 class Row:
     """A line of the gradebook: a student's attempt that counts and the truth, or a refused
-    file (no student, its `file` and why in `error`)."""
+    file (the student its name places, if any; its `file` and why in `error`)."""
 
     student: str
     code: str

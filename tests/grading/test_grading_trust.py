@@ -620,7 +620,7 @@ def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, nam
         if printable(file.name) != file.name:
             assert "its name is not UTF-8 text (shown with \\x escapes)" in result.stdout
             assert not any((bundle(bundles, s) / "attempts.jsonl").exists() for s in CODES)
-            assert refused[0]["file"] == printable(file.name)
+            assert refused[0]["file"] == spreadsheet_safe(printable(file.name))
         if result.exit_code == 0:  # graded: into the bundle its name places, and no other
             (row,) = (r for r in rows if r["score"])
             assert named_student(file, read_manifest(bundles)).name == row["student"]
@@ -638,3 +638,14 @@ def test_printable_text_always_encodes_and_leaves_utf8_alone(text, raw):
         else:
             assert shown == value
     assert printable(os.fsdecode(b"\xc1na")) == "\\xc1na"
+
+
+def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, tmp_path):
+    borja = next(s for s in read_manifest(old_course) if s.name == "borja")
+    (graded,) = grade_bundles([submit(tmp_path, "x.md", RIGHT)], old_course, OLD_KEY,
+                              student=borja)
+    assert (graded.report.counts, graded.report.attempt) == (False, 2)
+    students = json.loads((old_course / LEDGER).read_text())["students"]
+    assert set(students["ana"]) == {"count", "digest", "first"}  # untouched, as format 1 had it
+    assert set(students["borja"]) == {"code", "records", "found"}
+    assert read_ledger(old_course, OLD_KEY)["ana"].count == 0
