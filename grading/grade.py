@@ -174,8 +174,9 @@ def refuse_unprintable(file: Path) -> None:
     The name is shown with escapes (`layout.printable`)."""
     name = Path(file).name
     if printable(name) != name:
-        raise GradeError(f"{printable(str(file))}: its name is not UTF-8 text (shown with \\x "
-                         "escapes); nothing recorded", hint="rename the file and grade it again")
+        shown = printable(str(file), one_line=True)
+        raise GradeError(f"{shown}: its name is not UTF-8 text (shown with \\x escapes); "
+                         "nothing recorded", hint="rename the file and grade it again")
 
 
 def attempt_of(report: Report, scenario: Scenario) -> Attempt:

@@ -66,6 +66,11 @@ DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: `diagnose deal` wri
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
 
 
+def one_line(text: str) -> str:
+    """A name, or a sentence about one, as one printable line (`layout.printable`)."""
+    return printable(text, one_line=True)
+
+
 @dataclass(frozen=True)
 class Student:
     name: str
@@ -257,12 +262,12 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
                                    evidence=evidence(scenario.path) if evidence else None,
                                    previous=previous, record=False)
         except UserError as err:
-            graded.append(Graded(printable(str(file)), placed and placed.name, None,
-                                 printable(str(err))))
+            graded.append(Graded(one_line(str(file)), placed and placed.name, None,
+                                 one_line(str(err))))
             continue
         new.setdefault(placed.name, []).append(attempt_of(report, scenario))
-        graded.append(Graded(printable(str(file)), placed.name, report,
-                             problems=tuple(map(printable, state.attempts.problems))))
+        graded.append(Graded(one_line(str(file)), placed.name, report,
+                             problems=tuple(map(one_line, state.attempts.problems))))
     for other in () if student else roster:
         if other.name not in states:
             with contextlib.suppress(UserError):  # unreadable: the ledger keeps what it had
@@ -299,7 +304,7 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
                 for attempt in added:
                     append_record(workspace, attempt)
         except OSError as err:
-            failed[name] = printable(
+            failed[name] = one_line(
                 f"{workspace}: could not be written ({err.strerror or err}); the ledger "
                 "keeps its records and the next grading copies them there")
     return failed
@@ -330,7 +335,7 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
             scenario = open_bundle(student)
             truth = open_key(scenario, secret)
         except UserError as err:
-            rows.append(Row(student.name, student.code, None, 0, {}, printable(str(err))))
+            rows.append(Row(student.name, student.code, None, 0, {}, one_line(str(err))))
             continue
         attempts = standing(scenario, secret, ledger.get(student.name)).attempts
         rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
@@ -340,7 +345,7 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
 
 def refused_rows(graded: Iterable[Graded]) -> list[Row]:
     """A gradebook row per file that recorded nothing, saying why."""
-    return [Row(g.student or "", "", None, 0, {}, g.error, file=printable(Path(g.file).name))
+    return [Row(g.student or "", "", None, 0, {}, g.error, file=one_line(Path(g.file).name))
             for g in graded if g.report is None]
 
 
@@ -389,7 +394,7 @@ def write_gradebook(rows: Sequence[Row], path: Path) -> None:
         for i in ids:
             line += [(first.answers.get(i) or "") if first else "", row.truth.get(i, "")]
         note = row.error or ("" if first else "no submission graded")
-        out.writerow([spreadsheet_safe(printable(c) if isinstance(c, str) else c)
+        out.writerow([spreadsheet_safe(one_line(c) if isinstance(c, str) else c)
                       for c in [*line, note, "; ".join(row.problems),
                                 "" if row.level is None else row.level]])
     atomic_write(Path(path), stream.getvalue(), error=GradeError)

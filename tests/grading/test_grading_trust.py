@@ -614,13 +614,14 @@ def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, nam
             "grade", "--key", str(root / "course.key"), "--bundles", str(bundles), str(file),
             "--gradebook", str(root / "g.csv")], catch_exceptions=False)
         assert result.exit_code in (0, 1)
+        assert len(result.stdout.splitlines()) == 2  # one line for the file, one for the CSV
         with (root / "g.csv").open(newline="", encoding="utf-8") as stream:
             rows = list(csv.DictReader(stream))
         refused = rows[2:]
         if printable(file.name) != file.name:
             assert "its name is not UTF-8 text (shown with \\x escapes)" in result.stdout
             assert not any((bundle(bundles, s) / "attempts.jsonl").exists() for s in CODES)
-            assert refused[0]["file"] == spreadsheet_safe(printable(file.name))
+            assert refused[0]["file"] == spreadsheet_safe(printable(file.name, one_line=True))
         if result.exit_code == 0:  # graded: into the bundle its name places, and no other
             (row,) = (r for r in rows if r["score"])
             assert named_student(file, read_manifest(bundles)).name == row["student"]
@@ -637,7 +638,12 @@ def test_printable_text_always_encodes_and_leaves_utf8_alone(text, raw):
             assert shown != value
         else:
             assert shown == value
+        line = printable(value, one_line=True)
+        line.encode("utf-8")
+        assert not any(c < " " or "\x7f" <= c <= "\x9f" or "\u202a" <= c <= "\u202e"
+                       for c in line)  # no newline, no terminal escape, no bidi override
     assert printable(os.fsdecode(b"\xc1na")) == "\\xc1na"
+    assert printable("a\nb\x1b[2J\u202e", one_line=True) == "a\\x0ab\\x1b[2J\\u202e"
 
 
 def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, tmp_path):
