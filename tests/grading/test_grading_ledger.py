@@ -20,8 +20,9 @@ from grading_testkit import make_workspace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading import DEFAULT_DIR, grade_bundles, gradebook_rows
+from grading import DEFAULT_DIR, GradeError, grade_bundles, gradebook_rows
 from grading import gradebook as gradebook_module
+from grading import ledger as ledger_module
 from grading.gradebook import read_manifest
 from grading.ledger import read_ledger
 from grading.seal import new_secret
@@ -40,6 +41,7 @@ def operations(names: list[str]) -> st.SearchStrategy:
         st.tuples(st.just("single"), student, st.integers(0, 3)),
         st.tuples(st.just("fail"), student, st.integers(0, 3)),
         st.tuples(st.just("kill"), student, st.integers(0, 3)),
+        st.tuples(st.just("full"), student, st.integers(0, 3)),
         st.tuples(st.just("delete"), student),
         st.tuples(st.just("swap"), student, student),
         st.tuples(st.just("unswap"), student),
@@ -88,15 +90,22 @@ class Class:
             placed = next(s for s in read_manifest(self.bundles) if s.name == name)
         failure = {"fail": OSError(28, "No space left on device"),
                    "kill": KeyboardInterrupt()}.get(kind)
+        def fail(*args, **kwargs):
+            raise failure
+
         if failure is not None:
-            def fail(*args, **kwargs):
-                raise failure
             monkeypatch.setattr(gradebook_module, "append_record", fail)
             monkeypatch.setattr(gradebook_module, "rewrite_attempts", fail)
+        if kind == "full":  # the ledger cannot be written: nothing is recorded at all
+            failure = GradeError("No space left on device")
+            monkeypatch.setattr(ledger_module, "atomic_write", fail)
         try:
             (graded,) = grade_bundles([file], self.bundles, KEY, now=DAY, student=placed)
         except KeyboardInterrupt:
             graded = None  # killed after the ledger was written: it counts all the same
+        except GradeError:
+            assert kind == "full"
+            return
         finally:
             monkeypatch.undo()
         if name in self.swapped:  # refused (or killed while restoring a classmate's bundle)
@@ -132,7 +141,7 @@ class Class:
 def apply(course: Class, op: tuple, monkeypatch) -> None:
     kind, name = op[0], op[1]
     attempts = course.workspace(name) / "attempts.jsonl"
-    if kind in ("grade", "single", "fail", "kill"):
+    if kind in ("grade", "single", "fail", "kill", "full"):
         course.grade(kind, name, op[2], monkeypatch)
     elif kind == "delete":
         attempts.unlink(missing_ok=True)

@@ -390,6 +390,11 @@ def test_a_single_file_graded_outside_any_deal_folder_says_it_cannot_be_protecte
         assert (result.exit_code, result.stderr) == (0, f"Warning: {said}\n")
     assert len(load_attempts(Path("copy"), TRUTH).records) == 2
     assert not (bundles / LEDGER).exists()
+    data = json.loads(one_grade("ana.md", "copy", "--json").stdout)
+    assert (data["ledger"], data["attempt"]) == (None, 3)
+    assert data["records"][0].startswith("Recorded in copy only: no deal folder above it")
+    data = json.loads(one_grade("ana.md", "bundles/ana/experiments/19-break-it", "--json").stdout)
+    assert (data["ledger"], data["counts"]) == (str((bundles / LEDGER).resolve()), True)
 
 
 def test_when_the_bundle_write_fails_the_ledger_holds_the_attempt_and_restores_it(
