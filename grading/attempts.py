@@ -196,8 +196,9 @@ def numbered(attempt: Attempt, n: int, *, secret: bytes | None = None,
              code: str = "") -> Attempt:
     """`attempt` as line `n` of a file: its place set, and sealed when `secret` is given."""
     record = replace(attempt, n=n, mac="")
-    return replace(record, mac=seal_attempt(record, secret, code)) if secret is not None \
-        else record
+    if secret is None:
+        return record
+    return replace(record, mac=seal_attempt(record, secret, code))
 
 
 def unrecordable(workspace: Path) -> str | None:
@@ -247,8 +248,5 @@ def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = 
                    code: str = "") -> Attempt:
     """Append `attempt` as the file's next line (sealed when `secret` is given); returns it as
     written. Raises OSError."""
-    why = unrecordable(workspace)
-    if why:
-        raise OSError(why)
     return append_record(workspace, numbered(attempt, load_attempts(workspace).lines + 1,
                                              secret=secret, code=code))
