@@ -51,7 +51,7 @@ from grading.grade import (
     same_code,
     sealing,
 )
-from grading.layout import MANIFEST, SCENARIO_FILE, printable, student_key
+from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable, student_key
 from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
 from grading.texts import say
 from scenarios.errors import UserError
@@ -61,7 +61,6 @@ NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" bef
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
 MANIFEST_MAX = 16 * 1024 * 1024
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
-DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: `diagnose deal` writes both
 
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
 

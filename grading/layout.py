@@ -25,6 +25,7 @@ def level_dir(level: int, base: Path = DEFAULT_DIR) -> Path:
 
 RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
+DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: the settings of the deal
 MAX_STUDENTS = 10_000  # students of one deal: a roster's rows, `deal --count`
 
 
