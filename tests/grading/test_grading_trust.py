@@ -617,9 +617,12 @@ def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, nam
         file = latin1(root / "subs", prefix + name + b".md", RIGHT)
         result = CliRunner().invoke(cli, [
             "grade", "--key", str(root / "course.key"), "--bundles", str(bundles), str(file),
-            "--gradebook", str(root / "g.csv")], catch_exceptions=False)
+            "--gradebook", str(root / "g.csv"), "--gradescope", str(root / "gs")],
+            catch_exceptions=False)
         assert result.exit_code in (0, 1)
-        assert len(result.stdout.splitlines()) == 2  # one line for the file, one for the CSV
+        assert len(result.stdout.splitlines()) == 3  # the file's line, the CSV's, Gradescope's
+        for results in (root / "gs").glob("*/results.json"):
+            assert json.loads(results.read_text(encoding="utf-8"))["score"] == 3
         with (root / "g.csv").open(newline="", encoding="utf-8") as stream:
             rows = list(csv.DictReader(stream))
         refused = rows[2:]
