@@ -333,10 +333,10 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
         try:
             scenario = open_bundle(student)
             truth = open_key(scenario, secret)
+            attempts = standing(scenario, secret, ledger.get(student.name)).attempts
         except UserError as err:
             rows.append(Row(student.name, student.code, None, 0, {}, one_line(str(err))))
             continue
-        attempts = standing(scenario, secret, ledger.get(student.name)).attempts
         rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
                         truth, problems=attempts.problems, level=scenario.level))
     return rows

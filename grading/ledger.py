@@ -31,7 +31,7 @@ from pathlib import Path
 
 from grading.attempts import Attempt, Attempts, digest
 from grading.diagnoses import GradeError
-from grading.grade import Scenario, history
+from grading.grade import Scenario, history, same_code
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
 from scenarios.files import atomic_write, read_small_text
@@ -146,7 +146,13 @@ def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
 
     The ledger's records come first and its first attempt counts; genuine records of the bundle
     the ledger never saw follow them. A bundle that lost or changed records the ledger kept is
-    reported (and the report kept in the ledger as evidence) and marked for restoring."""
+    reported (and the report kept in the ledger as evidence) and marked for restoring.
+    GradeError when the ledger keeps the student's records for another scenario: with no
+    manifest to bind them, the ledger does."""
+    if kept is not None and kept.code and not same_code(kept.code, scenario.code):
+        raise GradeError(f"{scenario.path}: holds scenario {scenario.code}, but the ledger keeps "
+                         f"this student's records for scenario {kept.code} (a bundle swapped "
+                         "or copied from another student); not graded, nothing recorded")
     log = history(scenario, secret)
     if kept is None:
         return Standing(scenario, log, Kept.of(log.records, scenario.code))

@@ -663,3 +663,18 @@ def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, 
     assert set(students["ana"]) == {"count", "digest", "first"}  # untouched, as format 1 had it
     assert set(students["borja"]) == {"code", "records", "found"}
     assert read_ledger(old_course, OLD_KEY)["ana"].count == 0
+
+
+def test_without_a_manifest_the_ledger_binds_each_student_to_their_code(course, tmp_path):
+    key, bundles = course
+    grade_bundles([submit(tmp_path, "ana.md", WRONG)], bundles, key)
+    (bundles / "manifest.csv").unlink()
+    swap(bundles, "ana", "borja")
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report is None and graded.error == (
+        f"{bundle(bundles, 'ana')}: holds scenario AAAA-1111, but the ledger keeps this "
+        "student's records for scenario BBBB-2222 (a bundle swapped or copied from another "
+        "student); not graded, nothing recorded")
+    ana, _ = gradebook_rows(bundles, key)  # without a manifest: folders in name order
+    assert (ana.student, ana.first) == ("ana", None) and "the ledger keeps" in ana.error
+    assert read_ledger(bundles, key)["ana"].first.score == 1  # kept, waiting for her bundle
