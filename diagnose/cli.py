@@ -14,7 +14,7 @@ import click
 
 from diagnose import __version__
 from diagnose.params import COUNT_MAX, JOBS_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
-from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
+from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
@@ -29,13 +29,9 @@ class DiagnoseGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except UsageProblem as err:
-            from grading.layout import printable
-
+        except UsageProblem as err:  # printable: a name that is not UTF-8, shown escaped
             raise click.UsageError(printable(str(err))) from None
         except UserError as err:
-            from grading.layout import printable  # a name that is not UTF-8, shown escaped
-
             raise click.ClickException(printable(str(err))) from None
 
 
@@ -476,16 +472,12 @@ def _grade_style(text: str, role: str) -> str:
 
 def _echo(text: str, **kwargs) -> None:
     """click.echo of a grading's text: names that are not UTF-8 are shown escaped."""
-    from grading.layout import printable
-
     click.echo(printable(text), **kwargs)
 
 
 def _echo_json(data: object) -> None:
     """A grading's result as JSON, each string escaped as `_echo` does before it is quoted."""
     import json
-
-    from grading.layout import printable
 
     def escaped(value: object) -> object:
         if isinstance(value, str):
@@ -501,7 +493,6 @@ def _echo_json(data: object) -> None:
 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
-
     import grading
     from diagnose.home import self_study_secret
     from diagnose.reveal import feedback_numbers, reveal_after_grading
