@@ -202,22 +202,27 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
 
 
 def find_deal(workspace: Path) -> tuple[Path, Student] | None:
-    """The deal folder holding a bundle, and its student: the nearest folder above it with a
-    manifest or deal settings that lists the bundle's folder, as `<deal>/<student>/` +
-    `DEFAULT_DIR`. None when no such folder holds it (a copy elsewhere). GradeError when that
-    folder deals the student another scenario."""
+    """The deal folder holding a bundle, and its student: walking up from the bundle, the first
+    folder with a manifest or deal settings whose roster has this bundle as a student's (the
+    same folder, however the path reached it). None when no folder above holds it (a copy
+    elsewhere). GradeError when that folder deals the student another scenario."""
     workspace = Path(workspace).resolve()
-    depth = len(DEFAULT_DIR.parts) + 1
-    if workspace.parts[-depth + 1:] != DEFAULT_DIR.parts or len(workspace.parts) <= depth:
-        return None
-    deal = workspace.parents[depth - 1]
-    if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
-        return None
-    student = read_manifest(deal).named(workspace.parts[-depth])
-    if student is None:
-        return None
-    open_bundle(student)
-    return deal, student
+    for deal in workspace.parents:
+        if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
+            continue
+        student = next((s for s in read_manifest(deal) if _same_folder(s.workspace, workspace)),
+                       None)
+        if student is not None:
+            open_bundle(student)
+            return deal, student
+    return None
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a bundle the roster lists but that is not there
+        return False
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: str = "en",

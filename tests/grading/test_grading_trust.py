@@ -28,6 +28,7 @@ from grading import (
 from grading import ledger as ledger_module
 from grading.attempts import Attempt, append_attempt, load_attempts, seal_attempt
 from grading.gradebook import (
+    find_deal,
     named_student,
     read_manifest,
     refused_rows,
@@ -678,3 +679,19 @@ def test_without_a_manifest_the_ledger_binds_each_student_to_their_code(course, 
     ana, _ = gradebook_rows(bundles, key)  # without a manifest: folders in name order
     assert (ana.student, ana.first) == ("ana", None) and "the ledger keeps" in ana.error
     assert read_ledger(bundles, key)["ana"].first.score == 1  # kept, waiting for her bundle
+
+
+def test_the_deal_folder_is_found_walking_up_whatever_path_reaches_the_bundle(course, tmp_path):
+    key, bundles = course
+    os.symlink(bundle(bundles, "ana"), tmp_path / "link")
+    (bundles / "nested").mkdir()
+    (bundles / "nested" / "manifest.csv").write_text("student,code\nzoe,ZZZZ-0000\n")
+    for path in (bundle(bundles, "ana"), tmp_path / "link",
+                 bundles / "ana" / "experiments" / ".." / "experiments" / "19-break-it"):
+        deal, student = find_deal(path)
+        assert (deal, student.name) == (bundles.resolve(), "ana")
+    shutil.copytree(bundle(bundles, "ana"), bundles / "nested" / "copy")
+    assert find_deal(bundles / "nested" / "copy") is None  # listed by no folder above it
+    (bundles / "manifest.csv").write_text("student,code\nborja,AAAA-1111\nana,ZZZZ-9999\n")
+    with pytest.raises(GradeError, match="but manifest.csv deals ana scenario ZZZZ-9999"):
+        find_deal(tmp_path / "link")
