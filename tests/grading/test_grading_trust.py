@@ -695,3 +695,11 @@ def test_the_deal_folder_is_found_walking_up_whatever_path_reaches_the_bundle(co
     (bundles / "manifest.csv").write_text("student,code\nborja,AAAA-1111\nana,ZZZZ-9999\n")
     with pytest.raises(GradeError, match="but manifest.csv deals ana scenario ZZZZ-9999"):
         find_deal(tmp_path / "link")
+
+
+def test_a_ledger_nested_past_any_reader_is_refused_in_one_line(course, tmp_path):
+    key, bundles = course
+    (bundles / LEDGER).write_text("[" * 30_000)
+    with pytest.raises(GradeError, match="changed since a grading wrote it"):
+        grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
