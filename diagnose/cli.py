@@ -14,7 +14,7 @@ import click
 
 from diagnose import __version__
 from diagnose.params import COUNT_MAX, JOBS_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
-from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
+from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
@@ -29,10 +29,10 @@ class DiagnoseGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except UsageProblem as err:
-            raise click.UsageError(str(err)) from None
+        except UsageProblem as err:  # printable: a name that is not UTF-8, shown escaped
+            raise click.UsageError(printable(str(err))) from None
         except UserError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(printable(str(err))) from None
 
 
 @click.group(cls=DiagnoseGroup, context_settings=CONTEXT)
@@ -470,10 +470,29 @@ def _grade_style(text: str, role: str) -> str:
     return click.style(text, **GRADE_STYLES.get(role, {}))
 
 
-def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool) -> None:
+def _echo(text: str, **kwargs) -> None:
+    """click.echo of a grading's text: names that are not UTF-8 are shown escaped."""
+    click.echo(printable(text), **kwargs)
+
+
+def _echo_json(data: object) -> None:
+    """A grading's result as JSON, each string escaped as `_echo` does before it is quoted."""
     import json
 
+    def escaped(value: object) -> object:
+        if isinstance(value, str):
+            return printable(value)
+        if isinstance(value, dict):
+            return {escaped(k): escaped(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [escaped(v) for v in value]
+        return value
+
+    click.echo(json.dumps(escaped(data), ensure_ascii=False, indent=2))
+
+
+def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
+               lang: str, as_json: bool) -> None:
     import grading
     from diagnose.home import self_study_secret
     from diagnose.reveal import feedback_numbers, reveal_after_grading
@@ -486,47 +505,80 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
                                     scenario.ids if scenario else ("01", "02", "03"),
                                     lang=lang, reading=reading,
                                     level=scenario.level if scenario else 1)
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
-                   else result.render(_grade_style))
+        if as_json:
+            _echo_json(result.to_json())
+        else:
+            _echo(result.render(_grade_style))
         return
     if found is None:
         raise UserError(f"no scenario found next to {file} or in "
                                    f"{grading.DEFAULT_DIR}; pass --dir")
     scenario = grading.read_scenario(found)
     if key_file is not None:
-        secret = grading.read_key_file(key_file)
-    elif scenario.key == "instructor":
+        _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
+                              as_json)
+        return
+    if scenario.key == "instructor":
         raise UserError(
             f"{found}: this scenario was dealt by an instructor and only their key opens it; "
             f"check your file with `diagnose grade {file} --check` and hand it in")
-    else:
-        secret = self_study_secret()
+    secret = self_study_secret()
     report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
                                    evidence=feedback_numbers(found, lang, secret))
-    solutions, passed = None, None
-    if key_file is None:
-        from diagnose.levels import record_report
+    from diagnose.levels import record_report
 
-        solutions, warnings = reveal_after_grading(found, lang, secret)
-        passed, more = record_report(scenario, report, lang)
-        for warning in warnings + more:
-            click.echo(f"Warning: {warning}", err=True)
+    solutions, warnings = reveal_after_grading(found, lang, secret)
+    passed, more = record_report(scenario, report, lang)
+    for warning in warnings + more:
+        _echo(f"Warning: {warning}", err=True)
     if as_json:
-        click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
-                              ensure_ascii=False, indent=2))
+        _echo_json({**report.to_json(), "solutions": solutions and str(solutions)})
         return
-    click.echo(report.render(_grade_style))
+    _echo(report.render(_grade_style))
     if solutions:
         from grading.texts import say
 
-        click.echo(say(lang, "solutions", path=solutions))
+        _echo(say(lang, "solutions", path=solutions))
     if passed:
-        click.echo(_grade_style(passed, "right"))
+        _echo(_grade_style(passed, "right"))
+
+
+def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,
+                          as_json: bool) -> None:
+    """One file graded with the instructor's key: into the deal folder's ledger when the bundle
+    is in one (as class grading does), else into the bundle only, saying so."""
+
+    import grading
+    from diagnose.reveal import feedback_numbers
+    from grading.gradebook import find_deal
+    from grading.ledger import ledger_path
+    from grading.texts import say
+
+    evidence = lambda ws: feedback_numbers(ws, lang, secret)  # noqa: E731
+    deal = find_deal(scenario.path)
+    problems: tuple[str, ...] = ()
+    if deal is None:
+        report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
+                                       evidence=evidence(scenario.path))
+        problems = (say(lang, "unprotected", path=scenario.path),)
+    else:
+        folder, student = deal
+        (graded,) = grading.grade_bundles([file], folder, secret, lang=lang, student=student,
+                                          evidence=evidence)
+        if graded.report is None:
+            raise UserError(graded.error)
+        report, problems = graded.report, graded.problems
+    if as_json:
+        _echo_json({**report.to_json(), "solutions": None,
+                    "ledger": deal and str(ledger_path(deal[0])), "records": list(problems)})
+    else:
+        _echo(report.render(_grade_style))
+    for problem in problems:
+        _echo(f"Warning: {problem}", err=True)
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
                  as_json: bool, gradebook: Path | None, gradescope: Path | None) -> None:
-    import json
 
     import grading
     from diagnose.reveal import feedback_numbers
@@ -543,29 +595,29 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
     if gradescope:
         written = grading.write_gradescope(rows, graded, gradescope, lang)
     if as_json:
-        click.echo(json.dumps({
+        _echo_json({
             "graded": [{"file": g.file, "student": g.student,
                         **(g.report.to_json() if g.report else {"error": g.error}),
                         **({"records": list(g.problems)} if g.problems else {})}
                        for g in graded],
             "gradebook": gradebook and str(gradebook),
-            "gradescope": [str(p) for p in written]}, ensure_ascii=False, indent=2))
+            "gradescope": [str(p) for p in written]})
     else:
         width = max(len(g.student or "") for g in graded)
         for g in graded:
             if g.report:
                 r = g.report
-                click.echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
-                           f"({r.standing})")
+                _echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
+                      f"({r.standing})")
                 for problem in g.problems:
-                    click.echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
+                    _echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
             else:
-                click.echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
-                           f"{g.error}")
+                _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
+                      f"{g.error}")
         if gradebook:
-            click.echo(f"Gradebook: {gradebook} ({len(rows)} students)")
+            _echo(f"Gradebook: {gradebook} ({len(rows)} students)")
         if gradescope:
-            click.echo(f"Gradescope: {len(written)} results.json in {gradescope}")
+            _echo(f"Gradescope: {len(written)} results.json in {gradescope}")
     failed = sum(g.report is None for g in graded)
     if failed:
         raise UserError(f"{failed} of {len(graded)} files could not be graded")
@@ -598,7 +650,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
     grading of a scenario is the one that counts. In self-study, grading also reveals the
-    solutions. Exit 0 when graded, whatever the score; 1 for a problem to fix; 2 for bad usage.
+    solutions. With --key, the instructor's ledger in the deal folder (.attempts-ledger.json)
+    records the attempt first and is the truth; a bundle whose code is not the one
+    manifest.csv deals its student is not graded. Exit 0 when graded, whatever the score; 1
+    for a problem to fix; 2 for bad usage.
 
     \b
     Examples:
