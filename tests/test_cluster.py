@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import scenarios
 from diagnose import classroom, cluster
@@ -194,33 +196,36 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_f
 
 def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, local_deal,
                                                              tls_files, key, tmp_path):
-    """It joins after the deal connected (asking for a third worker within 1 s was refused in
-    one line); had it got a task, the task would have refused it and ended the deal
-    (`train_scenario`)."""
+    """It joins after the deal connected; had it got a task, the task would have refused it
+    and ended the deal (`train_scenario`). A deal that needs three workers of this version
+    cannot start with it (one line, within --worker-timeout)."""
     lc, checked, warnings = local_cluster
     address, reference, secret = lc.scheduler_address, *local_deal
-    started = time.monotonic()
-    few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                   "--count", "1", "--steps", "5", "--scheduler", address,
-                                   *tls_args(tls_files), "--min-workers", "3",
-                                   "--worker-timeout", "1"])
-    assert time.monotonic() - started < 5
-    assert (few.exit_code, few.output) == (1, (
-        f"Error: {address}: 2 worker(s) joined within 1 s, 3 wanted; start them with `dask "
-        f"worker {address}` (or lower --min-workers, or raise --worker-timeout)\n"))
     before = set(checked.workers())
     other = start_worker(address, tls_files, tmp_path, preload=(
         "import diagnose.cluster\n"
         "diagnose.cluster.engine_version = lambda: '0.0.0+engine0'\n"))
     try:
         wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
-        codes = {**CODES, "chen": "CCCC-4444", "dora": "DDDD-5555"}  # more tasks than workers
-        classroom.deal(tmp_path / "bundles", [*CLASS, "chen", "dora"], secret, steps=STEPS,
+        (joined,) = set(checked.workers()) - before
+        codes = {**CODES, "chen": "CCCC-4444"}  # more tasks than workers: one waits
+        classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
                        codes=codes, client=checked)
         assert_same_bundles(tmp_path / "bundles", reference, secret)
-        (refused,) = set(checked.workers()) - before - checked.checked()
-        assert f"worker {refused} runs diagnose 0.0.0+engine0, this machine " \
+        assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \
                f"{cluster.engine_version()}: it gets no task of this deal" in "\n".join(warnings)
+        assert joined not in checked.checked()
+        started = time.monotonic()
+        few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                       "--count", "1", "--scheduler", address,
+                                       *tls_args(tls_files), "--min-workers", "3",
+                                       "--worker-timeout", "1"])
+        assert time.monotonic() - started < 5
+        assert few.exit_code == 1
+        assert few.output.startswith(f"Warning: worker {joined} runs diagnose 0.0.0+engine0")
+        assert few.output.splitlines()[-1] == (
+            f"Error: {address}: 2 of the 3 worker(s) wanted run diagnose "
+            f"{cluster.engine_version()} (after 1 s); {cluster.install_hint()}")
     finally:
         other.kill()
         other.wait()
@@ -243,6 +248,15 @@ def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tm
         f"Error: {address} needs --tls-ca-file and --tls-cert (and --tls-key unless the cert "
         "holds it), or Dask's distributed.comm.tls settings\n"))
     plain = address.replace("tls://", "tcp://")
+    mixed = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                     "--count", "1", "--scheduler", plain,
+                                     *tls_args(tls_files)])
+    assert (mixed.exit_code, mixed.output) == (1, (
+        f"Error: --tls-ca-file and --tls-cert need a tls:// address, not {plain}\n"))
+    half = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                    "--count", "1", "--scheduler", address,
+                                    "--tls-ca-file", str(tls_files.ca_file)])
+    assert half.exit_code == 2 and "--tls-ca-file and --tls-cert go together" in half.output
     started = time.monotonic()
     clear = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
                                      "--count", "1", "--scheduler", plain,
@@ -288,13 +302,12 @@ def test_a_lost_scheduler_is_one_error_line_and_its_workers_shut_down(key, tmp_p
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler = subprocess.Popen([*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                   "--no-dashboard", "--scheduler-file", str(file)], **quiet)
-    worker = None
+    worker = subprocess.Popen([*DASK, "worker", "--scheduler-file", str(file), "--nthreads",
+                               "1", "--no-dashboard"], **quiet)  # waits for the file
     try:
         wait_until(lambda: file.exists() and "address" in file.read_text(), 30,
                    "the scheduler wrote its file")
         address = json.loads(file.read_text())["address"]
-        worker = subprocess.Popen([*DASK, "worker", address, "--nthreads", "1",
-                                   "--no-dashboard"], **quiet)
         watcher = Client(address, set_as_default=False, timeout=10)
 
         def kill_the_scheduler_once_training() -> None:
@@ -321,7 +334,7 @@ def test_a_lost_scheduler_is_one_error_line_and_its_workers_shut_down(key, tmp_p
         assert time.monotonic() - ended < 60
     finally:
         for process in (scheduler, worker):
-            if process is not None and process.poll() is None:
+            if process.poll() is None:
                 process.kill()
                 process.wait()
 
@@ -343,6 +356,24 @@ def test_an_unreachable_scheduler_is_one_error_line_and_nothing_written(tmp_path
     bad = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
                                    "--count", "1", "--scheduler", "http://host:8786"])
     assert bad.exit_code == 2 and "use tcp://HOST:PORT" in bad.output
+
+
+@given(scheme=st.sampled_from(["", "tcp://", "tls://"]),
+       host=st.from_regex(r"[a-z0-9]([a-z0-9.-]{0,30}[a-z0-9])?", fullmatch=True) |
+       st.ip_addresses().map(lambda ip: f"[{ip}]" if ip.version == 6 else str(ip)),
+       port=st.integers(1, 65535))
+def test_every_scheduler_address_is_accepted(scheme, host, port):
+    assert cluster.check_address(f"{scheme}{host}:{port}") is None
+
+
+@given(scheme=st.sampled_from(["http://", "ucx://", "inproc://", "tcp:/", "TLS:", "ws://"]),
+       host=st.from_regex(r"[a-z0-9]{1,20}", fullmatch=True),
+       port=st.integers(0, 10**6).filter(lambda p: not 1 <= p <= 65535) | st.integers(1, 65535))
+def test_anything_else_is_refused_in_one_line(scheme, host, port):
+    problem = cluster.check_address(f"{scheme}{host}:{port}")
+    assert problem is not None and "\n" not in problem
+    assert problem.endswith("use tcp://HOST:PORT or tls://HOST:PORT (dask scheduler prints "
+                            "it; its port is 8786 by default)")
 
 
 def test_a_slurm_cluster_renders_its_job_script():
