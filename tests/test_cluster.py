@@ -215,6 +215,7 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
         assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \
                f"{cluster.engine_version()}: it gets no task of this deal" in "\n".join(warnings)
         assert joined not in checked.checked()
+        stranded_then_run(checked.client, address, secret, tmp_path)
         started = time.monotonic()
         few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
                                        "--count", "1", "--scheduler", address,
@@ -230,6 +231,22 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
         other.kill()
         other.wait()
     wait_until(lambda: len(checked.workers()) == 2, 30, "the other worker left")
+
+
+def stranded_then_run(client, address: str, secret: bytes, tmp_path: Path) -> None:
+    """Tasks submitted when no worker of their version is there wait for one, and run on it
+    once it is checked (the scheduler parks them; `train_on_cluster` submits them again).
+    Here the version is the one the other worker claims: it is the only one that qualifies."""
+    claimed = cluster.CheckedCluster(client, address, timeout=30, expected="0.0.0+engine0")
+    orders = [cluster.Order(name, tmp_path / name, code, 1)
+              for name, code in (("eve", "EEEE-6666"), ("finn", "FFFF-7777"))]
+    results: list[cluster.Trained] = []
+    dealing = threading.Thread(target=lambda: results.extend(cluster.train_on_cluster(
+        claimed, orders, secret=secret, steps=STEPS, check=False)), daemon=True)
+    dealing.start()
+    dealing.join(30)
+    assert sorted(trained.order.student for trained in results) == ["eve", "finn"]
+    assert all(sorted(t.records) == ["01", "02", "03", "reference"] for t in results)
 
 
 def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tmp_path):
