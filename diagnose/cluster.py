@@ -149,8 +149,8 @@ class CheckedCluster:
         return resource_name(self.expected)
 
     def lost(self) -> ClusterError:
-        return ClusterError(f"{self.address}: the scheduler was lost mid-deal; the bundles "
-                            f"written so far are kept; {LOST_SCHEDULER}")
+        return ClusterError(f"{self.address}: the scheduler was lost; the bundles written so "
+                            f"far are kept; {LOST_SCHEDULER}")
 
     def workers(self) -> dict[str, dict[str, Any]]:
         """The scheduler's workers by address (a lost scheduler is a ClusterError)."""
@@ -194,6 +194,8 @@ class CheckedCluster:
         deadline = time.monotonic() + timeout
         try:
             self.client.wait_for_workers(count, timeout=timeout)
+        except (OSError, CancelledError):
+            raise self.lost() from None
         except TimeoutError:
             joined = len(self.workers())
             raise ClusterError(f"{self.address}: {joined} worker(s) joined within {timeout:g} "
