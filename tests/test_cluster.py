@@ -249,6 +249,25 @@ def stranded_then_run(client, address: str, secret: bytes, tmp_path: Path) -> No
     assert all(sorted(t.records) == ["01", "02", "03", "reference"] for t in results)
 
 
+def test_a_deal_with_no_worker_of_its_version_ends_within_its_timeout(local_cluster, tmp_path):
+    """As when every checked worker has left mid-deal: the tasks wait `timeout`, then one line."""
+    lc, checked, _ = local_cluster
+    nobody = cluster.CheckedCluster(checked.client, lc.scheduler_address, timeout=0.5,
+                                    expected="9.9.9+engine9")
+    started = time.monotonic()
+    with pytest.raises(cluster.ClusterError) as refused:
+        list(cluster.train_on_cluster(nobody, [cluster.Order("gus", tmp_path, "GGGG-8888", 1)],
+                                      secret=new_secret(), steps=STEPS, check=False))
+    assert time.monotonic() - started < 5
+    assert str(refused.value) == (
+        f"{lc.scheduler_address}: no worker of diagnose 9.9.9+engine9 for 0.5 s, 1 student(s) "
+        "still to train; the bundles written so far are kept: start workers and run the same "
+        "command again to deal the rest")
+    assert not checked.client.processing() or not any(
+        str(k).startswith("diagnose-") for keys in checked.client.processing().values()
+        for k in keys)
+
+
 def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tmp_path):
     lc, _, _ = local_cluster
     address = lc.scheduler_address
