@@ -194,14 +194,14 @@ class CheckedCluster:
         deadline = time.monotonic() + timeout
         try:
             self.client.wait_for_workers(count, timeout=timeout)
-        except (OSError, CancelledError):
-            raise self.lost() from None
-        except TimeoutError:
+        except TimeoutError:  # before OSError, its base class
             joined = len(self.workers())
             raise ClusterError(f"{self.address}: {joined} worker(s) joined within {timeout:g} "
                                f"s, {count} wanted; start them with `dask worker "
                                f"{self.address}` (or lower --min-workers, or raise "
                                "--worker-timeout)") from None
+        except (OSError, CancelledError):
+            raise self.lost() from None
         while True:
             self.look()
             found = len(self.checked())
@@ -260,6 +260,10 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT, *, min_workers: int 
                            "--tls-ca-file, --tls-cert and --tls-key against the scheduler's"
                            ) from None
     except (OSError, TimeoutError) as err:
+        if isinstance(err.__cause__, ConnectionResetError) and address.startswith("tcp://"):
+            raise ClusterError(f"{address}: the scheduler closed the connection in Dask's "
+                               "handshake; if it speaks TLS, use tls://HOST:PORT with "
+                               "--tls-ca-file and --tls-cert") from None
         raise ClusterError(f"{address}: no Dask scheduler answered within {timeout:g} s "
                            f"({_first_line(err)})") from None
     checked = CheckedCluster(client, address, on_warning, worker_timeout)

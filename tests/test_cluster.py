@@ -298,8 +298,18 @@ def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tm
                                      "--count", "1", "--scheduler", plain,
                                      "--connect-timeout", "2"])
     assert time.monotonic() - started < 4
-    assert clear.exit_code == 1 and clear.output.startswith(f"Error: {plain}: ")
-    assert len(clear.output.splitlines()) == 1
+    assert (clear.exit_code, clear.output) == (1, (
+        f"Error: {plain}: the scheduler closed the connection in Dask's handshake; if it speaks "
+        "TLS, use tls://HOST:PORT with --tls-ca-file and --tls-cert\n"))
+    started = time.monotonic()
+    few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                   "--count", "1", "--scheduler", address,
+                                   *tls_args(tls_files), "--min-workers", "3",
+                                   "--worker-timeout", "1"])
+    assert time.monotonic() - started < 5
+    assert (few.exit_code, few.output) == (1, (
+        f"Error: {address}: 2 worker(s) joined within 1 s, 3 wanted; start them with `dask "
+        f"worker {address}` (or lower --min-workers, or raise --worker-timeout)\n"))
     assert not (tmp_path / "b").exists()
 
 
