@@ -397,9 +397,11 @@ def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
     """The task, on a worker: train each round until the diagnostician, weighing the runs
     against `level`'s deck when `check`, tells them apart (or the last round); (the kept round,
     its records by run)."""
-    if engine_version() != expected:
-        raise ClusterError(f"this worker runs diagnose {engine_version()}, the deal "
-                           f"{expected}")
+    if engine_version() != expected:  # a worker that claimed the resource by hand
+        from distributed import get_worker
+
+        raise ClusterError(f"worker {get_worker().address} runs diagnose {engine_version()}, "
+                           f"the deal {expected}; {install_hint()}")
     from diagnose.engine import train
 
     deck = None
@@ -453,8 +455,8 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
                 order, rounds = pending.pop(future)
                 try:
                     kept, records = future.result()
-                except ClusterError:
-                    raise
+                except ClusterError as err:
+                    raise ClusterError(f"{order.student}: {err}") from None
                 except Exception as err:  # noqa: BLE001 - KilledWorker, a bug
                     raise ClusterError(f"{order.student}: training on the cluster failed "
                                        f"({type(err).__name__}: {_first_line(err)}); the "
