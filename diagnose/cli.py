@@ -291,16 +291,32 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 @click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
-              help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
-                   "the bundles are written and sealed here. Needs pip install "
-                   '"diagnose[cluster]".')
+              help="Train on a Dask cluster instead (tls://HOST:8786, or tcp:// on a private "
+                   "network), one task per student; the bundles are written and sealed here. "
+                   "Needs the diagnose-training[cluster] extra here and on every worker.")
 @click.option("--connect-timeout", type=BoundedFloat(0.1, TIMEOUT_MAX), default=10.0,
               show_default=True, metavar="SECONDS",
-              help="With --scheduler: how long to wait for the scheduler and a first worker "
+              help="With --scheduler: the whole wait to reach the scheduler, handshake included "
                    f"(0.1 to {TIMEOUT_MAX:g} s).")
+@click.option("--min-workers", type=Bounded(1, COUNT_MAX), default=1, show_default=True,
+              metavar="N", help="With --scheduler: start once N workers of this diagnose have "
+                                f"joined (Slurm jobs start late; 1 to {COUNT_MAX}).")
+@click.option("--worker-timeout", type=BoundedFloat(0.1, TIMEOUT_MAX), default=60.0,
+              show_default=True, metavar="SECONDS",
+              help="With --scheduler: how long to wait for --min-workers, or mid-deal for a "
+                   f"worker of this diagnose when none is left (0.1 to {TIMEOUT_MAX:g} s).")
+@click.option("--tls-ca-file", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: the CA certificate (PEM) the cluster's "
+                   "certificates are signed with (else Dask's distributed.comm.tls settings).")
+@click.option("--tls-cert", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: this client's certificate (PEM).")
+@click.option("--tls-key", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: this client's private key (PEM), unless "
+                   "--tls-cert holds it.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
          steps: int | None, jobs: int, level: int, lang: str, scheduler: str | None,
-         connect_timeout: float) -> None:
+         connect_timeout: float, min_workers: int, worker_timeout: float,
+         tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
@@ -312,7 +328,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     --lang and key, and deal each student already there the same level; it adds students,
     never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
     --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte, at
-    every level); your key stays here.
+    every level); your key stays here, and only workers of this diagnose version get tasks
+    (any other is named in a warning).
 
     \b
     Example:
@@ -320,7 +337,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
       diagnose deal --key course.key --out bundles-l2 --count 30 --level 2
       diagnose deal --key course.key --out bundles --roster roster.txt \\
-          --scheduler tcp://10.0.0.5:8786
+          --scheduler tls://10.0.0.5:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
+          --tls-key me.key --min-workers 32 --worker-timeout 600
     """
     import time
 
@@ -338,9 +356,17 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         plan = classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
                                    level=level)  # every refusal before anything is trained
         if scheduler is not None:
-            from diagnose.cluster import connect
+            from diagnose.cluster import TLSFiles, connect, quiet_dask_logs
 
-            client = connect(scheduler, connect_timeout)  # refused before anything is written
+            quiet_dask_logs()  # our account of a failure is the one Error line, not Dask's
+            if (tls_ca_file is None) != (tls_cert is None) or (tls_key and not tls_cert):
+                raise click.UsageError("--tls-ca-file and --tls-cert go together (with "
+                                       "--tls-key unless the cert holds the key)")
+            tls = None if tls_ca_file is None else TLSFiles(tls_ca_file, tls_cert, tls_key)
+            client = connect(scheduler, connect_timeout, min_workers=min_workers,
+                             worker_timeout=worker_timeout, tls=tls,
+                             on_warning=lambda message: click.echo(f"Warning: {message}",
+                                                                   err=True))
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
