@@ -666,7 +666,9 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
 @click.option("--seed", "code", metavar="CODE",
               help="Code of the scenario to make when --dir holds none (default: a fresh "
                    "random code).")
-@click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@click.option("--name", help="Your name, for <name>-diagnoses.md: kept in your data folder "
+                             "(DIAGNOSE_HOME) for every level; without it, the one kept, else "
+                             "asked once, on the first save (u in the app changes it).")
 @LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the screen and of the diagnoses file.")
@@ -692,7 +694,7 @@ def play(directory: Path, code: str | None, name: str | None, level: int | None,
     directory = _level_dir(directory, level)
     while directory is not None:
         directory, level = _play_once(directory, code, name, level, lang)
-        code = None  # the next level deals a fresh scenario
+        code = name = None  # the next level deals a fresh scenario; the name is kept
 
 
 def _play_once(directory: Path, code: str | None, name: str | None, level: int | None,
