@@ -95,6 +95,15 @@ class PlayApp(App[None]):
 
     # --- life cycle ----------------------------------------------------------------------
 
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Textual's notice, one at a time: it covers the top bar (play.tcss), and two stacked
+        would reach down into the panels' data."""
+        self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout,
+                       markup=markup)
+
+
     def on_mount(self) -> None:
         self.push_screen(self.play)
         self._set_scenario_title()
