@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnose.home import HomeError, check_name, keep_player_name, player_name
-from diagnose.metrics import read_metrics, write_metrics
 from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
 from diagnose.tui.form_screen import FormScreen
@@ -24,7 +23,7 @@ from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.whatif_screen import WhatIfScreen
 from diagnose.whatif import DOSE_MARKS
 from diagnose.workspace import open_workspace
-from tests.tui.conftest import copy_scenario
+from tests.tui.conftest import cache_whatif_doses, copy_scenario
 from tests.tui.screen import drawn, screen_text, until
 from tests.tui.test_levels_tui import _grade_all_right, grade_text
 
@@ -165,28 +164,9 @@ async def test_enter_on_a_reopened_form_keeps_the_answer(workspace):
 
 # --- 4. each what-if dose has its own mark --------------------------------------------------
 
-def _cache_doses(workspace) -> None:
-    """The fixture's no-warmup run (01) as every other dose's cached what-if, its loss scaled
-    per dose, so the screen opens with nothing to train and the curves apart."""
-    from diagnose.reveal import write_solutions
-    from diagnose.whatif import plan_whatif
-
-    write_solutions(workspace)
-    plan = plan_whatif(open_workspace(workspace), "01")
-    header, records = read_metrics(workspace / "01" / "metrics.jsonl")
-    header = {k: v for k, v in header.items() if k != "schema"}
-    for factor, dose in enumerate(plan.doses, start=2):
-        if dose.dealt:
-            continue
-        scaled = [r | {"train_loss": r["train_loss"] * factor} for r in records]
-        folder = workspace / "whatif" / "01" / dose.folder(plan.field)
-        folder.mkdir(parents=True)
-        write_metrics(folder / "metrics.jsonl", header, scaled)
-
-
 async def test_what_if_doses_each_have_a_mark_without_colour(workspace, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-    _cache_doses(workspace)
+    cache_whatif_doses(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.press("1", "w")
