@@ -198,13 +198,9 @@ def test_row_layout_gives_every_row_the_largest_equal_height_that_fits(rows, cou
         assert shown * (height + step) > rows  # the largest that fits
 
 
-@pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("overlay", [False, True])
-async def test_rows_of_a_panel_share_one_height_at_every_size(workspace, size, overlay):
-    app = PlayApp(workspace)
-    async with app.run_test(size=size) as pilot:
-        await drawn(pilot, app)
-        await pilot.press("3", *(["r"] if overlay else []))
+def _rows_share_one_height(pilot, app, overlay: bool):
+    """Every panel's shown rows have one height, within the panel; an even one overlaid."""
+    async def check():
         for box in app.screen.query(PanelBox):
             rows = [row for row in box.query(SeriesRow) if row.display]
             await until(pilot, lambda rows=rows, box=box: len({r.size.height for r in rows}) == 1
@@ -212,10 +208,29 @@ async def test_rows_of_a_panel_share_one_height_at_every_size(workspace, size, o
             height = rows[0].size.height
             if overlay and height >= 2:
                 assert height % 2 == 0, (box.panel.key, height)
+    return check()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_rows_share_one_height_and_notices_cover_no_data_at_every_size(workspace, size):
+    app = PlayApp(workspace)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await drawn(pilot, app)
+        await pilot.press("3")
+        await _rows_share_one_height(pilot, app, overlay=False)
         spectral = app.screen.query_one("#panel-5", PanelBox)
         shown = [row for row in spectral.query(SeriesRow) if row.display]
-        if size == (120, 40) and not overlay:  # nine matrices in eleven lines: one line each
+        if size == (120, 40):  # nine matrices in eleven lines: one line each
             assert len(shown) == 9 and {row.size.height for row in shown} == {1}
+        await pilot.press("r")
+        await _rows_share_one_height(pilot, app, overlay=True)
+        # 9. notices: the second replaces the first, over the top bar, on no panel's data
+        await pilot.press("0", "d", "n")
+        await until(pilot, lambda: "n opens level 2" in " ".join(screen_text(app).split()))
+        toasts = list(app.screen.query("Toast"))
+        assert len(toasts) == 1
+        for box in app.screen.query(PanelBox):
+            assert not toasts[0].region.overlaps(box.content_region), box.panel.key
 
 
 # --- 7. with r, the reference's value beside the run's --------------------------------------
@@ -231,18 +246,3 @@ async def test_the_value_column_shows_the_references_value_beside_the_runs(works
         expected = [format_number(run[3]["train_loss"]), format_number(reference[3]["train_loss"])]
         await until(pilot, lambda: row.stats.text.plain.split("\n")[:2] == expected)
         assert row.label.text.plain.split("\n")[-1] == "ref"  # on the reference's line
-
-
-# --- 9. notices hide no data ---------------------------------------------------------------
-
-@pytest.mark.parametrize("size", SIZES)
-async def test_a_notice_covers_no_panel_data(workspace, size):
-    app = PlayApp(workspace)
-    async with app.run_test(size=size, notifications=True) as pilot:
-        await drawn(pilot, app)
-        await pilot.press("d", "n")  # two notices: the second replaces the first
-        await until(pilot, lambda: "n opens level 2" in " ".join(screen_text(app).split()))
-        toasts = list(app.screen.query("Toast"))
-        assert len(toasts) == 1
-        for box in app.screen.query(PanelBox):
-            assert not toasts[0].region.overlaps(box.content_region), box.panel.key
