@@ -779,12 +779,15 @@ def wheel(out: Path) -> None:
 @click.option("--seed", "code", metavar="CODE",
               help="Code of the scenario to make when --dir holds none (default: a fresh "
                    "random code).")
-@click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@click.option("--name", help="Your name, for <name>-diagnoses.md: kept in your data folder "
+                             "(DIAGNOSE_HOME) for every level; without it, the one kept, else "
+                             "asked once, on the first save (u in the app changes it).")
+@STEPS_OPTION
 @LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the screen and of the diagnoses file.")
-def play(directory: Path, code: str | None, name: str | None, level: int | None,
-         lang: str) -> None:
+def play(directory: Path, code: str | None, name: str | None, steps: int | None,
+         level: int | None, lang: str) -> None:
     """Play: read each run's six panels, diagnose 01 02 03, save and grade, in the terminal.
 
     With a scenario in --dir (your own, or an instructor's bundle) it opens at once; with none
@@ -795,21 +798,22 @@ def play(directory: Path, code: str | None, name: str | None, level: int | None,
     Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
     and the grade then offers the next (n). --level N goes to any level at once; each lives
     in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+    --steps trains a fresh scenario shorter (a quick try; a scenario in --dir keeps its own).
 
     \b
     Example:
       diagnose play
-      diagnose play --level 2
+      diagnose play --level 2 --steps 60
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
     directory = _level_dir(directory, level)
     while directory is not None:
-        directory, level = _play_once(directory, code, name, level, lang)
-        code = None  # the next level deals a fresh scenario
+        directory, level = _play_once(directory, code, name, steps, level, lang)
+        code = name = None  # the next level deals a fresh scenario; the name is kept
 
 
-def _play_once(directory: Path, code: str | None, name: str | None, level: int | None,
-               lang: str) -> tuple[Path | None, int | None]:
+def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,
+               level: int | None, lang: str) -> tuple[Path | None, int | None]:
     """One game; the folder and level to play next when the player asked for the next level."""
     from diagnose.scenario import check_code, check_target
     from diagnose.workspace import is_workspace, open_workspace
@@ -827,7 +831,7 @@ def _play_once(directory: Path, code: str | None, name: str | None, level: int |
             check_code(code)
     from diagnose.tui.app import PlayApp
 
-    app = PlayApp(directory, code=code, name=name, lang=lang, level=level or 1)
+    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level or 1)
     app.run()
     if app.error:
         raise UserError(app.error)
