@@ -294,7 +294,7 @@ def test_drafts_as_written_by_279bf2f_open(tmp_path):
 
     (tmp_path / DRAFTS_FILE).write_text(DRAFTS_279BF2F, encoding="utf-8")
     drafts = Drafts.load(tmp_path)
-    assert drafts.warning is None and drafts.name == "Ana"
+    assert drafts.warning is None  # the name it kept is now kept in the data folder
     assert drafts.answers["01"].evidence == "loss 230\n## 02"
 
 
