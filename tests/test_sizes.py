@@ -33,7 +33,9 @@ import pytest
 import scenarios
 from diagnose import classroom
 from diagnose.metrics import read_metrics
-from grading.seal import SLUG_MAX, seal, unseal
+from diagnose.workspace import open_workspace
+from grading.seal import SLUG_MAX, new_secret, seal, unseal
+from scenarios.errors import UserError
 from tests.test_dashboard import skeleton
 
 CLASS = 4  # scenarios dealt, 16 runs (the padding over generated runs: test_dashboard.py)
@@ -41,9 +43,6 @@ CLASS = 4  # scenarios dealt, 16 runs (the padding over generated runs: test_das
 
 @pytest.fixture(scope="module")
 def dealt(tmp_path_factory):
-    from diagnose.workspace import open_workspace
-    from grading.seal import new_secret
-
     out = tmp_path_factory.mktemp("class") / "bundles"
     classroom.deal(out, classroom.numbered_students(CLASS), new_secret(), steps=5)
     return [open_workspace(classroom.bundle_dir(out, s.name))
@@ -141,7 +140,7 @@ def test_a_keys_size_depends_on_its_code_and_ids_only():
         shortest = seal("X", dict.fromkeys(ids, "a"), SECRET)
         longest = seal("X", dict.fromkeys(ids, "a" * SLUG_MAX), SECRET)
         assert len(shortest) == len(longest)
-    with pytest.raises(scenarios.errors.UserError, match=f"longer than {SLUG_MAX} characters"):
+    with pytest.raises(UserError, match=f"longer than {SLUG_MAX} characters"):
         seal("X", {"01": "a" * (SLUG_MAX + 1)}, SECRET)
 
 
