@@ -93,7 +93,8 @@ def test_csv_rosters(tmp_path):
     no_header = classroom.read_roster(roster_of(tmp_path, "ana,ana@uni.es\n"))
     assert no_header == [classroom.Student("ana", "ana@uni.es")]
     for text, message in [("ana,not-an-email\n", r":1: 'not-an-email' is not an email"),
-                          ("ana,a@b.c,x,y\n", r":1: expected at most 3 columns"),
+                          ("ana,a@b.c,1,en,y\n", r":1: expected at most 4 columns"),
+                          ("ana,a@b.c,1,fr\n", r":1: lang 'fr': expected en, es"),
                           ("ana,a@b.c,beginner\n", r":1: level 'beginner': expected 1, 2, 3"),
                           ("name,phone\nana,1\n", r":1: a header row has the columns")]:
         with pytest.raises(ScenarioError, match=message):
@@ -142,7 +143,7 @@ def test_the_manifest_only_grows(tmp_path, key):
                  "--steps", STEPS)
     assert result.exit_code == 0, result.output
     first = manifest_rows(out)
-    assert first[0] == ["student", "code", "email", "level"]
+    assert first[0] == ["student", "code", "email", "level", "lang"]
     assert [r[0] for r in first[1:]] == ["ana", "beto"] and first[1][2] == "ana@uni.es"
     roster = roster_of(tmp_path, "carla\n")
     result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
@@ -164,7 +165,8 @@ def test_a_folder_dealt_before_settings_were_recorded_is_checked_by_its_bundles(
     (out / "deal-settings.json").unlink()  # as an older diagnose left it
     result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", "6")
     assert result.exit_code == 1
-    assert "dealt with other settings (--steps 5 here, 6 now)" in result.output
+    assert ("dealt with other settings (--steps 5 in student-01, 6 now), as its bundles say "
+            "(deal-settings.json is missing)") in result.output
     assert not (out / "student-02").exists()
 
 
@@ -184,3 +186,49 @@ def test_a_roster_level_deals_that_deck_and_a_changed_level_is_refused(tmp_path,
     assert result.exit_code == 1
     assert result.output == (f"Error: {out}: ana was dealt level 3, not 1; deal with the same "
                              "settings or into another --out folder\n")
+
+
+# --- grading a dealt class: the instructor's side is the truth (issue 20) ---------------------
+
+def test_a_dealt_class_binds_codes_and_keeps_first_attempts_in_the_ledger(tmp_path, key,
+                                                                          monkeypatch):
+    """Issue 20's reproductions on a real deal: a bundle copied over a classmate's is refused,
+    and the README's one-file command records in the ledger, so deleting attempts.jsonl does
+    not reset the first attempt."""
+    import shutil
+
+    import grading
+    from grading.seal import read_key_file
+
+    monkeypatch.chdir(tmp_path)
+    assert run("deal", "--key", str(key), "--out", "bundles", "--roster",
+               str(roster_of(tmp_path, "ana\nbob\n")), "--steps", STEPS).exit_code == 0
+    secret = read_key_file(key)
+    bundle = {s: os.path.join("bundles", s, "experiments", "19-break-it") for s in ("ana", "bob")}
+    truth = {s: grading.grade.open_key(grading.read_scenario(bundle[s]), secret)
+             for s in bundle}
+    right = {s: "".join(f"## {i}\nDiagnosis: {slug}\n" for i, slug in truth[s].items())
+             for s in bundle}
+    (tmp_path / "ana.md").write_text("## 01\nDiagnosis: not sure\n")
+    result = run("grade", "ana.md", "--dir", bundle["ana"], "--key", str(key))
+    assert result.exit_code == 0 and "Score: 0/3" in result.output
+    os.remove(os.path.join(bundle["ana"], "attempts.jsonl"))  # the student's doing
+    (tmp_path / "ana.md").write_text(right["ana"])
+    result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md")
+    assert result.exit_code == 0
+    assert result.output.startswith("ana  3/3  ana.md  (First attempt 0/3 on ")
+
+    (tmp_path / "bob.md").write_text(right["bob"])
+    assert run("grade", "--key", str(key), "--bundles", "bundles", "bob.md").exit_code == 0
+    shutil.rmtree(bundle["ana"])
+    shutil.copytree(bundle["bob"], bundle["ana"])  # cp -a bob's bundle over ana's
+    (tmp_path / "ana.md").write_text(right["bob"])
+    result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md",
+                 "--gradebook", "grades.csv")
+    assert result.exit_code == 1
+    codes = {row[0]: row[1] for row in manifest_rows(tmp_path / "bundles")[1:]}
+    assert f"holds scenario {codes['bob']}, but manifest.csv deals ana scenario " \
+           f"{codes['ana']}" in result.output
+    with open("grades.csv", newline="", encoding="utf-8") as stream:
+        ana = next(csv.DictReader(stream))
+    assert (ana["student"], ana["score"]) == ("ana", "")
