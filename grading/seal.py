@@ -23,12 +23,12 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from scenarios.catalog import SLUG_MAX
 from scenarios.errors import UserError
 from scenarios.files import read_small, readable_by_others
 
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
-SLUG_MAX = 64  # characters of room for each ID's slug in a sealed key's plaintext
 TAMPERED = "the answer key has been changed or belongs to another scenario"
 
 
@@ -121,7 +121,8 @@ def _payload(code: str, assignment: dict[str, str]) -> bytes:
 def padded_payload(code: str, assignment: dict[str, str]) -> bytes:
     """The plaintext a key seals: the assignment as JSON, then spaces (JSON ignores them) up
     to a size set by the code and the IDs alone, with room for a slug of SLUG_MAX characters
-    per ID. Keys sealed before the padding hold the same JSON without it and open alike."""
+    per ID (the catalog refuses a longer slug). Keys sealed before the padding hold the same
+    JSON without it and open alike."""
     too_long = [slug for slug in assignment.values() if len(json.dumps(slug)) - 2 > SLUG_MAX]
     if too_long:
         raise SealError(f"break slug {too_long[0][:SLUG_MAX]}... is longer than {SLUG_MAX} "

@@ -25,8 +25,10 @@ import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from importlib import resources
 
 import pytest
 
@@ -34,7 +36,9 @@ import scenarios
 from diagnose import classroom
 from diagnose.metrics import read_metrics
 from diagnose.workspace import open_workspace
-from grading.seal import SLUG_MAX, new_secret, seal, unseal
+from grading.seal import new_secret, seal, unseal
+from scenarios import CatalogError, load_catalog
+from scenarios.catalog import SLUG_MAX
 from scenarios.errors import UserError
 from tests.test_dashboard import skeleton
 
@@ -142,6 +146,21 @@ def test_a_keys_size_depends_on_its_code_and_ids_only():
         assert len(shortest) == len(longest)
     with pytest.raises(UserError, match=f"longer than {SLUG_MAX} characters"):
         seal("X", {"01": "a" * (SLUG_MAX + 1)}, SECRET)
+
+
+def test_the_catalog_refuses_a_slug_a_key_has_no_room_for(tmp_path):
+    root = tmp_path / "scenarios"
+    shutil.copytree(resources.files("scenarios"), root,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = root / "breaks" / "no-warmup.toml"
+    for slug, refused in (("n" * SLUG_MAX, False), ("n" * (SLUG_MAX + 1), True)):
+        path.write_text(re.sub(r'(?m)^slug = ".*"$', f'slug = "{slug}"',
+                               path.read_text(encoding="utf-8")), encoding="utf-8")
+        if refused:
+            with pytest.raises(CatalogError, match=f"slug: at most {SLUG_MAX} characters, got"):
+                load_catalog(root)
+        else:
+            assert slug in load_catalog(root).breaks
 
 
 def test_a_key_sealed_before_the_padding_still_opens():
