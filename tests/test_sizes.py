@@ -174,7 +174,8 @@ def test_a_key_sealed_before_the_padding_still_opens():
 # breaks): (train loss at steps 0, 1, 2), grad norm before clipping at step 0. Measured under
 # OpenBLAS's SkylakeX, Haswell, Sandybridge, Nehalem and Prescott kernels: the losses agree
 # within 1.4e-4 (bad-init; 2.5e-6 for the others), the grad norms within 1.8e-3 (bad-init,
-# whose float32 gradients are ~100x the others'; 1.4e-6 for the others).
+# whose float32 gradients are ~100x the others'; 1.4e-6 for the others). A change of the
+# arithmetic, the seeds or healthy.toml moves them far more and fails here: re-pin on purpose.
 PINNED_SECRET = base64.urlsafe_b64encode(bytes(range(32)))
 PINNED = {
     "reference": ((4.774300559, 3.722555782, 3.354872129), 5.112947464),
@@ -234,8 +235,8 @@ def test_the_forced_kernels_compute_other_bits(kernels):
     comparison above ran two other kernels besides this machine's, whose numbers differ in
     their last bits: the tolerance is what kept it green. Elsewhere it ran one kernel."""
     native = kernels[None]
-    for coretype in KERNELS[1:]:
-        forced = kernels[coretype]
-        if forced["kernel"] == native["kernel"]:
-            pytest.skip(f"this OpenBLAS runs {native['kernel']} whatever OPENBLAS_CORETYPE says")
-        assert forced["runs"] != native["runs"], (coretype, forced["kernel"])
+    others = [c for c in KERNELS[1:] if kernels[c]["kernel"] != native["kernel"]]
+    if not others:
+        pytest.skip(f"this OpenBLAS runs {native['kernel']} whatever OPENBLAS_CORETYPE says")
+    for coretype in others:
+        assert kernels[coretype]["runs"] != native["runs"], (coretype, kernels[coretype]["kernel"])
