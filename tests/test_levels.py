@@ -408,3 +408,20 @@ def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
     out = _cli("grade", str(answers), "--dir", str(ws), "--check", "--json")
     assert out.exit_code == 0, out.output
     assert '"big-init"' in out.output and "ambiguous" not in out.output
+
+
+def test_no_text_promises_a_bug_in_every_run_or_the_same_mistakes_at_level_two():
+    """Bug 8: the decoy is dealt from level 2 on, and level 2 is a pool, not the lab again."""
+    from diagnose.tui.text import HELP
+
+    assert "exactly one designed bug" not in HELP["en"] and "at most one" in HELP["en"]
+    assert "exactamente un fallo" not in HELP["es"] and "como mucho un" in HELP["es"]
+    # the entropy floor binds the validation loss, not one training batch
+    assert "binds the **validation** loss" in " ".join(HELP["en"].split())
+    assert "limita la pérdida de **validación**" in " ".join(HELP["es"].split())
+    for args in (["breaks", "--help"], ["--help"], ["new", "--help"]):
+        out = _cli(*args)
+        assert out.exit_code == 0 and "same mistakes" not in out.output
+        assert "same at subtle" not in out.output and "exactly one" not in out.output
+    listing = _cli("breaks").output
+    assert "Level 2: a pool of subtle breaks and their mirrors" in listing
