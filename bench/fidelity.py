@@ -19,6 +19,7 @@ reference, as a dealt scenario pairs them: the ranges the catalog's texts may pr
 
 Run: python bench/fidelity.py --seeds 20 [--first-seed 0] [--jobs 2] [--levels 1,2,3]
      [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
+     [--only big-init,decoy]
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ DECOY_OFFSET = 1_000_000
 REFERENCE, DECOY = "reference", "decoy"
 
 
-def plans_for(seed: int, healthy: scenarios.Config, levels: list[int]) -> list[RunPlan]:
+def plans_for(seed: int, healthy: scenarios.Config, levels: list[int],
+              only: set[str] | None = None) -> list[RunPlan]:
+    """The reference and each run of `levels` (only those named in `only`, when given)."""
     plans = {REFERENCE: RunPlan(REFERENCE, healthy, seed)}
     for level in levels:
         for slug, brk in scenarios.breaks(level).items():
@@ -53,7 +56,8 @@ def plans_for(seed: int, healthy: scenarios.Config, levels: list[int]) -> list[R
                 plans[DECOY] = RunPlan(DECOY, healthy, seed + DECOY_OFFSET)
             else:
                 plans[slug] = RunPlan(slug, brk.apply(healthy), seed)
-    return list(plans.values())
+    return [plan for name, plan in plans.items()
+            if only is None or name == REFERENCE or name in only]
 
 
 def stored(folder: Path, seed: int, plans: list[RunPlan]) -> dict:
@@ -106,6 +110,9 @@ def main() -> None:
     keep = parser.add_mutually_exclusive_group()
     keep.add_argument("--save", type=Path, help="keep every run's records in this folder")
     keep.add_argument("--load", type=Path, help="read the records instead of training")
+    parser.add_argument("--only", default=None, metavar="SLUG,...",
+                        help="train (or read) only these runs beside the reference "
+                             "(\"decoy\" for the healthy decoy): a partial bench")
     parser.add_argument("--figures", action="store_true",
                         help="print every figure's percentiles, against another seed's reference")
     args = parser.parse_args()
@@ -119,9 +126,11 @@ def main() -> None:
     if changes:
         print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
     levels = [int(n) for n in args.levels.split(",")]
+    only = set(args.only.split(",")) if args.only else None
     header = run_header_fields(healthy)
-    rows = {level: [HEALTHY, *(DECOY if b.healthy else s
-                               for s, b in scenarios.breaks(level).items())]
+    rows = {level: [HEALTHY, *(row for row in (DECOY if b.healthy else s
+                                               for s, b in scenarios.breaks(level).items())
+                               if only is None or row in only)]
             for level in levels}
     confusion = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     crossed = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
@@ -135,7 +144,7 @@ def main() -> None:
     done = 0
     try:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            plans = plans_for(seed, healthy, levels)
+            plans = plans_for(seed, healthy, levels, only)
             if args.load is not None:
                 if not (args.load / f"seed-{seed}.pkl.gz").is_file():
                     print(f"seed {seed}: not stored in {args.load}; stopping there")
