@@ -270,8 +270,8 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         "broken-mask": [
             Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
                 "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
-                      f"the corpus's entropy floor {f(header['entropy_floor'])}: below what any "
-                      "honest model can reach",
+                      f"the corpus's entropy floor {f(header['entropy_floor'])} (no honest "
+                      "model's validation loss goes below 1x)",
                 "es": f"pérdida de validación final {f(fig['final_val'])}, "
                       f"{f(fig['val_floor_ratio'])} veces el suelo de entropía del corpus "
                       f"{f(header['entropy_floor'])}: por debajo de lo que un modelo honesto "
@@ -375,11 +375,11 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         "unscaled-attention": [
             Finding(3, "clip_share", fig["clip_share"], {
                 "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), at the reference's "
-                      "learning rate",
+                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), with a peak learning "
+                      f"rate {f(fig['lr_peak_ratio'])}x the reference's",
                 "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con el "
-                      "learning rate de la referencia"}),
+                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con un máximo "
+                      f"del learning rate {f(fig['lr_peak_ratio'])} veces el de referencia"}),
             Finding(1, "final_ratio", fig["final_ratio"], {
                 "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
                       "the reference's",
@@ -406,10 +406,11 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
                       f"{f(header['entropy_floor'])} (la referencia: "
                       f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
             Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, below the reference's and below "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, por debajo de la de referencia "
-                      f"y de ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
+                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
+                      f"reference's, where ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
+                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
+                      f"la de referencia, con ln({header['vocab_size']}) = "
+                      f"{f(header['ln_vocab'])}"}),
         ],
         "decay-everything": [
             Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
@@ -422,14 +423,18 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         ],
         HEALTHY: [
             Finding(1, "final_val", fig["final_val"], {
-                "en": f"final validation loss {f(fig['final_val'])}, above the entropy floor "
-                      f"{f(header['entropy_floor'])} and well below ln({header['vocab_size']})",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, por encima del suelo "
-                      f"de entropía {f(header['entropy_floor'])} y muy por debajo de "
-                      f"ln({header['vocab_size']})"}),
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x the "
+                      f"reference's and {f(fig['val_floor_ratio'])}x the entropy floor "
+                      f"{f(header['entropy_floor'])}",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['final_ratio'])} veces la de referencia y "
+                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
+                      f"{f(header['entropy_floor'])}"}),
             Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": "the learning rate warms up from near zero",
-                "es": "el learning rate arranca cerca de cero y sube"}),
+                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak and "
+                      f"peaks {f(fig['lr_peak_ratio'])}x the reference's",
+                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
+                      f"y su máximo es {f(fig['lr_peak_ratio'])} veces el de referencia"}),
         ],
     }
 
