@@ -476,13 +476,12 @@ def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Find
                   f"en el {pct('clip_share')}% de los pasos (la referencia: "
                   f"{pct('ref_clip_share')}%)"}),
         "4": Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
-            "en": f"the largest activation line {f(fig['act0_ratio'])}x the reference's at step "
-                  f"0; at the end the residual stream {f(fig['residual_end_ratio'])}x and the "
-                  f"final LayerNorm's output {f(fig['ln_f_end_ratio'])}x the reference's",
-            "es": f"la mayor línea de activaciones {f(fig['act0_ratio'])} veces la de "
-                  f"referencia en el paso 0; al final el flujo residual "
-                  f"{f(fig['residual_end_ratio'])} veces y la salida de la LayerNorm final "
-                  f"{f(fig['ln_f_end_ratio'])} veces las de referencia"}),
+            "en": f"the residual stream {f(fig['residual0_ratio'])}x the reference's at step 0 "
+                  f"and {f(fig['residual_end_ratio'])}x at the end; the final LayerNorm's output "
+                  f"{f(fig['ln_f_end_ratio'])}x at the end",
+            "es": f"el flujo residual {f(fig['residual0_ratio'])} veces el de referencia en el "
+                  f"paso 0 y {f(fig['residual_end_ratio'])} veces al final; la salida de la "
+                  f"LayerNorm final {f(fig['ln_f_end_ratio'])} veces al final"}),
         "5": Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
             "en": f"matrix by matrix, {f(fig['spectral0_min_ratio'])}-"
                   f"{f(fig['spectral0_max_ratio'])}x the reference's at step 0 and "
