@@ -161,7 +161,7 @@ def test_small_init_mirrors_big_init_at_step_0(deck, header):
     assert fig["spectral0_ratio"] == pytest.approx(0.25, rel=1e-3)
     assert fig["residual0_ratio"] <= 0.5
     assert fig["act0_ratio"] == pytest.approx(1.0, rel=0.05)  # ln_f's line: ~1 whatever init
-    assert fig["loss0"] <= header["ln_vocab"] + 0.1 and fig["lr_peak_ratio"] == 1
+    assert fig["loss0"] <= header["ln_vocab"] + 0.2 and fig["lr_peak_ratio"] == 1
 
 
 def test_raised_lr_peaks_three_times_higher_at_the_same_step(deck):
