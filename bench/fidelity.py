@@ -14,10 +14,12 @@ that each stored config is the one this catalog would train: the same numbers, p
 without the compute (calibrate the checks on one seed range, then prove them on another).
 
 `--figures` also prints, per run kind, the 5th, 50th and 95th percentiles (and the extremes) of
-every figure the diagnostician and the reveal read, each run against the previous seed's
-reference, as a dealt scenario pairs them: the ranges the catalog's texts may promise.
+every figure the diagnostician and the reveal read, and of those the catalog's texts quote
+(`text_figures`), each run against another seed's reference of its range (the previous one,
+the first seed's against the last), as a dealt scenario pairs them: the ranges the texts may
+promise. `--first-seed 0,1000,5000` reads several ranges of `--seeds` each.
 
-Run: python bench/fidelity.py --seeds 20 [--first-seed 0] [--jobs 2] [--levels 1,2,3]
+Run: python bench/fidelity.py --seeds 20 [--first-seed 0[,1000,...]] [--jobs 2] [--levels 1,2,3]
      [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
      [--only big-init,decoy]
 """
@@ -44,6 +46,35 @@ from scenarios.config import validate_value
 
 DECOY_OFFSET = 1_000_000
 REFERENCE, DECOY = "reference", "decoy"
+
+
+def text_figures(run: list[dict], other: list[dict], floor: float) -> dict[str, float]:
+    """The figures the catalog's texts quote beyond the diagnostician's, for `run` against
+    `other` (a reference). Counts and steps are floats, NaN where the sign is absent."""
+    def vals(records: list[dict]) -> list[float]:
+        return [r["val_loss"] for r in records if r["val_loss"] is not None]
+
+    mid = [r["val_loss"] for r in run if r["val_loss"] is not None and 100 <= r["step"] <= 300]
+    below = [r["step"] for r in run if r["train_loss"] < floor]
+    val_below = [r["step"] for r in run if r["val_loss"] is not None and r["val_loss"] < floor]
+    heads = [r["dead_heads"] for r in run if r["dead_heads"] is not None]
+    other_heads = [r["dead_heads"] for r in other if r["dead_heads"] is not None]
+    at100 = min(100, len(run) - 1, len(other) - 1)
+    nan = float("nan")
+    return {
+        "val_mid_median": statistics.median(mid) if mid else nan,   # Panel 1, steps 100-300
+        "loss0_diff": run[0]["train_loss"] - other[0]["train_loss"],
+        "final_cost": vals(run)[-1] - vals(other)[-1],               # nats of validation loss
+        "first_train_below_floor_step": float(below[0]) if below else nan,
+        "any_train_below_floor": float(bool(below)),                 # one batch below the floor
+        "first_val_below_floor_step": float(val_below[0]) if val_below else nan,
+        "res_block0_end": run[-1]["act_mean_abs"][0],                # Panel 4, after block 0
+        "residual_100_ratio": run[at100]["act_mean_abs"][-2] / other[at100]["act_mean_abs"][-2],
+        "grad0_ratio": run[0]["grad_norm_preclip"] / other[0]["grad_norm_preclip"],
+        "dead_heads_end_excess": heads[-1] - other_heads[-1],
+        "dead_heads_any_mid": float(max(heads[1:-1] or [0]) > 0),    # after step 0, before the end
+        "dead_heads_any_end": float(heads[-1] > 0),
+    }
 
 
 def plans_for(seed: int, healthy: scenarios.Config, levels: list[int],
@@ -101,7 +132,8 @@ def save(folder: Path, seed: int, plans: list[RunPlan], records: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--first-seed", default="0", metavar="N[,N...]",
+                        help="the first seed of each range of --seeds seeds")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--levels", default="1,2,3")
     parser.add_argument("--steps", type=int, default=None)
@@ -135,6 +167,8 @@ def main() -> None:
     confusion = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     crossed = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     previous = None   # the last seed's reference: a run against another seed's, as when dealt
+    firsts = [int(n) for n in args.first_seed.split(",")]
+    ranged: list[list[dict]] = []  # each range's records, for the figures' cyclic pairs
     values = {(lv, t): defaultdict(list) for lv in levels for t in rows[lv]}
     passes = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     wanted: dict[tuple[int, str], dict[str, str]] = {key: {} for key in values}
@@ -143,12 +177,17 @@ def main() -> None:
     pool = TrainingPool(args.jobs) if args.load is None else None
     done = 0
     try:
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
+        for seed in (s for first in firsts for s in range(first, first + args.seeds)):
+            if seed in firsts:
+                previous = None
+                ranged.append([])
             plans = plans_for(seed, healthy, levels, only)
             if args.load is not None:
                 if not (args.load / f"seed-{seed}.pkl.gz").is_file():
-                    print(f"seed {seed}: not stored in {args.load}; stopping there")
-                    break
+                    if previous is not None or seed in firsts:
+                        print(f"seed {seed}: not stored in {args.load}; this range stops there")
+                    previous = None
+                    continue
                 records = load(args.load, seed, plans)
             else:
                 records = stored(args.save, seed, plans) if args.save is not None else {}
@@ -159,10 +198,8 @@ def main() -> None:
                         save(args.save, seed, plans, records)
             reference = records[REFERENCE]
             line = []
-            if previous is not None:
-                for run_name, run in records.items():
-                    for name, value in figures(run, previous, header).items():
-                        spread[run_name][name].append(value)
+            if args.figures:
+                ranged[-1].append(records)
             for level in levels:
                 for row in rows[level]:
                     run = records[REFERENCE if row == HEALTHY else row]
@@ -188,6 +225,14 @@ def main() -> None:
         if pool is not None:
             pool.close()
     seconds = time.perf_counter() - started
+    for kept in (kept for kept in ranged if len(kept) > 1):
+        for at, records in enumerate(kept):
+            other = kept[at - 1][REFERENCE]   # the first seed's against the last
+            for run_name, run in records.items():
+                both = figures(run, other, header) | text_figures(run, other,
+                                                                  header["entropy_floor"])
+                for name, value in both.items():
+                    spread[run_name][name].append(value)
 
     how = f"read from {args.load}" if args.load is not None else f"in {seconds:.0f} s"
     print(f"\n{done} seeds (first {args.first_seed}) x {len(plans)} runs x "
@@ -227,10 +272,10 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def print_spread(spread: dict[str, dict[str, list[float]]]) -> None:
-    """Every figure of every run kind, against the previous seed's reference."""
+    """Every figure of every run kind, against another seed's reference."""
     for run_name, named in spread.items():
         count = len(next(iter(named.values()), []))
-        print(f"\n{run_name}: figures against the previous seed's reference ({count} runs)"
+        print(f"\n{run_name}: figures against another seed's reference ({count} runs)"
               "\n  name                         min        p5       p50       p95       max")
         for name, series in named.items():
             finite = [v for v in series if v == v and abs(v) != float("inf")]
