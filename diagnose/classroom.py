@@ -8,15 +8,23 @@ already sealed with the same key are kept. The bundles folder holds two files of
 - `deal-settings.json` (`SETTINGS_FILE`): the settings every bundle there was dealt with
   (steps, language, key fingerprint, engine version); a later deal into the folder with other
   settings is refused, saying which differ, so a class never mixes them; a dealt student's
-  level is a setting of their own bundle: a later deal asking another is refused too;
-- `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level`, one row per student
-  ever dealt there. It only grows: a student missing from a later roster stays listed.
+  level is a setting of their own bundle: a later deal asking another is refused too. With the
+  file deleted, what the bundles and the manifest say was dealt is the record
+  (`dealt_settings`): a deal that differs from it is refused the same way;
+- `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level,lang`, one row per
+  student ever dealt there, in roster order (a later deal appends its new students in theirs).
+  It only grows: a student missing from a later roster stays listed, and a student whose
+  bundle was deleted is dealt again with the manifest's code, so the same scenario (older
+  manifests, without `lang`, still read).
 
-A roster is CSV: `name`, then optional `email` and `level` columns (`level` is 1, 2 or 3, the
-deck that student is dealt; empty: `deal --level`, else 1); a header row
-`name,email,level` is optional, and a plain one-name-per-line file is a roster too. Names are
-compared as `grading.layout.student_key` compares them (`Jose` and `José` are one student)
-and kept in NFC, the form used for the folder's name.
+A roster is CSV: `name`, then optional `email`, `level` and `lang` columns (`level` is 1, 2 or
+3, the deck that student is dealt; empty: `deal --level`, else 1; `lang` is the student's
+feedback language, en or es, written to the manifest for the graders: the dashboards keep the
+deal's `--lang`); a header row `name,email,level,lang` (any of them, name first) is optional,
+and a plain one-name-per-line file is a roster too. Names are compared by
+`scenarios.names.name_key` (`Jose`, `José`, `ＪＯＳＥ` and a Cyrillic-lettered `Јоsе` are one
+student), a name mixing Latin with Cyrillic or Greek letters is refused, and names are kept in
+NFC, the form used for the folder's name.
 
 Not here: grading the class (`grading.gradebook`) and the training itself (`diagnose.scenario`).
 """
@@ -30,7 +38,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -56,30 +64,33 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
-from grading.layout import MANIFEST, student_key
+from grading.layout import MANIFEST, MAX_STUDENTS
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
 from scenarios.files import atomic_write, read_small_text
+from scenarios.langs import LANGS
+from scenarios.names import mixed_scripts, name_key
 
 ROSTER_MAX_BYTES = 1024 * 1024
 MANIFEST_MAX_BYTES = 16 * 1024 * 1024
 SETTINGS_FILE = "deal-settings.json"
 SETTINGS_SCHEMA = "diagnose.deal/1"
-MANIFEST_COLUMNS = ("student", "code", "email", "level")  # graders read the first two
-ROSTER_COLUMNS = ("name", "email", "level")
+MANIFEST_COLUMNS = ("student", "code", "email", "level", "lang")  # graders read the first two
+ROSTER_COLUMNS = ("name", "email", "level", "lang")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
 EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
 LEVEL_NAMES = tuple(str(level) for level in LEVELS)
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}
-FOLDER_FILES = {student_key(name) for name in (MANIFEST, SETTINGS_FILE)}
+FOLDER_FILES = {name_key(name) for name in (MANIFEST, SETTINGS_FILE)}
 
 
 class Student(NamedTuple):
     name: str        # NFC: the bundle's folder name
     email: str = ""
     level: str = ""
+    lang: str = ""   # the student's feedback language; empty: the deal's
 
 
 def check_name(name: str) -> str | None:
@@ -89,8 +100,12 @@ def check_name(name: str) -> str | None:
                 "letter or digit, at most 64 characters")
     if name.split(".")[0].lower() in RESERVED:
         return "a reserved device name on Windows"
-    if student_key(name) in FOLDER_FILES:
+    if name_key(name) in FOLDER_FILES:
         return f"the bundles folder's own {MANIFEST} and {SETTINGS_FILE} use it"
+    scripts = mixed_scripts(name)
+    if scripts:
+        return (f"it mixes {' and '.join(s.title() for s in scripts)} letters, which look "
+                "alike; write it in one alphabet")
     return None
 
 
@@ -134,21 +149,29 @@ def read_roster(path: Path) -> list[Student]:
         if problem:
             raise ScenarioError(f"{path}:{number}: {name!r} is not a safe directory name: "
                                 f"{problem}")
-        key = student_key(name)
+        key = name_key(name)
         if key in seen:
             first, line = seen[key]
             same = "repeats" if first.casefold() == name.casefold() else "is the same student as"
             raise ScenarioError(f"{path}:{number}: {name!r} {same} {first!r} (line {line}); "
-                                "names must differ in more than case, accents or width")
+                                "names must differ in more than case, accents, width or "
+                                "letters that look alike")
         seen[key] = (name, number)
         email, level = fields.get("email", ""), fields.get("level", "")
+        lang = fields.get("lang", "")
         if email and not EMAIL.match(email):
             raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
         if level and level.strip() not in LEVEL_NAMES:
             raise ScenarioError(f"{path}:{number}: level {level!r}: expected "
                                 f"{', '.join(LEVEL_NAMES)} (the deck to deal), or nothing")
-        level = level.strip()
-        students.append(Student(name, email, level))
+        if lang and lang.casefold() not in LANGS:
+            raise ScenarioError(f"{path}:{number}: lang {lang!r}: expected "
+                                f"{', '.join(LANGS)} (the student's feedback language), or "
+                                "nothing")
+        if len(students) == MAX_STUDENTS:
+            raise ScenarioError(f"{path}:{number}: more than {MAX_STUDENTS:,} students; deal "
+                                "a class in several rosters and --out folders")
+        students.append(Student(name, email, level.strip(), lang.casefold()))
     if not students:
         raise ScenarioError(f"{path}: no student names (one per line, or CSV with a name "
                             "column)")
@@ -156,8 +179,8 @@ def read_roster(path: Path) -> list[Student]:
 
 
 def numbered_students(count: int) -> list[Student]:
-    if count < 1:
-        raise ScenarioError(f"--count must be at least 1, got {count}")
+    if not 1 <= count <= MAX_STUDENTS:
+        raise ScenarioError(f"--count must be 1 to {MAX_STUDENTS:,}, got {count}")
     width = max(2, len(str(count)))
     return [Student(f"student-{i:0{width}d}") for i in range(1, count + 1)]
 
@@ -184,62 +207,109 @@ def existing_bundle(target: Path, secret: bytes) -> Workspace | None:
 
 # --- the bundles folder's own files --------------------------------------------------------
 
+SETTING_NAMES = {"steps": "--steps", "lang": "--lang", "key": "key fingerprint",
+                 "engine_version": "engine version"}
+DASHBOARD_LANG = re.compile(r'<html lang="([a-z]{2})">')
+
+
 def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
     """What every bundle of one folder shares; `level` joins it with levelled scenarios."""
     return {"schema": SETTINGS_SCHEMA, "steps": steps, "lang": lang,
             "key": fingerprint(secret), "engine_version": f"{__version__}+engine{ENGINE_VERSION}"}
 
 
-def check_settings(out: Path, wanted: dict[str, object], listed: dict[str, list[str]]) -> bool:
+def _refuse(out: Path, differ: Sequence[str], why: str = "") -> ScenarioError:
+    return ScenarioError(f"{out}: dealt with other settings ({'; '.join(differ)}){why}; deal "
+                         "with the same settings or into another --out folder")
+
+
+def _dashboard_lang(workspace: Workspace) -> str | None:
+    """The language a bundle's dashboards were written in (their `<html lang>`), if legible."""
+    path = workspace.dashboard_path("reference")
+    try:
+        with path.open("rb") as head:
+            found = DASHBOARD_LANG.search(head.read(256).decode("utf-8", "replace"))
+    except OSError:
+        return None
+    return found[1] if found else None
+
+
+def dealt_settings(out: Path, wanted: dict[str, object], secret: bytes) -> list[str]:
+    """How the bundles already in `out` differ from `wanted`, each said once with the first
+    bundle that shows it: what they record is what was dealt when `deal-settings.json` is gone
+    (steps and engine version from scenario.json, the language from the dashboards, the key
+    from the seal)."""
+    differ: dict[str, str] = {}
+    folders = sorted(p for p in out.iterdir() if p.is_dir()) if out.is_dir() else []
+    for folder in folders:
+        target = folder / DEFAULT_DIR
+        if not is_workspace(target):
+            continue
+        try:
+            workspace = open_workspace(target)
+        except WorkspaceError:
+            continue  # a student's own broken bundle is said when that student is dealt
+        found: dict[str, object] = {"steps": workspace.steps,
+                                    "engine_version": workspace.engine_version,
+                                    "lang": _dashboard_lang(workspace) or wanted["lang"]}
+        try:
+            existing_bundle(target, secret)
+        except ScenarioError:
+            found["key"] = "another key"
+        for name, value in found.items():
+            if name not in differ and value != wanted[name]:
+                differ[name] = (f"{SETTING_NAMES[name]} {value} in {folder.name}, "
+                                f"{wanted[name]} now")
+    return list(differ.values())
+
+
+def check_settings(out: Path, wanted: dict[str, object], secret: bytes) -> bool:
     """Refuse a deal whose settings differ from the folder's; True when none are recorded yet.
 
-    A folder dealt before settings were recorded is checked by its first bundle's steps.
+    Without `deal-settings.json` (never written, or deleted) the bundles are the record
+    (`dealt_settings`); the file is then written again only when they agree with this deal.
     """
     path = Path(out) / SETTINGS_FILE
     if not path.exists():
-        for name in listed:
-            target = bundle_dir(out, name)
-            if is_workspace(target):
-                with contextlib.suppress(WorkspaceError):
-                    steps = open_workspace(target).steps
-                    if steps != wanted["steps"]:
-                        raise ScenarioError(f"{out}: dealt with other settings (--steps "
-                                            f"{steps} here, {wanted['steps']} now); deal with "
-                                            "the same settings or into another --out folder")
-                break
+        differ = dealt_settings(Path(out), wanted, secret)
+        if differ:
+            raise _refuse(out, differ, f", as its bundles say ({SETTINGS_FILE} is missing)")
         return True
     text = read_small_text(path, "deal settings", 64 * 1024, error=ScenarioError)
     try:
         recorded = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         recorded = None
     if not isinstance(recorded, dict) or recorded.get("schema") != SETTINGS_SCHEMA:
         raise ScenarioError(f"{path}: corrupt (expected schema {SETTINGS_SCHEMA}); deal into "
                             "another --out folder")
-    names = {"steps": "--steps", "lang": "--lang", "key": "key fingerprint",
-             "engine_version": "engine version"}
-    differ = [f"{names.get(k, k)} {recorded.get(k)} here, {v} now"
+    differ = [f"{SETTING_NAMES.get(k, k)} {recorded.get(k)} here, {v} now"
               for k, v in wanted.items() if recorded.get(k) != v]
     if differ:
-        raise ScenarioError(f"{out}: dealt with other settings ({'; '.join(differ)}); deal "
-                            "with the same settings or into another --out folder")
+        raise _refuse(out, differ)
     return False
 
 
 def read_manifest(out: Path) -> dict[str, list[str]]:
-    """The rows of the folder's manifest by student (empty when there is none yet)."""
+    """The rows of the folder's manifest by student, each as `MANIFEST_COLUMNS` (empty when
+    there is none yet). A header row names the columns (a manifest of an older version has
+    no `lang`); without one they are positional."""
     path = Path(out) / MANIFEST
     if not path.exists():
         return {}
     text = read_small_text(path, "a manifest", MANIFEST_MAX_BYTES, error=ScenarioError)
     try:
-        rows = [row for row in csv.reader(io.StringIO(text)) if row and row[0].strip()]
+        rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row and row[0].strip()]
     except csv.Error as err:
         raise ScenarioError(f"{path}: not a CSV manifest ({err})") from None
-    if rows and rows[0][0] == MANIFEST_COLUMNS[0]:
-        rows = rows[1:]
-    width = len(MANIFEST_COLUMNS)
-    return {row[0]: (row + [""] * width)[:width] for row in rows}
+    columns = list(MANIFEST_COLUMNS)
+    if rows and rows[0][0].strip().casefold() == MANIFEST_COLUMNS[0]:
+        columns = [c.strip().casefold() for c in rows.pop(0)]
+    listed = {}
+    for row in rows:
+        cells = dict(zip(columns, (c.strip() for c in row), strict=False))
+        listed[cells["student"]] = [cells.get(c, "") for c in MANIFEST_COLUMNS]
+    return listed
 
 
 def write_manifest(out: Path, rows: dict[str, list[str]]) -> Path:
@@ -252,10 +322,10 @@ def write_manifest(out: Path, rows: dict[str, list[str]]) -> Path:
 
 def _check_against_manifest(students: Sequence[Student], listed: dict[str, list[str]]) -> None:
     """A roster name that is an already dealt student's in another spelling is refused."""
-    by_key = {student_key(name): name for name in listed}
+    by_key = {name_key(name): name for name in listed}
     for student in students:
-        known = by_key.get(student_key(student.name))
-        if known is not None and known != student.name:
+        known = by_key.get(name_key(student.name))
+        if known is not None and student.name not in listed:
             raise ScenarioError(f"{student.name!r} is the same student as {known!r}, already "
                                 f"dealt in {MANIFEST}; use that spelling")
 
@@ -273,6 +343,8 @@ class DealPlan:
     listed: dict[str, list[str]]  # the manifest's rows, by student
     bundles: list[tuple[Student, Path, str | None]]  # code when already sealed here
     codes: set[str]
+    # a student whose bundle is gone is dealt again under the manifest's code: same scenario
+    kept: dict[str, str] = field(default_factory=dict)
 
 
 def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
@@ -289,24 +361,29 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     steps = healthy.steps if steps is None else steps
     settings = deal_settings(secret, steps, lang)
     listed = read_manifest(out)
-    new_folder = check_settings(out, settings, listed)
+    new_folder = check_settings(out, settings, secret)
     _check_against_manifest(students, listed)
     bundles: list[tuple[Student, Path, str | None]] = []
     codes: set[str] = {row[1] for row in listed.values()}
+    kept: dict[str, str] = {}
     for student in students:
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
         existing = existing_bundle(target, secret)
-        if existing is None:
-            check_target(target, force=False)
-        else:
+        _, code, _, dealt_level, _ = listed.get(student.name, ["", "", "", "", ""])
+        if existing is not None:
             codes.add(existing.code)
-            if str(existing.level) != student.level:  # a setting: a dealt bundle keeps its own
-                raise ScenarioError(f"{out}: {student.name} was dealt level {existing.level}, "
-                                    f"not {student.level}; deal with the same settings or into "
-                                    "another --out folder")
+            code, dealt_level = existing.code, str(existing.level)
+        else:
+            check_target(target, force=False)
+            if code:
+                kept[student.name] = check_code(code)
+        if dealt_level and dealt_level != student.level:  # a setting: a dealt student keeps it
+            raise ScenarioError(f"{out}: {student.name} was dealt level {dealt_level}, "
+                                f"not {student.level}; deal with the same settings or into "
+                                "another --out folder")
         bundles.append((student, target, existing.code if existing is not None else None))
-    return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes)
+    return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes, kept)
 
 
 def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
@@ -327,7 +404,8 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
 
     With `client` (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios
     train on its workers and their bundles are written here as they come back. `codes` fixes
-    some students' codes (tests and benchmarks compare deals with them).
+    some students' codes (tests and benchmarks compare deals with them). The manifest is
+    written after each bundle, in roster order whatever order the bundles finish in.
     """
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
@@ -335,8 +413,11 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
         atomic_write(out / SETTINGS_FILE, json.dumps(plan.settings, indent=2) + "\n",
                      error=ScenarioError)
     rows: list[tuple[str, str]] = []
+    order = list(dict.fromkeys([*listed, *(student.name for student, _, _ in plan.bundles)]))
 
     def fresh_code(student: Student) -> str:
+        if student.name in plan.kept:
+            return plan.kept[student.name]
         code = check_code((codes or {}).get(student.name) or new_code())
         while code in used:
             code = new_code()
@@ -345,10 +426,11 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
 
     def dealt(student: Student, code: str, resumed: bool) -> None:
         rows.append((student.name, code))
-        _, _, email, level = listed.get(student.name, ["", "", "", ""])  # a roster may omit
+        _, _, email, level, lang = listed.get(student.name, [""] * len(MANIFEST_COLUMNS))
         listed[student.name] = [student.name, code, student.email or email,
-                                student.level or level]  # plan_deal gave every student one
-        write_manifest(out, listed)
+                                student.level or level,  # plan_deal gave every student one
+                                student.lang or lang]    # a roster may omit email and lang
+        write_manifest(out, {name: listed[name] for name in order if name in listed})
         if on_student is not None:
             on_student(student.name, code, resumed)
 

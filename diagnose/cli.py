@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
+from diagnose.params import COUNT_MAX, JOBS_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
@@ -83,12 +84,12 @@ def breaks(lang: str) -> None:
 
 
 DIR_OPTION = click.option(
-    "--dir", "directory", type=click.Path(path_type=Path, file_okay=True),
+    "--dir", "directory", type=PathArg(),
     default=DEFAULT_DIR, show_default=True, help="The scenario's folder (its workspace).")
 
 
 LEVEL_OPTION = click.option(
-    "--level", type=click.IntRange(1, 3), default=None,
+    "--level", type=Bounded(1, 3), default=None,
     help="Deal from this level's deck (1 the lab's breaks; 2 three of a pool of subtle breaks, "
          "their mirrors and a healthy decoy; 3 new bugs and maybe a healthy decoy). Without "
          "--dir, level N>1 lives in experiments/19-break-it-level-N. Default: 1, or the level "
@@ -120,11 +121,12 @@ def _check_level(directory: Path, level: int | None) -> None:
 
 
 STEPS_OPTION = click.option(
-    "--steps", type=click.IntRange(1, MAX_STEPS), default=None,
+    "--steps", type=Bounded(1, MAX_STEPS), default=None,
     help=f"Training steps per run, 1 to {MAX_STEPS} (default: healthy.toml's).")
 JOBS_OPTION = click.option(
-    "--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
-    help="Runs trained at once, each in its own process (never more processes than runs).")
+    "--jobs", type=Bounded(1, JOBS_MAX), default=2, show_default=True,
+    help=f"Runs trained at once, each in its own process (never more processes than runs), "
+         f"1 to {JOBS_MAX}.")
 
 
 def _train_with_bars(make, labels, steps, title):
@@ -248,7 +250,7 @@ def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
 
 
 @cli.command()
-@click.option("--out", type=click.Path(path_type=Path), required=True,
+@click.option("--out", type=PathArg(), required=True,
               help="Where to write the key (never overwritten).")
 def keygen(out: Path) -> None:
     """Make an instructor key: it seals every bundle you deal, and opens them to grade.
@@ -281,17 +283,19 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
 
 
 @cli.command()
-@click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
+@click.option("--key", "key_file", type=PathArg(), required=True,
               help="Your instructor key, from `diagnose keygen`.")
-@click.option("--out", type=click.Path(path_type=Path), required=True,
+@click.option("--out", type=PathArg(), required=True,
               help="Folder for the bundles: OUT/<student>/experiments/19-break-it.")
-@click.option("--roster", type=click.Path(path_type=Path),
-              help="CSV of students: name, then optional email and level columns (a "
-                   "name,email,level header is optional; one name per line works too).")
-@click.option("--count", type=click.IntRange(min=1), help="Or: this many numbered students.")
+@click.option("--roster", type=PathArg(),
+              help="CSV of students: name, then optional email, level and lang columns "
+                   "(lang: the student's feedback language, en or es; a name,email,level,lang "
+                   "header is optional; one name per line works too). At most 10,000 rows.")
+@click.option("--count", type=Bounded(1, COUNT_MAX),
+              help=f"Or: this many numbered students, 1 to {COUNT_MAX:,}.")
 @STEPS_OPTION
 @JOBS_OPTION
-@click.option("--level", type=click.IntRange(1, 3), default=1, show_default=True,
+@click.option("--level", type=Bounded(1, 3), default=1, show_default=True,
               help="The deck dealt to a student whose roster row names no level (1, 2 or 3).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
@@ -299,16 +303,19 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
               help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
                    "the bundles are written and sealed here. Needs pip install "
                    '"diagnose[cluster]".')
-@click.option("--connect-timeout", type=click.FloatRange(min=0.1), default=10.0,
+@click.option("--connect-timeout", type=BoundedFloat(0.1, TIMEOUT_MAX), default=10.0,
               show_default=True, metavar="SECONDS",
-              help="With --scheduler: how long to wait for the scheduler and a first worker.")
+              help="With --scheduler: how long to wait for the scheduler and a first worker "
+                   f"(0.1 to {TIMEOUT_MAX:g} s).")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
          steps: int | None, jobs: int, level: int, lang: str, scheduler: str | None,
          connect_timeout: float) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
-    (student, code, email, level: every student ever dealt there) and OUT/deal-settings.json.
+    (student, code, email, level, lang: every student ever dealt there, in roster order) and
+    OUT/deal-settings.json. A student whose bundle was deleted is dealt again under the
+    manifest's code: the same scenario.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
     --lang and key, and deal each student already there the same level; it adds students,
@@ -574,8 +581,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
 
 
 @cli.command()
-@click.argument("files", metavar="FILE...", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--dir", "directory", type=click.Path(path_type=Path), default=None,
+@click.argument("files", metavar="FILE...", nargs=-1, type=PathArg())
+@click.option("--dir", "directory", type=PathArg(), default=None,
               help="The scenario to grade against. Default: the one next to FILE (its folder "
                    "or its experiments/19-break-it), else experiments/19-break-it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -583,14 +590,14 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
               help="Language of the feedback.")
 @click.option("--check", is_flag=True,
               help="Only say how FILE reads, without the key: no score, nothing recorded.")
-@click.option("--key", "key_file", type=click.Path(path_type=Path),
+@click.option("--key", "key_file", type=PathArg(),
               help="Instructor: your key file (from `diagnose keygen`).")
-@click.option("--bundles", type=click.Path(path_type=Path),
+@click.option("--bundles", type=PathArg(),
               help="Instructor: the folder `diagnose deal` wrote; each FILE is graded into its "
                    "student's bundle, matched by its scenario comment or its name.")
-@click.option("--gradebook", type=click.Path(path_type=Path),
+@click.option("--gradebook", type=PathArg(),
               help="With --bundles: write the class's grades to this CSV file.")
-@click.option("--gradescope", type=click.Path(path_type=Path), metavar="DIR",
+@click.option("--gradescope", type=PathArg(), metavar="DIR",
               help="With --bundles: write DIR/<student>/results.json for Gradescope.")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
@@ -629,11 +636,11 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 
 
 @cli.command("gradescope-autograder")
-@click.option("--key", "key_file", type=click.Path(path_type=Path), required=True,
+@click.option("--key", "key_file", type=PathArg(), required=True,
               help="Your key file (from `diagnose keygen`); it stays here, out of the zip.")
-@click.option("--bundles", type=click.Path(path_type=Path), required=True,
+@click.option("--bundles", type=PathArg(), required=True,
               help="The folder `diagnose deal` wrote (its manifest.csv lists the class).")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("autograder.zip"),
+@click.option("--out", type=PathArg(), default=Path("autograder.zip"),
               show_default=True, help="The zip to write (replaced whole if it exists).")
 @click.option("--visibility", type=click.Choice(GRADESCOPE_VISIBILITIES),
               default="after_published", show_default=True,
@@ -642,7 +649,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 @click.option("--lang", type=LANG, default=None,
               help="Feedback language for students whose manifest row names none (default: "
                    "the deal's --lang, from deal-settings.json).")
-@click.option("--wheel", type=click.Path(path_type=Path),
+@click.option("--wheel", type=PathArg(),
               help="A diagnose wheel to pack (default: built from this source tree).")
 def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str,
                           lang: str | None, wheel: Path | None) -> None:

@@ -1,12 +1,13 @@
 """The names of a workspace's files (architecture §7), shared by the grader and the app.
 
-stdlib only and nothing else, so the CLI can know its default folder without loading the
-grader (or cryptography) just to print `--help`.
+stdlib only (and `scenarios.names`, stdlib only too), so the CLI can know its default folder
+without loading the grader (or cryptography) just to print `--help`.
 """
 
 import re
-import unicodedata
 from pathlib import Path
+
+from scenarios.names import name_key
 
 DEFAULT_DIR = Path("experiments") / "19-break-it"
 DEFAULT_IDS = ("01", "02", "03")
@@ -24,17 +25,11 @@ def level_dir(level: int, base: Path = DEFAULT_DIR) -> Path:
 
 RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
+MAX_STUDENTS = 10_000  # students of one deal: a roster's rows, `deal --count`
 
 
-def student_key(name: str) -> str:
-    """The form two student names are compared in: `José`, `jose`, `ＪＯＳＥ`, `Jose` are one.
-
-    NFKC (full-width and compatibility forms to plain ones), accents dropped, then case folded.
-    A roster refuses two names with one key; a file name is matched to a student by its key.
-    """
-    composed = unicodedata.normalize("NFKC", name)
-    bare = "".join(c for c in unicodedata.normalize("NFD", composed)
-                   if not unicodedata.combining(c))
-    return unicodedata.normalize("NFC", bare).casefold()
+# How two student names are compared: `scenarios.names.name_key` (case, accents, width and the
+# Cyrillic and Greek letters that look Latin), one definition for the roster and the graders.
+student_key = name_key
 # Gradescope's visibility settings for a result's tests (its autograder specification)
 GRADESCOPE_VISIBILITIES = ("after_published", "after_due_date", "visible", "hidden")

@@ -12,6 +12,8 @@ inventing words:
 
 The longest match wins and matches never overlap, so "máscara causal rota" is one mention of
 broken-mask, not three. Negation is not understood: "not a warmup problem" mentions no-warmup.
+The folding itself (`fold`, `folded_words`) is `scenarios.folding`'s, the same function the
+catalog uses to refuse a phrase the grader could not read as written.
 The cost is linear in the text (a candidate is checked against a map of the characters already
 matched, not against every earlier match), so a page of repeated break words reads as fast as
 a page of prose. This module knows nothing of Markdown, sections or scores.
@@ -23,39 +25,16 @@ import bisect
 import functools
 import itertools
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scenarios import Break
+from scenarios.folding import BARRIER, WORD, fold, fold_table, folded_words, unreadable
 
-WORD = re.compile(r"[^\W_]+")
+__all__ = ["BARRIER", "WORD", "Mention", "Vocabulary", "default_vocabulary", "fold",
+           "folded_words"]
+
 SPLIT_MIN = 5  # a phrase word this long may be written in pieces ("warm up" for "warmup")
-BARRIER = " \u01c2 "  # a word of its own ("ǂ", a click letter) that no phrase of the catalog has
-
-
-@functools.lru_cache(maxsize=4096)
-def _fold_char(char: str) -> str:
-    if char == "×":  # the multiplication sign of "Xavier ×100"; NFKD leaves it alone
-        return "x"
-    decomposed = unicodedata.normalize("NFKD", char)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
-def _fold_table(text: str) -> dict[int, str]:
-    """Each distinct character of `text` -> its folded form, for `str.translate`."""
-    return {ord(c): _fold_char(c) for c in set(text)}
-
-
-def fold(text: str) -> str:
-    """Lowercase, accents removed, × read as x: the form every comparison uses."""
-    if text.isascii():
-        return text.lower()
-    return text.translate(_fold_table(text))
-
-
-def folded_words(text: str) -> list[str]:
-    return WORD.findall(fold(text))
 
 
 @dataclass(frozen=True)
@@ -93,6 +72,8 @@ class Vocabulary:
         by_phrase: dict[tuple[str, ...], set[str]] = {}
         for slug, brk in breaks.items():
             for phrase in (slug, *(w for words in brk.words.values() for w in words)):
+                if unreadable(phrase):  # the catalog refuses these when it loads
+                    raise ValueError(f"{slug}: {phrase!r}: {unreadable(phrase)}")
                 words = tuple(folded_words(phrase))
                 if words:
                     by_phrase.setdefault(words, set()).add(slug)
@@ -106,8 +87,6 @@ class Vocabulary:
         # Longest first, so the greedy choice below keeps "máscara causal rota" whole.
         self.phrases = tuple(sorted(phrases, key=lambda p: (-len(p.squashed), p.squashed)))
         self.slugs = tuple(breaks)
-        if any(fold(BARRIER.strip()) in p.squashed for p in phrases):
-            raise ValueError(f"a phrase of the catalog holds {BARRIER.strip()!r}")
 
     def mentions_each(self, texts: Sequence[str]) -> tuple[Mention, ...]:
         """`mentions` of each text in turn, found in one pass: the texts are joined with a
@@ -160,7 +139,7 @@ def _fold_with_origin(text: str):
     """
     if text.isascii():
         return text.lower(), lambda i: i
-    table = _fold_table(text)
+    table = fold_table(text)
     uneven = "".join(chr(c) for c, folded in table.items() if len(folded) != 1)
     if not uneven:
         return text.translate(table), lambda i: i

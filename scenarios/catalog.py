@@ -26,6 +26,7 @@ from scenarios.config import (
     check_consistency,
     validate_value,
 )
+from scenarios.folding import unreadable
 from scenarios.langs import LANGS
 
 LEVELS = (1, 2, 3)  # the lab's breaks; a pool of subtle magnitudes and mirrors; new bugs
@@ -274,6 +275,11 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                 or not all(isinstance(w, str) and w.strip() for w in listed)):
             raise _fail(shown, f"[words] {lang}: expected a list of non-empty phrases")
         words[lang] = tuple(w.strip() for w in listed)
+        for phrase in words[lang]:
+            problem = unreadable(phrase)
+            if problem:
+                raise _fail(shown, f"[words] {lang}: {phrase!r} cannot be read by the grader: "
+                            f"{problem}")
 
     reveal_table = _per_lang(shown, data, "reveal")
     reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}

@@ -18,6 +18,15 @@ from scenarios.errors import UserError
 # MAX_STEPS steps is about 5 MB, far below what the readers accept (diagnose.metrics.MAX_BYTES).
 MAX_STEPS = 5000
 
+# The built-in corpus (diagnose.engine.corpus, a fixed table) needs this many symbols and this
+# context; tests/test_catalog.py checks these against the engine's table.
+CORPUS_SYMBOLS = 35
+CORPUS_LONGEST = 32
+# Fixed caps on the model's size, so that a catalog that could not train on an ordinary
+# machine is refused when it loads (naming the file and key), never by a MemoryError later.
+MAX_PARAMS = 4_000_000
+MAX_STEP_BYTES = 1024 * 1024 * 1024  # `step_bytes`: the memory one training step may need
+
 
 class CatalogError(UserError, ValueError):
     """A catalog file is malformed; the message is one line naming the file and the key."""
@@ -37,12 +46,14 @@ class Config:
     """Everything that decides how one run trains. A break is `dataclasses.replace` of it."""
 
     # model
-    vocab_size: int = _f("model", "character vocabulary size", kind=int, minimum=2)
-    d_model: int = _f("model", "residual stream width C", kind=int, minimum=2)
-    n_heads: int = _f("model", "attention heads per layer", kind=int, minimum=1)
-    n_layers: int = _f("model", "transformer blocks", kind=int, minimum=1)
-    d_ff: int = _f("model", "feed-forward hidden width", kind=int, minimum=1)
-    context: int = _f("model", "context length in tokens", kind=int, minimum=2)
+    vocab_size: int = _f("model", "character vocabulary size", kind=int,
+                          minimum=CORPUS_SYMBOLS, maximum=512)
+    d_model: int = _f("model", "residual stream width C", kind=int, minimum=2, maximum=1024)
+    n_heads: int = _f("model", "attention heads per layer", kind=int, minimum=1, maximum=32)
+    n_layers: int = _f("model", "transformer blocks", kind=int, minimum=1, maximum=16)
+    d_ff: int = _f("model", "feed-forward hidden width", kind=int, minimum=1, maximum=4096)
+    context: int = _f("model", "context length in tokens", kind=int, minimum=CORPUS_LONGEST,
+                       maximum=256)
     # init
     init_scale: float = _f("init", "multiplier on the Xavier std", kind=float, above=0)
     # optimizer
@@ -58,17 +69,19 @@ class Config:
     # schedule
     lr_max: float = _f("schedule", "peak learning rate", kind=float, above=0)
     lr_min: float = _f("schedule", "learning rate at the last step", kind=float, minimum=0)
-    warmup_steps: int = _f("schedule", "linear warmup steps (0 = none)", kind=int, minimum=0)
+    warmup_steps: int = _f("schedule", "linear warmup steps (0 = none)", kind=int, minimum=0,
+                           maximum=MAX_STEPS)
     # clipping
     grad_clip: float = _f("clipping", "global gradient norm cap", kind=float, above=0)
     # training
-    batch_size: int = _f("training", "sequences per batch", kind=int, minimum=1)
+    batch_size: int = _f("training", "sequences per batch", kind=int, minimum=1, maximum=1024)
     steps: int = _f("training", "optimizer steps per run", kind=int, minimum=1,
                     maximum=MAX_STEPS)
-    eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1)
+    eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1,
+                         maximum=MAX_STEPS)
     dtype: str = _f("training", "parameter dtype", kind=str, choices=("float32", "float64"))
     frozen_layers: int = _f("training", "blocks, from the first, that never update", kind=int,
-                            minimum=0)
+                            minimum=0, maximum=16)
     # attention
     attention_mask: str = _f("attention", "which keys a query may see", kind=str,
                              choices=("causal", "full"))
@@ -77,9 +90,11 @@ class Config:
     attention_logit_scale: str = _f("attention", "factor on the attention logits", kind=str,
                                     choices=("1/sqrt(hs)", "1"))
     # corpus
-    n_examples: int = _f("corpus", "examples drawn from the table", kind=int, minimum=10)
+    n_examples: int = _f("corpus", "examples drawn from the table", kind=int, minimum=10,
+                         maximum=100_000)
     val_fraction: float = _f("corpus", "held-out share", kind=float, above=0, maximum=0.9)
-    corpus_seed: int = _f("corpus", "seed of the corpus draw", kind=int, minimum=0)
+    corpus_seed: int = _f("corpus", "seed of the corpus draw", kind=int, minimum=0,
+                          maximum=2**63 - 1)
     target_shift: int = _f("corpus", "how far ahead the target is (1: the next token)", kind=int,
                            minimum=0, maximum=1)
     # dead units
@@ -90,7 +105,8 @@ class Config:
     head_query_fraction: float = _f("dead_units", "share of queries", kind=float, above=0,
                                     maximum=1)
     head_ablation_nats: float = _f("dead_units", "probe-loss change in nats", kind=float, minimum=0)
-    probe_examples: int = _f("dead_units", "examples in the probe batch", kind=int, minimum=1)
+    probe_examples: int = _f("dead_units", "examples in the probe batch", kind=int, minimum=1,
+                             maximum=1024)
 
     @property
     def head_size(self) -> int:
@@ -155,6 +171,31 @@ def validate_value(name: str, value: Any) -> Any:
     return number
 
 
+def count_params(config: Config) -> int:
+    """The model's parameters (diagnose.engine.model.param_shapes, counted without numpy)."""
+    C, F = config.d_model, config.d_ff
+    block = 2 * C + 3 * C * C + C * C + 2 * C + C * F + F + F * C + C
+    return config.vocab_size * C + config.n_layers * block + 2 * C
+
+
+def step_bytes(config: Config) -> int:
+    """An upper bound on the memory one training step takes, in bytes.
+
+    The largest batch the engine forwards (a training batch, the whole validation split or the
+    probe batch) times what each token keeps per layer (the residual stream's copies, q k v,
+    the feed-forward's activations, each head's T x T attention) and the logits, twice for the
+    backward pass; plus the parameters, their gradient and AdamW's two moments, and the
+    corpus. Sequences are as long as the corpus's longest example, whatever `context`. A test
+    measures real steps against it (tests/test_catalog.py): the bound is about twice the peak.
+    """
+    itemsize = 8 if config.dtype == "float64" else 4
+    n_val = max(1, round(config.n_examples * config.val_fraction))
+    rows = max(config.batch_size, n_val)  # the probe batch is at most the validation split
+    T, C, F = min(config.context, CORPUS_LONGEST), config.d_model, config.d_ff  # no padding
+    per_token = config.n_layers * (16 * C + 4 * F + 4 * config.n_heads * T) + 6 * config.vocab_size
+    return 2 * rows * T * per_token * itemsize + 8 * count_params(config) * 8 + 32 * 2**20
+
+
 def check_consistency(config: Config) -> None:
     """Rules that tie fields together; raise CatalogError naming the fields."""
     if config.d_model % config.n_heads:
@@ -175,3 +216,15 @@ def check_consistency(config: Config) -> None:
     if config.warmup_steps > config.steps:
         raise CatalogError(f"warmup_steps: expected at most steps ({config.steps}), "
                            f"got {config.warmup_steps}")
+    if count_params(config) > MAX_PARAMS:
+        raise CatalogError(f"d_model: the model would have {count_params(config):,} parameters "
+                           f"(d_model {config.d_model}, n_layers {config.n_layers}, d_ff "
+                           f"{config.d_ff}, vocab_size {config.vocab_size}), at most "
+                           f"{MAX_PARAMS:,} train here")
+    if step_bytes(config) > MAX_STEP_BYTES:
+        mib = MAX_STEP_BYTES // 2**20
+        raise CatalogError(f"batch_size: a training step would need about "
+                           f"{step_bytes(config) / 2**20:,.0f} MiB (batch_size "
+                           f"{config.batch_size}, n_examples {config.n_examples}, context "
+                           f"{config.context}, d_model {config.d_model}, n_layers "
+                           f"{config.n_layers}), at most {mib} MiB train here")

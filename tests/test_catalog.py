@@ -82,14 +82,26 @@ def edit(path: Path, old: str, new: str) -> None:
      "scenarios/healthy.toml: [schedule] lr_max: expected a number > 0 (peak learning rate), "
      "got the text 'fast'"),
     ("healthy.toml", "n_layers = 2", "n_layers = 2.5",
-     "scenarios/healthy.toml: [model] n_layers: expected a whole number >= 1 "
+     "scenarios/healthy.toml: [model] n_layers: expected a whole number >= 1 and <= 16 "
      "(transformer blocks), got 2.5"),
     ("healthy.toml", 'attention_mask = "causal"', 'attention_mask = "casual"',
      'scenarios/healthy.toml: [attention] attention_mask: expected one of "causal", "full" '
      "(which keys a query may see), got the text 'casual'"),
     ("healthy.toml", "batch_size = 32", "batch_size = true",
-     "scenarios/healthy.toml: [training] batch_size: expected a whole number >= 1 "
-     "(sequences per batch), got the boolean true"),
+     "scenarios/healthy.toml: [training] batch_size: expected a whole number >= 1 and <= "
+     "1024 (sequences per batch), got the boolean true"),
+    ("healthy.toml", "d_model = 64", "d_model = 65536",
+     "scenarios/healthy.toml: [model] d_model: expected a whole number >= 2 and <= 1024 "
+     "(residual stream width C), got 65536"),
+    ("healthy.toml", "vocab_size = 64", "vocab_size = 10",
+     "scenarios/healthy.toml: [model] vocab_size: expected a whole number >= 35 and <= 512"),
+    ("healthy.toml", "n_examples = 600", "n_examples = 100000",
+     "scenarios/healthy.toml: batch_size: a training step would need about "),
+    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = ["x\u01c2", "broken-mask"',
+     "scenarios/breaks/broken-mask.toml: [words] en: 'xǂ' cannot be read by the grader: 'ǂ' "
+     "(U+01C2) is the grader's own separator"),
+    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = ["½ mask", "broken-mask"',
+     "scenarios/breaks/broken-mask.toml: [words] en: '½ mask' cannot be read by the grader"),
     ("healthy.toml", "[model]\n", "[model]\ninit_scale = 2.0\n",
      "scenarios/healthy.toml: [model] init_scale: belongs in table [init]"),
     ("healthy.toml", "[init]", "[initialisation]",

@@ -93,7 +93,8 @@ def test_csv_rosters(tmp_path):
     no_header = classroom.read_roster(roster_of(tmp_path, "ana,ana@uni.es\n"))
     assert no_header == [classroom.Student("ana", "ana@uni.es")]
     for text, message in [("ana,not-an-email\n", r":1: 'not-an-email' is not an email"),
-                          ("ana,a@b.c,x,y\n", r":1: expected at most 3 columns"),
+                          ("ana,a@b.c,1,en,y\n", r":1: expected at most 4 columns"),
+                          ("ana,a@b.c,1,fr\n", r":1: lang 'fr': expected en, es"),
                           ("ana,a@b.c,beginner\n", r":1: level 'beginner': expected 1, 2, 3"),
                           ("name,phone\nana,1\n", r":1: a header row has the columns")]:
         with pytest.raises(ScenarioError, match=message):
@@ -142,7 +143,7 @@ def test_the_manifest_only_grows(tmp_path, key):
                  "--steps", STEPS)
     assert result.exit_code == 0, result.output
     first = manifest_rows(out)
-    assert first[0] == ["student", "code", "email", "level"]
+    assert first[0] == ["student", "code", "email", "level", "lang"]
     assert [r[0] for r in first[1:]] == ["ana", "beto"] and first[1][2] == "ana@uni.es"
     roster = roster_of(tmp_path, "carla\n")
     result = run("deal", "--key", str(key), "--out", str(out), "--roster", str(roster),
@@ -164,7 +165,8 @@ def test_a_folder_dealt_before_settings_were_recorded_is_checked_by_its_bundles(
     (out / "deal-settings.json").unlink()  # as an older diagnose left it
     result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", "6")
     assert result.exit_code == 1
-    assert "dealt with other settings (--steps 5 here, 6 now)" in result.output
+    assert ("dealt with other settings (--steps 5 in student-01, 6 now), as its bundles say "
+            "(deal-settings.json is missing)") in result.output
     assert not (out / "student-02").exists()
 
 

@@ -1,0 +1,226 @@
+"""The bundles folder's records hold: each student's feedback language from the roster, the
+manifest in roster order (jobs > 1, and on a cluster), a deleted bundle dealt again under its
+manifest code, a deleted `deal-settings.json` checked against what the bundles say, and the
+files today's version writes still open (written here as literal text)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose import __version__, classroom
+from diagnose.cli import cli
+from diagnose.scenario import ENGINE_VERSION, ScenarioError
+from grading import autograder, gradebook
+from grading.seal import fingerprint, new_secret, read_key_file
+
+STEPS = "5"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def write(path, text: str):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def manifest_rows(out) -> list[list[str]]:
+    with (out / "manifest.csv").open(newline="", encoding="utf-8") as stream:
+        return list(csv.reader(stream))
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory):
+    """One key and one folder dealt with it (--count 2, --steps 5), copied by each test."""
+    root = tmp_path_factory.mktemp("dealt")
+    key = root / "course.key"
+    assert run("keygen", "--out", str(key)).exit_code == 0
+    assert deal(key, root / "bundles", "--count", "2").exit_code == 0
+    return key, root / "bundles"
+
+
+@pytest.fixture
+def key(dealt):
+    return dealt[0]
+
+
+@pytest.fixture
+def folder(dealt, tmp_path):
+    """A copy of the dealt folder: student-01 and student-02."""
+    return shutil.copytree(dealt[1], tmp_path / "bundles")
+
+
+def deal(key, out, *args: str, steps: str = STEPS):
+    return run("deal", "--key", str(key), "--out", str(out), "--steps", steps, *args)
+
+
+# --- the roster's lang and the manifest's order ------------------------------------------------
+
+def test_roster_order_and_each_students_language_reach_the_manifest(tmp_path, key):
+    out = tmp_path / "bundles"
+    roster = write(tmp_path / "r1.csv", "name,email,level,lang\nzoe,,,es\nana,a@x.org,,EN\n"
+                                        "mia,,,\n")
+    result = deal(key, out, "--roster", str(roster), "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert manifest_rows(out)[0] == ["student", "code", "email", "level", "lang"]
+    assert [(r[0], r[3], r[4]) for r in manifest_rows(out)[1:]] == [
+        ("zoe", "1", "es"), ("ana", "1", "en"), ("mia", "1", "")]
+    first = manifest_rows(out)
+    # a later roster, in another order: new students appended in theirs, old rows kept
+    roster = write(tmp_path / "r2.csv", "yan\nmia\n")
+    assert deal(key, out, "--roster", str(roster), "--jobs", "2").exit_code == 0
+    rows = manifest_rows(out)
+    assert rows[:4] == first and [r[0] for r in rows[4:]] == ["yan"]
+    by_name = {row["student"]: row for row in autograder.read_manifest(out / "manifest.csv")}
+    assert by_name["zoe"]["lang"] == "es" and by_name["yan"]["lang"] == ""
+    assert [s.name for s in gradebook.read_manifest(out)] == ["zoe", "ana", "mia", "yan"]
+
+
+def test_an_unknown_language_is_refused_with_its_line(tmp_path, key):
+    roster = write(tmp_path / "r.csv", "name,lang\nana,es\nbeto,fr\n")
+    result = deal(key, tmp_path / "bundles", "--roster", str(roster))
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {roster}:3: lang 'fr': expected en, es (the student's "
+                             "feedback language), or nothing\n")
+    assert not (tmp_path / "bundles").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="needs the [cluster] extra (dask.distributed)")
+def test_a_cluster_deal_writes_the_manifest_in_roster_order(tmp_path):
+    import distributed
+
+    from diagnose import cluster
+
+    secret, out = new_secret(), tmp_path / "bundles"
+    classroom.deal(out, ["cy"], secret, steps=int(STEPS))
+    (out / "manifest.csv").unlink()  # cy's bundle is kept: a deal resumes it, first to finish
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as lc:
+        client = cluster.connect(lc.scheduler_address, timeout=30)
+        try:
+            classroom.deal(out, ["ana", "bo", "cy"], secret, steps=int(STEPS), client=client)
+        finally:
+            client.close()
+    assert [r[0] for r in manifest_rows(out)[1:]] == ["ana", "bo", "cy"]
+
+
+# --- a deleted bundle ---------------------------------------------------------------------------
+
+def test_a_deleted_bundle_is_dealt_again_under_its_manifest_code(folder, key):
+    out = folder
+    before = manifest_rows(out)
+    bundle = classroom.bundle_dir(out, "student-01")
+    metrics = (bundle / "01" / "metrics.jsonl").read_bytes()
+    shutil.rmtree(out / "student-01")
+    result = deal(key, out, "--count", "2")
+    assert result.exit_code == 0, result.output
+    assert manifest_rows(out) == before
+    assert json.loads((bundle / "scenario.json").read_text())["code"] == before[1][1]
+    assert (bundle / "01" / "metrics.jsonl").read_bytes() == metrics  # the same scenario
+    shutil.rmtree(out / "student-01")
+    result = deal(key, out, "--count", "2", "--level", "2")  # a dealt student keeps a level
+    assert result.exit_code == 1
+    assert "student-01 was dealt level 1, not 2" in result.output
+    assert not (out / "student-01").exists() and manifest_rows(out) == before
+
+
+# --- deal-settings.json deleted -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "differs"), [
+    (["--lang", "es"], "--lang en in student-01, es now"),
+    (["--steps", "6"], "--steps 5 in student-01, 6 now"),
+])
+def test_without_its_settings_file_a_folder_is_checked_by_its_bundles(folder, key, args,
+                                                                      differs):
+    out = folder
+    (out / classroom.SETTINGS_FILE).unlink()
+    wanted = [*args] if "--steps" not in args else args
+    result = run("deal", "--key", str(key), "--out", str(out), "--count", "3",
+                 *(["--steps", STEPS] if "--steps" not in args else []), *wanted)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {out}: dealt with other settings ({differs}), as its "
+                             "bundles say (deal-settings.json is missing); deal with the same "
+                             "settings or into another --out folder\n")
+    assert not (out / classroom.SETTINGS_FILE).exists()  # nothing rewritten
+    assert not (out / "student-03").exists()
+
+
+def test_without_its_settings_file_another_key_is_refused(tmp_path, folder, key):
+    out = folder
+    (out / classroom.SETTINGS_FILE).unlink()
+    other = tmp_path / "other.key"
+    assert run("keygen", "--out", str(other)).exit_code == 0
+    result = deal(other, out, "--count", "2")
+    assert result.exit_code == 1
+    assert "key fingerprint another key in student-01" in result.output
+    # the same settings: accepted, and the file written again with what was dealt
+    assert deal(key, out, "--count", "2").exit_code == 0
+    settings = json.loads((out / classroom.SETTINGS_FILE).read_text())
+    assert settings["lang"] == "en" and settings["steps"] == int(STEPS)
+
+
+# --- files written by today's version (279bf2f) still open ---------------------------------------
+
+OLD_SETTINGS = """{{
+  "schema": "diagnose.deal/1",
+  "steps": 5,
+  "lang": "en",
+  "key": "{key}",
+  "engine_version": "{version}"
+}}
+"""
+
+
+def test_a_folder_of_the_previous_version_takes_a_later_deal(tmp_path, folder, key):
+    out = folder
+    code = manifest_rows(out)[1][1]
+    secret = read_key_file(key)
+    shutil.rmtree(out / "student-02")
+    write(out / "manifest.csv", f"student,code,email,level\nstudent-01,{code},ana@uni.es,1\n")
+    write(out / "deal-settings.json", OLD_SETTINGS.format(
+        key=fingerprint(secret), version=f"{__version__}+engine{ENGINE_VERSION}"))
+    assert classroom.read_manifest(out) == {
+        "student-01": ["student-01", code, "ana@uni.es", "1", ""]}
+    assert [s.name for s in gradebook.read_manifest(out)] == ["student-01"]
+    assert autograder.read_manifest(out / "manifest.csv")[0]["email"] == "ana@uni.es"
+    roster = write(tmp_path / "r2.csv", "name,email,level\nstudent-01,,1\nbeto,b@uni.es,\n")
+    result = deal(key, out, "--roster", str(roster))
+    assert result.exit_code == 0, result.output
+    assert manifest_rows(out) == [["student", "code", "email", "level", "lang"],
+                                  ["student-01", code, "ana@uni.es", "1", ""],
+                                  ["beto", manifest_rows(out)[2][1], "b@uni.es", "1", ""]]
+
+
+def test_a_headerless_manifest_of_the_previous_version_reads(tmp_path):
+    write(tmp_path / "manifest.csv", "ana,AAAA-1111,ana@uni.es,2\nbeto,BBBB-2222,,1\n")
+    assert classroom.read_manifest(tmp_path) == {
+        "ana": ["ana", "AAAA-1111", "ana@uni.es", "2", ""],
+        "beto": ["beto", "BBBB-2222", "", "1", ""]}
+
+
+@pytest.mark.parametrize(("text", "students"), [
+    ("# class A\nana\n\nbeto\n", [("ana", "", ""), ("beto", "", "")]),
+    ("name,email,level\nana,ana@uni.es,2\nbeto,,\n", [("ana", "ana@uni.es", "2"),
+                                                      ("beto", "", "")]),
+    ("ana,ana@uni.es,3\nbeto\n", [("ana", "ana@uni.es", "3"), ("beto", "", "")]),
+    ("name,level\nana,2\n", [("ana", "", "2")]),
+])
+def test_rosters_of_the_previous_version_read(tmp_path, text, students):
+    read = classroom.read_roster(write(tmp_path / "roster.csv", text))
+    assert [(s.name, s.email, s.level) for s in read] == students
+    assert all(s.lang == "" for s in read)
+
+
+def test_a_roster_of_more_than_the_cap_is_refused_on_its_line(tmp_path):
+    names = "".join(f"s{i}\n" for i in range(classroom.MAX_STUDENTS + 1))
+    with pytest.raises(ScenarioError, match=rf":{classroom.MAX_STUDENTS + 1}: more than "
+                                            "10,000 students"):
+        classroom.read_roster(write(tmp_path / "roster.csv", names))
