@@ -14,7 +14,7 @@ import click
 
 from diagnose import __version__
 from diagnose.params import COUNT_MAX, JOBS_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
-from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES
+from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
@@ -29,10 +29,10 @@ class DiagnoseGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except UsageProblem as err:
-            raise click.UsageError(str(err)) from None
+        except UsageProblem as err:  # printable: a name that is not UTF-8, shown escaped
+            raise click.UsageError(printable(str(err))) from None
         except UserError as err:
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(printable(str(err))) from None
 
 
 @click.group(cls=DiagnoseGroup, context_settings=CONTEXT)
@@ -151,7 +151,8 @@ def _interrupt_exit_code(err: KeyboardInterrupt) -> int:
 @DIR_OPTION
 @click.option("--seed", "code", metavar="CODE",
               help="Scenario code: any printable text of 1-64 characters. The same code and "
-                   "secret give the same scenario, bit for bit. Default: a fresh random code.")
+                   "secret give the same scenario, bit for bit on the same machine (another "
+                   "CPU kind: the same deal, values within ~1e-6). Default: a fresh random code.")
 @STEPS_OPTION
 @JOBS_OPTION
 @click.option("--force", is_flag=True, help="Replace a scenario already in --dir.")
@@ -300,16 +301,32 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 @click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
-              help="Train on a Dask cluster instead (tcp://HOST:8786), one task per student; "
-                   "the bundles are written and sealed here. Needs pip install "
-                   '"diagnose[cluster]".')
+              help="Train on a Dask cluster instead (tls://HOST:8786, or tcp:// on a private "
+                   "network), one task per student; the bundles are written and sealed here. "
+                   "Needs the diagnose-training[cluster] extra here and on every worker.")
 @click.option("--connect-timeout", type=BoundedFloat(0.1, TIMEOUT_MAX), default=10.0,
               show_default=True, metavar="SECONDS",
-              help="With --scheduler: how long to wait for the scheduler and a first worker "
+              help="With --scheduler: the whole wait to reach the scheduler, handshake included "
                    f"(0.1 to {TIMEOUT_MAX:g} s).")
+@click.option("--min-workers", type=Bounded(1, COUNT_MAX), default=1, show_default=True,
+              metavar="N", help="With --scheduler: start once N workers of this diagnose have "
+                                f"joined (Slurm jobs start late; 1 to {COUNT_MAX}).")
+@click.option("--worker-timeout", type=BoundedFloat(0.1, TIMEOUT_MAX), default=60.0,
+              show_default=True, metavar="SECONDS",
+              help="With --scheduler: how long to wait for --min-workers, or mid-deal for a "
+                   f"worker of this diagnose when none is left (0.1 to {TIMEOUT_MAX:g} s).")
+@click.option("--tls-ca-file", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: the CA certificate (PEM) the cluster's "
+                   "certificates are signed with (else Dask's distributed.comm.tls settings).")
+@click.option("--tls-cert", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: this client's certificate (PEM).")
+@click.option("--tls-key", type=PathArg(exists=True, dir_okay=False),
+              help="With a tls:// scheduler: this client's private key (PEM), unless "
+                   "--tls-cert holds it.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
          steps: int | None, jobs: int, level: int, lang: str, scheduler: str | None,
-         connect_timeout: float) -> None:
+         connect_timeout: float, min_workers: int, worker_timeout: float,
+         tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
@@ -321,7 +338,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     --lang and key, and deal each student already there the same level; it adds students,
     never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
     --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte, at
-    every level); your key stays here.
+    every level); your key stays here, and only workers of this diagnose version get tasks
+    (any other is named in a warning).
 
     \b
     Example:
@@ -329,7 +347,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
       diagnose deal --key course.key --out bundles --count 30 --jobs 2
       diagnose deal --key course.key --out bundles-l2 --count 30 --level 2
       diagnose deal --key course.key --out bundles --roster roster.txt \\
-          --scheduler tcp://10.0.0.5:8786
+          --scheduler tls://10.0.0.5:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
+          --tls-key me.key --min-workers 32 --worker-timeout 600
     """
     import time
 
@@ -347,9 +366,17 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         plan = classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
                                    level=level)  # every refusal before anything is trained
         if scheduler is not None:
-            from diagnose.cluster import connect
+            from diagnose.cluster import TLSFiles, connect, quiet_dask_logs
 
-            client = connect(scheduler, connect_timeout)  # refused before anything is written
+            quiet_dask_logs()  # our account of a failure is the one Error line, not Dask's
+            if (tls_ca_file is None) != (tls_cert is None) or (tls_key and not tls_cert):
+                raise click.UsageError("--tls-ca-file and --tls-cert go together (with "
+                                       "--tls-key unless the cert holds the key)")
+            tls = None if tls_ca_file is None else TLSFiles(tls_ca_file, tls_cert, tls_key)
+            client = connect(scheduler, connect_timeout, min_workers=min_workers,
+                             worker_timeout=worker_timeout, tls=tls,
+                             on_warning=lambda message: click.echo(f"Warning: {message}",
+                                                                   err=True))
 
         def on_student(student: str, code: str, resumed: bool) -> None:
             note = "kept (already dealt)" if resumed else "sealed"
@@ -479,10 +506,29 @@ def _grade_style(text: str, role: str) -> str:
     return click.style(text, **GRADE_STYLES.get(role, {}))
 
 
-def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool) -> None:
+def _echo(text: str, **kwargs) -> None:
+    """click.echo of a grading's text: names that are not UTF-8 are shown escaped."""
+    click.echo(printable(text), **kwargs)
+
+
+def _echo_json(data: object) -> None:
+    """A grading's result as JSON, each string escaped as `_echo` does before it is quoted."""
     import json
 
+    def escaped(value: object) -> object:
+        if isinstance(value, str):
+            return printable(value)
+        if isinstance(value, dict):
+            return {escaped(k): escaped(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [escaped(v) for v in value]
+        return value
+
+    click.echo(json.dumps(escaped(data), ensure_ascii=False, indent=2))
+
+
+def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
+               lang: str, as_json: bool) -> None:
     import grading
     from diagnose.home import self_study_secret
     from diagnose.reveal import feedback_numbers, reveal_after_grading
@@ -495,47 +541,80 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
                                     scenario.ids if scenario else ("01", "02", "03"),
                                     lang=lang, reading=reading,
                                     level=scenario.level if scenario else 1)
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if as_json
-                   else result.render(_grade_style))
+        if as_json:
+            _echo_json(result.to_json())
+        else:
+            _echo(result.render(_grade_style))
         return
     if found is None:
         raise UserError(f"no scenario found next to {file} or in "
                                    f"{grading.DEFAULT_DIR}; pass --dir")
     scenario = grading.read_scenario(found)
     if key_file is not None:
-        secret = grading.read_key_file(key_file)
-    elif scenario.key == "instructor":
+        _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
+                              as_json)
+        return
+    if scenario.key == "instructor":
         raise UserError(
             f"{found}: this scenario was dealt by an instructor and only their key opens it; "
             f"check your file with `diagnose grade {file} --check` and hand it in")
-    else:
-        secret = self_study_secret()
+    secret = self_study_secret()
     report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
                                    evidence=feedback_numbers(found, lang, secret))
-    solutions, passed = None, None
-    if key_file is None:
-        from diagnose.levels import record_report
+    from diagnose.levels import record_report
 
-        solutions, warnings = reveal_after_grading(found, lang, secret)
-        passed, more = record_report(scenario, report, lang)
-        for warning in warnings + more:
-            click.echo(f"Warning: {warning}", err=True)
+    solutions, warnings = reveal_after_grading(found, lang, secret)
+    passed, more = record_report(scenario, report, lang)
+    for warning in warnings + more:
+        _echo(f"Warning: {warning}", err=True)
     if as_json:
-        click.echo(json.dumps({**report.to_json(), "solutions": solutions and str(solutions)},
-                              ensure_ascii=False, indent=2))
+        _echo_json({**report.to_json(), "solutions": solutions and str(solutions)})
         return
-    click.echo(report.render(_grade_style))
+    _echo(report.render(_grade_style))
     if solutions:
         from grading.texts import say
 
-        click.echo(say(lang, "solutions", path=solutions))
+        _echo(say(lang, "solutions", path=solutions))
     if passed:
-        click.echo(_grade_style(passed, "right"))
+        _echo(_grade_style(passed, "right"))
+
+
+def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,
+                          as_json: bool) -> None:
+    """One file graded with the instructor's key: into the deal folder's ledger when the bundle
+    is in one (as class grading does), else into the bundle only, saying so."""
+
+    import grading
+    from diagnose.reveal import feedback_numbers
+    from grading.gradebook import find_deal
+    from grading.ledger import ledger_path
+    from grading.texts import say
+
+    evidence = lambda ws: feedback_numbers(ws, lang, secret)  # noqa: E731
+    deal = find_deal(scenario.path)
+    problems: tuple[str, ...] = ()
+    if deal is None:
+        report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
+                                       evidence=evidence(scenario.path))
+        problems = (say(lang, "unprotected", path=scenario.path),)
+    else:
+        folder, student = deal
+        (graded,) = grading.grade_bundles([file], folder, secret, lang=lang, student=student,
+                                          evidence=evidence)
+        if graded.report is None:
+            raise UserError(graded.error)
+        report, problems = graded.report, graded.problems
+    if as_json:
+        _echo_json({**report.to_json(), "solutions": None,
+                    "ledger": deal and str(ledger_path(deal[0])), "records": list(problems)})
+    else:
+        _echo(report.render(_grade_style))
+    for problem in problems:
+        _echo(f"Warning: {problem}", err=True)
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
                  as_json: bool, gradebook: Path | None, gradescope: Path | None) -> None:
-    import json
 
     import grading
     from diagnose.reveal import feedback_numbers
@@ -552,29 +631,29 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
     if gradescope:
         written = grading.write_gradescope(rows, graded, gradescope, lang)
     if as_json:
-        click.echo(json.dumps({
+        _echo_json({
             "graded": [{"file": g.file, "student": g.student,
                         **(g.report.to_json() if g.report else {"error": g.error}),
                         **({"records": list(g.problems)} if g.problems else {})}
                        for g in graded],
             "gradebook": gradebook and str(gradebook),
-            "gradescope": [str(p) for p in written]}, ensure_ascii=False, indent=2))
+            "gradescope": [str(p) for p in written]})
     else:
         width = max(len(g.student or "") for g in graded)
         for g in graded:
             if g.report:
                 r = g.report
-                click.echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
-                           f"({r.standing})")
+                _echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
+                      f"({r.standing})")
                 for problem in g.problems:
-                    click.echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
+                    _echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
             else:
-                click.echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
-                           f"{g.error}")
+                _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
+                      f"{g.error}")
         if gradebook:
-            click.echo(f"Gradebook: {gradebook} ({len(rows)} students)")
+            _echo(f"Gradebook: {gradebook} ({len(rows)} students)")
         if gradescope:
-            click.echo(f"Gradescope: {len(written)} results.json in {gradescope}")
+            _echo(f"Gradescope: {len(written)} results.json in {gradescope}")
     failed = sum(g.report is None for g in graded)
     if failed:
         raise UserError(f"{failed} of {len(graded)} files could not be graded")
@@ -607,7 +686,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
     grading of a scenario is the one that counts. In self-study, grading also reveals the
-    solutions. Exit 0 when graded, whatever the score; 1 for a problem to fix; 2 for bad usage.
+    solutions. With --key, the instructor's ledger in the deal folder (.attempts-ledger.json)
+    records the attempt first and is the truth; a bundle whose code is not the one
+    manifest.csv deals its student is not graded. Exit 0 when graded, whatever the score; 1
+    for a problem to fix; 2 for bad usage.
 
     \b
     Examples:
@@ -649,17 +731,17 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 @click.option("--lang", type=LANG, default=None,
               help="Feedback language for students whose manifest row names none (default: "
                    "the deal's --lang, from deal-settings.json).")
-@click.option("--wheel", type=PathArg(),
-              help="A diagnose wheel to pack (default: built from this source tree).")
 def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: str,
-                          lang: str | None, wheel: Path | None) -> None:
+                          lang: str | None) -> None:
     """Write the zip for Gradescope's "Upload autograder": grading without you, offline.
 
     Students upload their diagnoses file; Gradescope matches them to their bundle by email or
     name, grades it against their sealed key and counts the first graded upload. The zip
-    holds setup.sh, run_autograder, this package as a wheel, the manifest, each bundle's
-    scenario.json and sealed key, one key per scenario (derived from yours, which is never
-    packed) and each run's feedback numbers. Keep the zip as private as the bundles' answers.
+    holds setup.sh, run_autograder, the grader (this installation's own grading and scenarios
+    packages), the manifest, each bundle's scenario.json and sealed key, one key per scenario
+    (derived from yours, which is never packed) and each run's feedback numbers. Keep the zip
+    as private as the bundles' answers. A bundle that holds another scenario than the
+    manifest deals its student is named and left out.
 
     \b
     Example:
@@ -671,10 +753,35 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     from grading.seal import read_key_file
 
     secret = read_key_file(key_file)
-    count = build_autograder(out, bundles, secret, visibility=visibility, lang=lang,
-                             wheel=wheel)
-    click.echo(f"Wrote {out} for {count} students. Upload it in Gradescope: the assignment's "
-               "Configure Autograder, Zip file upload; set its points to the number of IDs.")
+    packed = build_autograder(out, bundles, secret, visibility=visibility, lang=lang)
+    for line in packed.left_out:
+        click.echo(f"Left out: {line}; restore or re-deal that bundle, then build again.",
+                   err=True)
+    click.echo(f"Wrote {out} for {packed.students} students. Upload it in Gradescope: the "
+               "assignment's Configure Autograder, Zip file upload; set its points to the "
+               "number of IDs.")
+
+
+@cli.command()
+@click.option("--out", type=PathArg(), default=Path("."), show_default=True,
+              help="The folder to write the wheel into (made if missing).")
+def wheel(out: Path) -> None:
+    """Write this installed diagnose as a wheel, to install the same version elsewhere.
+
+    Nothing is published on the package index: Dask workers install the wheel this writes,
+    diagnose_training-<version>-py3-none-any.whl, from this installation's own files (an
+    ordinary or an editable install; no build tools needed).
+
+    \b
+    Example:
+      diagnose wheel --out dist
+      pip install "dist/diagnose_training-0.1.0-py3-none-any.whl[cluster]"   # on a worker
+    """
+    from diagnose.wheel import write_wheel
+
+    path = write_wheel(out)
+    click.echo(f"Wrote {path}. Install it elsewhere with: pip install \"{path}[cluster]\" "
+               "(or without [cluster] to play).")
 
 
 @cli.command()
@@ -682,12 +789,15 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
 @click.option("--seed", "code", metavar="CODE",
               help="Code of the scenario to make when --dir holds none (default: a fresh "
                    "random code).")
-@click.option("--name", help="Your name, for <name>-diagnoses.md (else asked once, on save).")
+@click.option("--name", help="Your name, for <name>-diagnoses.md: kept in your data folder "
+                             "(DIAGNOSE_HOME) for every level; without it, the one kept, else "
+                             "asked once, on the first save (u in the app changes it).")
+@STEPS_OPTION
 @LEVEL_OPTION
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the screen and of the diagnoses file.")
-def play(directory: Path, code: str | None, name: str | None, level: int | None,
-         lang: str) -> None:
+def play(directory: Path, code: str | None, name: str | None, steps: int | None,
+         level: int | None, lang: str) -> None:
     """Play: read each run's six panels, diagnose 01 02 03, save and grade, in the terminal.
 
     With a scenario in --dir (your own, or an instructor's bundle) it opens at once; with none
@@ -698,21 +808,22 @@ def play(directory: Path, code: str | None, name: str | None, level: int | None,
     Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
     and the grade then offers the next (n). --level N goes to any level at once; each lives
     in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+    --steps trains a fresh scenario shorter (a quick try; a scenario in --dir keeps its own).
 
     \b
     Example:
       diagnose play
-      diagnose play --level 2
+      diagnose play --level 2 --steps 60
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
     directory = _level_dir(directory, level)
     while directory is not None:
-        directory, level = _play_once(directory, code, name, level, lang)
-        code = None  # the next level deals a fresh scenario
+        directory, level = _play_once(directory, code, name, steps, level, lang)
+        code = name = None  # the next level deals a fresh scenario; the name is kept
 
 
-def _play_once(directory: Path, code: str | None, name: str | None, level: int | None,
-               lang: str) -> tuple[Path | None, int | None]:
+def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,
+               level: int | None, lang: str) -> tuple[Path | None, int | None]:
     """One game; the folder and level to play next when the player asked for the next level."""
     from diagnose.scenario import check_code, check_target
     from diagnose.workspace import is_workspace, open_workspace
@@ -730,7 +841,7 @@ def _play_once(directory: Path, code: str | None, name: str | None, level: int |
             check_code(code)
     from diagnose.tui.app import PlayApp
 
-    app = PlayApp(directory, code=code, name=name, lang=lang, level=level or 1)
+    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level or 1)
     app.run()
     if app.error:
         raise UserError(app.error)

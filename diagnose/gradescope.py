@@ -1,74 +1,105 @@
 """The Gradescope autograder zip: `diagnose gradescope-autograder` (README, "Gradescope").
 
 `build_autograder` packs what Gradescope's servers need to grade a class offline and nothing
-more: `setup.sh` and `run_autograder` at the root (Gradescope's autograder specification), the
-package as a wheel, and `course/`: the bundles' manifest, each student's `scenario.json` and
+more: `setup.sh` and `run_autograder` at the root (Gradescope's autograder specification); the
+grader itself, `grader/grading/` and `grader/scenarios/`, copied from the installed package
+(`diagnose.wheel.package_files`: pure Python and the catalog's TOML, so no build backend and no
+source tree are needed); and `course/`: the bundles' manifest, each student's `scenario.json` and
 sealed key, and `autograder.json` with, per student, the key that opens that one scenario
 (`grading.seal.scenario_key`, derived one-way from the instructor's key, which never enters the
 zip) and the feedback numbers from their runs' metrics, computed here so the grader on
-Gradescope reads no metrics and needs no numpy. The grading itself is `grading.autograder`.
+Gradescope reads no metrics and needs no numpy. The manifest is the truth: a bundle whose
+scenario is not the one the manifest deals that student is reported and left out.
+The grading itself is `grading.autograder`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose import __version__
+from diagnose.wheel import package_files
 from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS, read_manifest
-from grading.grade import open_key, read_scenario
+from grading.grade import open_key, read_scenario, same_code
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
 from grading.seal import scenario_key
 from scenarios.errors import UserError
 from scenarios.langs import LANGS
 
-SETUP_SH = """\
+GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
+GRADER_PACKAGES = ("grading", "scenarios")
+CRYPTOGRAPHY = "cryptography>=42,<51"  # all the grader needs beyond the stdlib (tried: 48)
+
+SETUP_SH = f"""\
 #!/usr/bin/env bash
 # diagnose autograder: Gradescope runs this once, when it builds the autograder's image.
-# It installs Python 3.11 or newer and the grader: the diagnose wheel without the app's
-# dependencies (the grader needs neither numpy nor textual) and cryptography.
+# The grader (grader/ in this zip) is pure Python: it needs Python 3.11 or newer and
+# {CRYPTOGRAPHY}, nothing else. A Python the image already has comes first, then the
+# distribution's own package, then the deadsnakes PPA. AUTOGRADER_ROOT replaces /autograder.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-cd /autograder/source
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+version_of() {{  # "3 11" for a Python 3.11, nothing for anything else
+  "$1" -c 'import sys; print("%d %d" % sys.version_info[:2])' 2>/dev/null || true
+}}
+recent() {{
+  local major minor
+  read -r major minor <<< "$(version_of "$1")"
+  [ "${{major:-0}}" -eq 3 ] && [ "${{minor:-0}}" -ge 11 ]
+}}
 PYTHON=""
-for candidate in python3.13 python3.12 python3.11 python3; do
-  if command -v "$candidate" >/dev/null 2>&1 &&
-     "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+for candidate in python3.14 python3.13 python3.12 python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 && recent "$candidate"; then
     PYTHON="$candidate"
     break
   fi
 done
 if [ -z "$PYTHON" ]; then
-  apt-get update
-  apt-get install -y software-properties-common
+  apt-get update -q
+  for version in 3.13 3.12 3.11; do
+    if apt-cache show "python$version-venv" >/dev/null 2>&1; then
+      apt-get install -y -q "python$version" "python$version-venv"
+      PYTHON="python$version"
+      break
+    fi
+  done
+fi
+if [ -z "$PYTHON" ]; then
+  apt-get install -y -q software-properties-common
   add-apt-repository -y ppa:deadsnakes/ppa
-  apt-get update
-  apt-get install -y python3.11 python3.11-venv
+  apt-get update -q
+  apt-get install -y -q python3.11 python3.11-venv
   PYTHON=python3.11
 fi
-if ! "$PYTHON" -m venv /autograder/venv; then
-  apt-get update
-  apt-get install -y "$PYTHON-venv"
-  "$PYTHON" -m venv /autograder/venv
+if ! "$PYTHON" -m venv "$ROOT/venv" >/dev/null 2>&1; then  # Debian ships venv apart
+  rm -rf "$ROOT/venv"
+  read -r major minor <<< "$(version_of "$PYTHON")"
+  apt-get update -q
+  apt-get install -y -q "python$major.$minor-venv"
+  "$PYTHON" -m venv "$ROOT/venv"
 fi
-/autograder/venv/bin/python -m pip install --no-deps ./diagnose-*.whl
-/autograder/venv/bin/python -m pip install "cryptography>=42"
+"$ROOT/venv/bin/python" -m pip install -q --disable-pip-version-check "{CRYPTOGRAPHY}"
+# the build fails here, not at the first student's upload, if the grader cannot start
+PYTHONPATH="$ROOT/source/{GRADER}" "$ROOT/venv/bin/python" -c 'import grading.autograder'
+echo "diagnose autograder: ready ($("$ROOT/venv/bin/python" --version))"
 """
 
-RUN_AUTOGRADER = """\
+RUN_AUTOGRADER = f"""\
 #!/usr/bin/env bash
 # diagnose autograder: Gradescope runs this once per submission, in a fresh container.
 # It grades the file in /autograder/submission/ for the student named in
 # /autograder/submission_metadata.json and writes /autograder/results/results.json.
-# AUTOGRADER_ROOT and DIAGNOSE_PYTHON replace /autograder and the image's Python (a dry run).
+# AUTOGRADER_ROOT and DIAGNOSE_PYTHON replace /autograder and setup.sh's Python (a dry run).
 set -euo pipefail
-exec "${DIAGNOSE_PYTHON:-/autograder/venv/bin/python}" -m grading.autograder \\
-  "${AUTOGRADER_ROOT:-/autograder}"
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+export PYTHONPATH="$ROOT/source/{GRADER}"
+# -P: the working folder's files never shadow the grader's
+exec "${{DIAGNOSE_PYTHON:-$ROOT/venv/bin/python}}" -P -B -m grading.autograder "$ROOT"
 """
 
 
@@ -76,31 +107,18 @@ class AutograderError(UserError):
     """The autograder zip cannot be built as asked; one line saying why."""
 
 
-def source_root() -> Path:
-    """The source tree this package runs from (the wheel is built from it)."""
-    root = Path(__file__).resolve().parents[1]
-    if not (root / "pyproject.toml").is_file():
-        raise AutograderError("diagnose is not running from its source tree, so it cannot "
-                              "build its wheel; pass --wheel diagnose-<version>-py3-none-any"
-                              ".whl (python -m pip wheel --no-deps diagnose)")
-    return root
+@dataclass(frozen=True)
+class Packed:
+    """What `build_autograder` wrote: how many students, and who was left out and why."""
 
-
-def build_wheel(folder: Path) -> Path:
-    """Build this source tree's wheel into `folder` (no dependencies, no isolation)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(folder), str(source_root())], capture_output=True, text=True)
-    wheels = sorted(Path(folder).glob("diagnose-*.whl"))
-    if result.returncode != 0 or len(wheels) != 1:
-        last = (result.stderr.strip().splitlines() or ["no wheel was written"])[-1]
-        raise AutograderError(f"building the diagnose wheel failed: {last}")
-    return wheels[0]
+    students: int
+    left_out: tuple[str, ...] = ()
 
 
 def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
-                ) -> tuple[dict, list[tuple[str, Path]]]:
-    """autograder.json's content, and the (student, workspace) whose files go in the zip."""
+                ) -> tuple[dict, list[tuple[str, Path]], list[str]]:
+    """autograder.json's content, the (student, workspace) whose files go in the zip, and the
+    students left out (a bundle that holds another scenario than the manifest deals them)."""
     from diagnose.reveal import feedback_numbers
 
     bundles = Path(bundles)
@@ -111,21 +129,32 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
     rows = read_manifest(manifest)
     if not rows:
         raise AutograderError(f"{manifest}: lists no students")
-    students, workspaces = [], []
-    for row in rows:
-        name = row["student"]
+    students, workspaces, left_out = [], [], []
+    for line, row in enumerate(rows, start=2):
+        name, code = row["student"], row["code"]
+        if name in (".", "..") or Path(name).name != name:
+            raise AutograderError(f"{manifest}, line {line}: {name!r} is not a student's "
+                                  "folder name")
+        row_lang = row.get("lang", "").strip().lower()
+        if row_lang and row_lang not in LANGS:
+            raise AutograderError(f"{manifest}, line {line}: lang {row_lang!r} is not one of "
+                                  + ", ".join(LANGS))
         workspace = bundles / name / DEFAULT_DIR
         scenario = read_scenario(workspace)  # GradeError: a missing or corrupt bundle
+        if not same_code(scenario.code, code):
+            left_out.append(f"{name}: the bundle holds scenario {scenario.code}, but the "
+                            f"manifest deals {code}")
+            continue
         open_key(scenario, secret)  # GradeError: sealed with another key, or tampered
-        student_lang = row.get("lang") if row.get("lang") in LANGS else lang
+        student_lang = row_lang or lang
         students.append({
-            "student": name, "code": scenario.code, "email": row.get("email", ""),
+            "student": name, "code": code, "email": row.get("email", ""),
             "lang": student_lang,
-            "key": scenario_key(secret, scenario.code).decode("ascii"),
+            "key": scenario_key(secret, code).decode("ascii"),
             "evidence": feedback_numbers(workspace, student_lang, secret) or {}})
         workspaces.append((name, workspace))
     return ({"schema": SCHEMA, "diagnose": __version__, "visibility": visibility, "lang": lang,
-             "students": students}, workspaces)
+             "students": students}, workspaces, left_out)
 
 
 def deal_lang(bundles: Path) -> str:
@@ -134,7 +163,7 @@ def deal_lang(bundles: Path) -> str:
 
     try:
         lang = json.loads((Path(bundles) / SETTINGS_FILE).read_text(encoding="utf-8"))["lang"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return "en"
     return lang if lang in LANGS else "en"
 
@@ -147,9 +176,8 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 
 def build_autograder(out: Path, bundles: Path, secret: bytes, *,
-                     visibility: str = "after_published", lang: str | None = None,
-                     wheel: Path | None = None) -> int:
-    """Write the autograder zip to `out` (whole or not at all); returns how many students.
+                     visibility: str = "after_published", lang: str | None = None) -> Packed:
+    """Write the autograder zip to `out` (whole or not at all).
 
     A student's feedback is in their manifest row's `lang`, else `lang`, else the deal's."""
     if visibility not in GRADESCOPE_VISIBILITIES:
@@ -158,34 +186,35 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
     out = Path(out)
     if out.is_dir():
         raise AutograderError(f"{out}: is a directory; name the zip file to write")
-    if wheel is not None and not (Path(wheel).is_file()
-                                  and Path(wheel).name.startswith("diagnose-")
-                                  and Path(wheel).suffix == ".whl"):
-        raise AutograderError(f"{wheel}: not a diagnose wheel (diagnose-<version>-*.whl)")
-    data, workspaces = course_data(bundles, secret, visibility, lang or deal_lang(bundles))
+    data, workspaces, left_out = course_data(bundles, secret, visibility,
+                                             lang or deal_lang(bundles))
+    if not workspaces:
+        raise AutograderError(f"{bundles}: no bundle holds the scenario its manifest deals ("
+                              + "; ".join(left_out) + ")")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".diagnose-autograder-") as scratch:
-        wheel = Path(wheel) if wheel is not None else build_wheel(Path(scratch))
-        partial = out.with_name(f".{out.name}.partial")
-        try:
-            with zipfile.ZipFile(partial, "w") as archive:
-                _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
-                _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
-                with wheel.open("rb") as stream:
-                    _add(archive, wheel.name, stream.read())
-                _add(archive, f"{COURSE}/{SETTINGS}",
-                     (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
-                _add(archive, f"{COURSE}/{MANIFEST}", (Path(bundles) / MANIFEST).read_bytes())
-                for name, workspace in workspaces:
-                    for file in (SCENARIO_FILE, KEY_FILE):
-                        _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
-                             (workspace / file).read_bytes())
-            os.replace(partial, out)
-        except OSError as err:
-            partial.unlink(missing_ok=True)
-            raise AutograderError(f"{out}: cannot be written ({err.strerror or err})") from None
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-    return len(workspaces)
-
+    handle, partial = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial",
+                                       dir=out.parent)
+    os.close(handle)
+    partial = Path(partial)
+    try:
+        with zipfile.ZipFile(partial, "w") as archive:
+            _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
+            _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
+            for package in GRADER_PACKAGES:
+                for name, path in package_files(package):
+                    _add(archive, f"{GRADER}/{name}", path.read_bytes())
+            _add(archive, f"{COURSE}/{SETTINGS}",
+                 (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
+            _add(archive, f"{COURSE}/{MANIFEST}", (Path(bundles) / MANIFEST).read_bytes())
+            for name, workspace in workspaces:
+                for file in (SCENARIO_FILE, KEY_FILE):
+                    _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
+                         (workspace / file).read_bytes())
+        os.replace(partial, out)
+    except OSError as err:
+        partial.unlink(missing_ok=True)
+        raise AutograderError(f"{out}: cannot be written ({err.strerror or err})") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return Packed(len(workspaces), tuple(left_out))

@@ -160,6 +160,13 @@ def next_level(progress: dict[int, LevelProgress]) -> int | None:
     return next((level for level in LEVELS if not progress[level].passed), None)
 
 
+def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
+    """The level a player at `level` may go on to: the next one once `level` is passed (at
+    any time after, not only on the grading that passed it); None before, and after the last.
+    The grade screen's offer and the main screen's `n` both ask here."""
+    return level + 1 if progress[level].passed and level < max(LEVELS) else None
+
+
 WORDS = {
     "en": {"level": "Level", "played": "scenarios played", "first": "first-attempt scores",
            "best": "best", "passed": "passed", "open": "not passed yet", "none": "none",

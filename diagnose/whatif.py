@@ -8,7 +8,8 @@ same broken config with only `field` changed, from the run's seed of its first d
 `<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
 
 `render_whatif` draws the six panels, each panel's headline series for every dose overlaid on
-one chart (a colour per dose) above a legend with each dose's first, last, min and max, for
+one chart (a mark and a colour per dose: the marks alone tell the doses apart without colour,
+under `NO_COLOR` or piped) above a legend with each dose's first, last, min and max, for
 `diagnose show --what-if` and the TUI's what-if screen alike; `whatif_html` the same as SVG for
 the run's dashboard.html. Not here: the reveal itself.
 """
@@ -51,6 +52,8 @@ WORDS = {
            "training": "entrenando…"},
 }
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
+# One mark per dose (a break declares at most six), none of them a chart's NaN/±inf mark.
+DOSE_MARKS = ("●", "○", "◆", "◇", "+", "*")
 
 
 class WhatIfError(UserError):
@@ -194,15 +197,20 @@ def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
 CHART_ROWS = 8  # the overlay chart's height in lines
 
 
-def _overlay(series: Any, shown: list[tuple[str, list[float | None]]], axis: Any, width: int,
-             indent: int) -> list[Text]:
-    """Every dose's curve (colour, values) on one chart of CHART_ROWS lines: a dot per column
-    at its value's height, in the dose's colour (a later dose drawn over an earlier one where
-    they meet); NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
+def dose_look(index: int) -> tuple[str, str]:
+    """The mark and the colour of a plan's `index`-th dose, on the charts and in the legend."""
+    return DOSE_MARKS[index % len(DOSE_MARKS)], COLOURS[index % len(COLOURS)]
+
+
+def _overlay(series: Any, shown: list[tuple[tuple[str, str], list[float | None]]], axis: Any,
+             width: int, indent: int) -> list[Text]:
+    """Every dose's curve ((mark, colour), values) on one chart of CHART_ROWS lines: its mark
+    in its colour per column at its value's height (a later dose drawn over an earlier one
+    where they meet); NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
     from diagnose.columns import columns, nonfinite_mark
 
     grid: list[list[tuple[str, str]]] = [[(" ", "")] * width for _ in range(CHART_ROWS)]
-    for colour, values in shown:
+    for (mark, colour), values in shown:
         for column, value in enumerate(columns(values, min(len(values), width))):
             if value is None:
                 continue
@@ -213,7 +221,7 @@ def _overlay(series: Any, shown: list[tuple[str, list[float | None]]], axis: Any
             if fraction is None:
                 continue
             row = CHART_ROWS - 1 - round(min(max(fraction, 0.0), 1.0) * (CHART_ROWS - 1))
-            grid[row][column] = ("•", colour)
+            grid[row][column] = (mark, colour)
     lines = []
     for cells in grid:
         line = Text(" " * indent + "│", style="dim")
@@ -226,7 +234,7 @@ def _overlay(series: Any, shown: list[tuple[str, list[float | None]]], axis: Any
 def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
                   width: int = 100) -> list[Text]:
     """The six panels: each panel's headline series for every dose overlaid on one chart, then
-    the legend, a line per dose in its colour with its first, last, min and max.
+    the legend, a line per dose in its mark and colour with its first, last, min and max.
 
     `results` may lack doses still training (the TUI draws as each one arrives): they keep
     their colour and legend line, marked as training, and the axes fit the doses in."""
@@ -251,8 +259,8 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
         title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'}, "
                      f"{format_number(axis.lo)}–{format_number(axis.hi)})", style="dim")
         lines.append(title)
-        colours = {dose: COLOURS[index % len(COLOURS)] for index, dose in enumerate(plan.doses)}
-        shown = [(colours[d], held(values[d]) if series.sparse else values[d])
+        looks = {dose: dose_look(index) for index, dose in enumerate(plan.doses)}
+        shown = [(looks[d], held(values[d]) if series.sparse else values[d])
                  for d in plan.doses if d in values]
         lines += _overlay(series, shown, axis, chart_width, 2)
         head = Text(" " * (4 + label_width), style="dim")
@@ -260,7 +268,8 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
             head.append(" " + name.rjust(number_width), style="dim")
         lines.append(head)
         for dose in plan.doses:
-            row = Text("  ━ " + labels[dose].ljust(label_width), style=colours[dose])
+            mark, colour = looks[dose]
+            row = Text(f"  {mark} " + labels[dose].ljust(label_width), style=colour)
             if dose not in values:
                 row.append(" " + words["training"], style="dim")
             else:

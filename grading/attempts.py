@@ -18,7 +18,8 @@ attempt, out of range (a score of 99/3, an ID the scenario lacks, a field of the
 or, in a sealed bundle, unsealed or edited, is skipped and said in `Attempts.problems`. An
 append starts on a fresh line, so a torn last line never swallows the next record. A record
 deleted from the end, or the whole file, cannot show here: the instructor's ledger
-(`gradebook.py`) keeps each student's count and digest. No truth is written; nothing here grades.
+(`ledger.py`) keeps every record of a dealt bundle, is written before the bundle, and restores
+it (`rewrite_attempts`). No truth is written; nothing here grades.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +37,7 @@ from typing import Any
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
 from scenarios.errors import UserError
-from scenarios.files import read_small
+from scenarios.files import atomic_write, read_small
 
 SCHEMA = "diagnose.attempt/1"
 BY = ("self-study", "instructor")
@@ -190,17 +192,37 @@ def read_attempts(workspace: Path, ids: Sequence[str] | None = None) -> list[Att
     return list(load_attempts(workspace, ids).records)
 
 
-def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = None,
-                   code: str = "") -> Attempt:
-    """Append `attempt` as the file's next line (sealed when `secret` is given); returns it as
-    written. Raises OSError."""
+def numbered(attempt: Attempt, n: int, *, secret: bytes | None = None,
+             code: str = "") -> Attempt:
+    """`attempt` as line `n` of a file: its place set, and sealed when `secret` is given."""
+    record = replace(attempt, n=n, mac="")
+    if secret is None:
+        return record
+    return replace(record, mac=seal_attempt(record, secret, code))
+
+
+def unrecordable(workspace: Path) -> str | None:
+    """Why no attempt can be recorded in `workspace`, or None: checked before any record."""
     path = Path(workspace) / ATTEMPTS_FILE
     if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise OSError(f"{ATTEMPTS_FILE} is not a regular file")  # a FIFO would block the append
-    record = replace(attempt, n=load_attempts(workspace).lines + 1, mac="")
-    if secret is not None:
-        record = replace(record, mac=seal_attempt(record, secret, code))
-    line = json.dumps(record.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
+        return f"{ATTEMPTS_FILE} is not a regular file"  # a FIFO would block the append
+    if not os.access(workspace, os.W_OK | os.X_OK) or (
+            path.exists() and not os.access(path, os.W_OK)):
+        return "not writable"
+    return None
+
+
+def _line(record: Attempt) -> bytes:
+    return json.dumps(record.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def append_record(workspace: Path, record: Attempt) -> Attempt:
+    """Append `record`, already numbered and sealed, as the file's next line. Raises OSError."""
+    path = Path(workspace) / ATTEMPTS_FILE
+    why = unrecordable(workspace)
+    if why:
+        raise OSError(why)
+    line = _line(record)
     with path.open("a+b") as stream:
         stream.seek(0, 2)
         if stream.tell():
@@ -210,3 +232,21 @@ def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = 
         # One write of whole lines: concurrent graders interleave lines, not halves.
         stream.write(line)
     return record
+
+
+def rewrite_attempts(workspace: Path, records: Sequence[Attempt]) -> None:
+    """Replace the file with `records` (the instructor's ledger restoring a bundle), whole or
+    not at all. Raises OSError."""
+    why = unrecordable(workspace)
+    if why:
+        raise OSError(why)
+    atomic_write(Path(workspace) / ATTEMPTS_FILE, b"".join(map(_line, records)),
+                 error=OSError)
+
+
+def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = None,
+                   code: str = "") -> Attempt:
+    """Append `attempt` as the file's next line (sealed when `secret` is given); returns it as
+    written. Raises OSError."""
+    return append_record(workspace, numbered(attempt, load_attempts(workspace).lines + 1,
+                                             secret=secret, code=code))

@@ -6,10 +6,12 @@ student's `scenario.json` and sealed key, one derived key per scenario, the feed
 who submitted from `<root>/submission_metadata.json`, the upload from `<root>/submission/`,
 and writes `<root>/results/results.json`. `<root>` is `/autograder`, or `$AUTOGRADER_ROOT`.
 
-The first graded upload counts: each result carries its attempt in `extra_data`, sealed with an
-HMAC under the scenario's key, and Gradescope hands the earlier results back in
-`previous_submissions`. An upload that cannot be graded (a PDF, someone else's scenario, a
-student not on the roster) gets a failing result that says why, and is not an attempt.
+The first graded upload counts. Gradescope hands back the results of the latest previous
+submission only, so every result carries the history forward in `extra_data`, sealed with an
+HMAC under the scenario's key: the counted attempt, how many were graded, and this upload's own
+(`history`). An upload that cannot be graded (a PDF, someone else's scenario, a file too big, a
+student not on the roster) gets a failing result that says why, is not an attempt, and keeps
+the counted score and the history; so does a run that fails on this upload's account.
 
 stdlib + cryptography, like the rest of `grading`: the image needs neither numpy nor the app.
 Not here: building the zip (`diagnose.gradescope`).
@@ -22,6 +24,7 @@ import hashlib
 import hmac
 import io
 import json
+import math
 import os
 import sys
 import traceback
@@ -34,7 +37,7 @@ from typing import Any
 from grading.diagnoses import MAX_BYTES, GradeError, Reading, parse_diagnoses
 from grading.feedback import Result, notes, score
 from grading.grade import read_scenario, same_code
-from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, student_key
+from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable, student_key
 from grading.seal import SealError, unseal_scenario
 from grading.texts import say
 from scenarios.files import atomic_write, read_small, read_small_text
@@ -44,7 +47,8 @@ COURSE = "course"  # inside the zip, and so inside /autograder/source
 SETTINGS = "autograder.json"
 BUNDLES = "bundles"
 SCHEMA = "diagnose.autograder/1"
-ATTEMPT_SCHEMA = "diagnose.gradescope-attempt/1"
+ATTEMPT_SCHEMA = "diagnose.gradescope-attempt/1"  # one upload's attempt
+HISTORY_SCHEMA = "diagnose.gradescope-history/1"  # what every result carries forward
 VISIBILITIES = GRADESCOPE_VISIBILITIES
 SETTINGS_MAX = 64 * 1024 * 1024  # feedback numbers for a large class
 METADATA_MAX = 16 * 1024 * 1024  # previous submissions carry their results
@@ -71,6 +75,18 @@ TEXTS = {
         "upload": "Upload",
         "first": "Counted (your first attempt): {answer}, {verdict}.",
         "this": "This upload:",
+        "too_big": "{file} is over {size}: upload the diagnoses file diagnose saved (a few "
+                   "KB of text).",
+        "not_a_file": "{file} is not an ordinary file (a link or a device); upload the diagnoses "
+                      "file itself.",
+        "failed": "The autograder could not grade this upload; your instructor can see why. "
+                  "It is not an attempt.",
+        "unconfirmed": "Your first attempt could not be confirmed (an earlier upload's result "
+                       "was lost on Gradescope's side): your score stays at {score}/{max} and "
+                       "this upload is graded below without counting; your instructor will "
+                       "confirm which attempt counts.",
+        "unconfirmed_later": "Your first attempt could not be confirmed; your instructor "
+                             "will confirm which attempt counts.",
     },
     "es": {
         "not_on_roster": "{who} no está en la lista de diagnose de este curso; pide a tu "
@@ -95,6 +111,18 @@ TEXTS = {
         "upload": "Entrega",
         "first": "Cuenta (tu primer intento): {answer}, {verdict}.",
         "this": "Esta entrega:",
+        "too_big": "{file} ocupa más de {size}: sube el archivo de diagnósticos que guardó "
+                   "diagnose (unos pocos KB de texto).",
+        "not_a_file": "{file} no es un archivo normal (un enlace o un dispositivo); sube el "
+                      "archivo de diagnósticos en sí.",
+        "failed": "El autocalificador no pudo calificar esta entrega; tu profesor puede ver por "
+                  "qué. No es un intento.",
+        "unconfirmed": "Tu primer intento no se pudo confirmar (el resultado de una entrega "
+                       "anterior se perdió en Gradescope): tu puntuación sigue en {score}/{max} "
+                       "y esta entrega se califica abajo sin contar; tu profesor confirmará "
+                       "qué intento cuenta.",
+        "unconfirmed_later": "Tu primer intento no se pudo confirmar; tu profesor confirmará "
+                             "qué intento cuenta.",
     },
 }
 
@@ -176,7 +204,7 @@ def load_course(source: Path) -> Course:
                 lang not in LANGS for lang in (data["lang"], *(e.lang for e in entries))):
             raise ValueError("visibility or language")
         return Course(folder, data["visibility"], data["lang"], entries)
-    except (KeyError, TypeError, AttributeError, ValueError) as err:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as err:
         raise GradeError(f"{folder / SETTINGS}: corrupt ({type(err).__name__}); rebuild the "
                          "autograder zip") from None
 
@@ -189,6 +217,7 @@ def _loose(name: str) -> str:
 def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
     """The roster's student who submitted: by email, else by name (`student_key`)."""
     found: dict[str, Entry] = {}
+    users = [u for u in users if isinstance(u, dict)] if isinstance(users, list) else []
     for user in users:
         email = str(user.get("email") or "").strip().casefold()
         name = str(user.get("name") or "")
@@ -202,7 +231,8 @@ def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
     if len(found) > 1:
         raise Refused("group", names=", ".join(sorted(found)))
     if not found:
-        who = ", ".join(str(u.get("name") or u.get("email") or "?") for u in users) or "?"
+        who = printable(", ".join(str(u.get("name") or u.get("email") or "?")
+                                  for u in users) or "?")
         raise Refused("not_on_roster", who=who)
     return next(iter(found.values()))
 
@@ -211,38 +241,75 @@ def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
 
 def find_upload(folder: Path) -> Path:
     """The one file the student uploaded (any name); Refused when there is none or several."""
-    files = sorted(p for p in Path(folder).rglob("*") if p.is_file()
+    files = sorted(p for p in Path(folder).rglob("*") if (p.is_file() or p.is_symlink())
                    and not any(part.startswith(".") or part == "__MACOSX"
                                for part in p.relative_to(folder).parts))
     if not files:
         raise Refused("no_file")
     texts = [p for p in files if p.suffix.lower() in (".md", ".markdown", ".txt")]
     if len(files) > 1 and len(texts) != 1:
-        raise Refused("several", names=", ".join(p.name for p in files[:5]))
-    return texts[0] if len(files) > 1 else files[0]
+        raise Refused("several", names=", ".join(printable(p.name) for p in files[:5]))
+    file = texts[0] if len(files) > 1 else files[0]
+    inside = Path(folder).resolve()
+    if (file.is_symlink() or not file.is_file()  # it would read a file of the server's
+            or not file.resolve().is_relative_to(inside)):
+        raise Refused("not_a_file", file=printable(file.name))
+    return file
 
 
 def read_upload(file: Path, level: int = 1) -> Reading:
     """The upload read in the words of `level`'s deck (its bundle's), or Refused saying why."""
-    data = read_small(file, "a diagnoses file", MAX_BYTES, error=GradeError)
-    if data.startswith(b"%PDF"):
-        raise Refused("pdf", file=file.name)
+    name = printable(file.name)  # the student's own name for it, never the server's path
+    if file.stat().st_size > MAX_BYTES:
+        raise Refused("too_big", file=name, size=f"{MAX_BYTES // (1024 * 1024)} MiB")
     try:
-        reading = parse_diagnoses(data, source=file.name, level=level)
+        data = read_small(file, "a diagnoses file", MAX_BYTES, error=GradeError)
     except GradeError as err:
-        raise Refused("unreadable", file=file.name,
-                      reason=str(err).removeprefix(f"{file.name}: ")) from None
+        raise Refused("unreadable", file=name,
+                      reason=printable(str(err)).rpartition(": ")[2]) from None
+    if data.startswith(b"%PDF"):
+        raise Refused("pdf", file=name)
+    try:
+        reading = parse_diagnoses(data, source=name, level=level)
+    except GradeError as err:
+        raise Refused("unreadable", file=name,
+                      reason=printable(str(err)).removeprefix(f"{name}: ")) from None
     if not reading.answers:  # the wrong file: not worth the student's first attempt
-        raise Refused("empty", file=file.name)
+        raise Refused("empty", file=name)
     return reading
 
 
-# --- attempts: the first graded upload counts ------------------------------------------------
+# --- the history: the first graded upload counts --------------------------------------------
+
+@dataclass(frozen=True)
+class History:
+    """A student's uploads before this one, as their results carry it forward.
+
+    `first` is the counted attempt (None: none yet), `attempts` how many uploads were graded,
+    `confirmed` False once an earlier result could not be read back: then `first` is the score
+    the results stood at (`kept`, no answers), every later result keeps it and says so, and
+    the instructor confirms which attempt counts."""
+
+    first: Mapping[str, Any] | None = None
+    attempts: int = 0
+    confirmed: bool = True
+
+
+def _canonical(value: Any) -> Any:
+    """JSON as it may come back from Gradescope: 3.0 for 3 must not break a seal."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
 
 def _mac(key: bytes, record: Mapping[str, Any]) -> str:
-    body = json.dumps({k: v for k, v in record.items() if k != "mac"}, sort_keys=True,
-                      ensure_ascii=False)
-    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+    body = json.dumps(_canonical({k: v for k, v in record.items() if k != "mac"}),
+                      sort_keys=True, ensure_ascii=False)  # as results carried it since /1
+    return hmac.new(key, body.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
 def attempt_record(entry: Entry, reading: Reading, file: str, time: str,
@@ -254,28 +321,115 @@ def attempt_record(entry: Entry, reading: Reading, file: str, time: str,
     return {**record, "mac": _mac(entry.key, record)}
 
 
-def _when(submission: Mapping[str, Any]) -> datetime | None:
+def history_record(entry: Entry, after: History, upload: Mapping[str, Any] | None
+                   ) -> dict[str, Any]:
+    """What a result carries: the history after this upload, and this upload's own attempt
+    (None: refused), sealed under the scenario's key."""
+    record = {"schema": HISTORY_SCHEMA, "code": entry.code, "first": after.first,
+              "attempts": after.attempts, "confirmed": after.confirmed, "upload": upload}
+    return {**record, "mac": _mac(entry.key, record)}
+
+
+def _is_attempt(value: Any) -> bool:
+    return (isinstance(value, dict) and isinstance(value.get("score"), int | float)
+            and isinstance(value.get("max_score"), int | float)
+            and isinstance(value.get("answers"), dict) and isinstance(value.get("correct"), list))
+
+
+def _sealed(submission: Mapping[str, Any], entry: Entry) -> dict[str, Any] | None:
+    """The record a previous result carries for this scenario, if it is intact."""
+    results = submission.get("results")
+    extra = results.get("extra_data") if isinstance(results, dict) else None
+    record = extra.get("diagnose") if isinstance(extra, dict) else None
+    if not (isinstance(record, dict) and record.get("code") == entry.code
+            and isinstance(record.get("mac"), str)
+            and hmac.compare_digest(record["mac"], _mac(entry.key, record))):
+        return None
+    if record.get("schema") == ATTEMPT_SCHEMA and _is_attempt(record):
+        return record  # written before results carried the history: its own attempt only
+    if (record.get("schema") == HISTORY_SCHEMA and isinstance(record.get("attempts"), int)
+            and isinstance(record.get("confirmed"), bool)
+            and all(r is None or _is_attempt(r) for r in (record.get("first"),
+                                                           record.get("upload")))):
+        return record
+    return None
+
+
+def _when(submission: Mapping[str, Any]) -> float | None:
     try:
-        return datetime.fromisoformat(str(submission.get("submission_time")))
-    except ValueError:
+        return datetime.fromisoformat(str(submission.get("submission_time"))).timestamp()
+    except (ValueError, OverflowError, OSError):
         return None
 
 
-def first_attempt(previous: Sequence[Any], entry: Entry) -> dict[str, Any] | None:
-    """The earliest earlier upload graded for this scenario whose record is intact."""
+def chronological(previous: Any) -> list[dict[str, Any]]:
+    """The previous submissions, oldest first (by time when every one has one, else as
+    listed)."""
+    submissions = [s for s in previous if isinstance(s, dict)] if isinstance(previous, list) \
+        else []
+    times = [_when(s) for s in submissions]
+    if all(t is not None for t in times):
+        order = sorted(range(len(submissions)), key=lambda i: (times[i], i))
+        submissions = [submissions[i] for i in order]
+    return submissions
+
+
+def _failed_on_gradescope(submission: Mapping[str, Any]) -> bool:
+    return submission.get("autograder_error") is True
+
+
+def history(previous: Any, entry: Entry, max_score: int) -> History:
+    """This student's history, from what Gradescope hands back (its `submission_metadata.json`):
+    every earlier submission's time and score, but the results only of the latest, and
+    `autograder_error` on runs that failed on Gradescope's side, which are not attempts.
+
+    The latest result carries the history forward, so it is read there. Failing that (a
+    result written before results carried it, or none at all), the history is rebuilt from
+    the results that are present only when every earlier graded upload's result is. Else
+    the first attempt cannot be confirmed: the score stays where the latest result that ran
+    set it (every result's score is the counted one), never lower, never silently higher."""
+    submissions = chronological(previous)
+    if submissions:
+        latest = submissions[-1]
+        record = _sealed(latest, entry)
+        if record is not None and record["schema"] == HISTORY_SCHEMA:
+            first, attempts = record["first"], record["attempts"]
+            if _failed_on_gradescope(latest) and record["upload"] is not None:
+                attempts -= 1  # its own upload was no attempt
+                first = None if first == record["upload"] else first
+            return History(first, max(attempts, 0), record["confirmed"])
+    counted = [s for s in submissions if not _failed_on_gradescope(s)]
+    if any(not isinstance(s.get("results"), dict) for s in counted):
+        kept = {"kept": True, "score": _last_score(previous), "max_score": max_score,
+                "answers": {}, "correct": [], "time": ""}
+        return History(kept, len(counted), confirmed=False)
     graded = []
-    for order, submission in enumerate(previous):
-        if not isinstance(submission, dict):
-            continue
-        results = submission.get("results")
-        extra = results.get("extra_data") if isinstance(results, dict) else None
-        record = extra.get("diagnose") if isinstance(extra, dict) else None
-        if (isinstance(record, dict) and record.get("schema") == ATTEMPT_SCHEMA
-                and record.get("code") == entry.code
-                and hmac.compare_digest(str(record.get("mac")), _mac(entry.key, record))):
-            when = _when(submission)
-            graded.append((when is None, when.timestamp() if when else 0.0, order, record))
-    return min(graded, key=lambda g: g[:3])[3] if graded else None
+    for submission in counted:
+        record = _sealed(submission, entry)
+        upload = (record.get("upload") if record and record["schema"] == HISTORY_SCHEMA
+                  else record)
+        if upload is not None:
+            graded.append(upload)
+    return History(graded[0] if graded else None, len(graded))
+
+
+def _last_score(previous: Any) -> float:
+    """The score of the latest submission that ran: what this course's results last set it to
+    (the counted score), for a result that cannot tell whose upload it grades."""
+    scored = [s["score"] for s in chronological(previous) if not _failed_on_gradescope(s)
+              and isinstance(s.get("score"), int | float) and math.isfinite(s["score"])]
+    last = scored[-1] if scored else 0
+    return int(last) if float(last).is_integer() else last
+
+
+def _carried_as_is(previous: Any) -> dict[str, Any] | None:
+    """The latest result's record, unread: a refusal that cannot tell whose it is (a student
+    not on the roster, a group) passes it on, so the history survives the refusal."""
+    submissions = chronological(previous)
+    results = submissions[-1].get("results") if submissions else None
+    extra = results.get("extra_data") if isinstance(results, dict) else None
+    record = extra.get("diagnose") if isinstance(extra, dict) else None
+    return record if isinstance(record, dict) else None
 
 
 # --- results.json ----------------------------------------------------------------------------
@@ -312,27 +466,44 @@ def _tests(course: Course, counted: Mapping[str, Any], lang: str,
 
 
 def grade_upload(root: Path) -> dict[str, Any]:
-    """The results.json for the submission under `root` (Gradescope's /autograder)."""
+    """The results.json for the submission under `root` (Gradescope's /autograder).
+
+    Once the student and their history are known, nothing that happens to this upload can
+    lower the counted score or lose the history: a refusal, an unreadable file, even a bug
+    gives a result that carries both forward."""
     course = load_course(root / "source")
     metadata = _metadata(root)
-    lang = course.lang
-    entry: Entry | None = None
-    first: dict[str, Any] | None = None
+    previous = metadata.get("previous_submissions") or []
     try:
         entry = find_student(metadata.get("users") or [], course)
-        lang = entry.lang
-        first = first_attempt(metadata.get("previous_submissions") or [], entry)
-        file = find_upload(root / "submission")
-        reading = read_upload(file, read_scenario(course.workspace(entry)).level)
-        other = [c for c in reading.codes if not same_code(c, entry.code)]
-        if other:
-            raise Refused("other", file=file.name, other=other[0], code=entry.code)
-        titled = reading.name and course.named(reading.name)
-        if titled and titled != entry:  # a classmate's file, title and all
-            raise Refused("titled", file=file.name, other=titled.student)
+    except Refused as refused:  # whose upload it is, unknown: the latest score stands
+        result = _refusal(course, refused.say(course.lang), course.lang, History(),
+                          _carried_as_is(previous))
+        return {**result, "score": _last_score(previous)}
+    past = history(previous, entry, len(read_scenario(course.workspace(entry)).ids))
+    try:
+        return _graded(root, course, metadata, entry, past)
     except Refused as refused:
-        return _refusal(course, refused.say(lang), first, lang)
+        message = refused.say(entry.lang)
+    except Exception:  # noqa: BLE001 - the course's files or a bug: the history survives it
+        traceback.print_exc(file=sys.stdout)  # Gradescope shows stdout to instructors only
+        message = tell(entry.lang, "failed")
+    return _refusal(course, message, entry.lang, past, history_record(entry, past, None))
+
+
+def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entry,
+            past: History) -> dict[str, Any]:
+    lang = entry.lang
+    file = find_upload(root / "submission")
+    name = printable(file.name)
     scenario = read_scenario(course.workspace(entry))
+    reading = read_upload(file, scenario.level)
+    other = [c for c in reading.codes if not same_code(c, entry.code)]
+    if other:
+        raise Refused("other", file=name, other=printable(other[0]), code=entry.code)
+    titled = reading.name and course.named(reading.name)
+    if titled and titled != entry:  # a classmate's file, title and all
+        raise Refused("titled", file=name, other=titled.student)
     sealed = read_small_text(scenario.path / KEY_FILE, "an answer key", 64 * 1024,
                              error=GradeError)
     try:
@@ -343,47 +514,51 @@ def grade_upload(root: Path) -> dict[str, Any]:
 
     results = score(reading, assignment, breaks(scenario.level), lang=lang,
                     evidence=entry.evidence)
-    time = str(metadata.get("created_at") or "")
-    record = attempt_record(entry, reading, file.name, time, results)
-    if first is None:
-        counted, standing = record, say(lang, "counts")
-        tests = _tests(course, record, lang, results, counts_now=True)
+    upload = attempt_record(entry, reading, name, printable(str(metadata.get("created_at")
+                                                                 or "")), results)
+    if past.first is None:
+        after = History(upload, past.attempts + 1, past.confirmed)
+        standing = [say(lang, "counts")]
+        tests = _tests(course, upload, lang, results, counts_now=True)
+    elif past.first.get("kept"):  # the history broke: graded, shown, and not counted
+        after = History(past.first, past.attempts + 1, past.confirmed)
+        standing = [tell(lang, "unconfirmed", score=past.first["score"],
+                         max=past.first["max_score"])]
+        tests = [{**test, "score": 0, "max_score": 0, "visibility": "visible"}
+                 for test in _tests(course, upload, lang, results, counts_now=True)]
     else:
-        counted = first
-        standing = say(lang, "later", score=first["score"], max=first["max_score"],
-                       date=str(first.get("time", ""))[:10], n=_count(metadata, entry) + 1)
-        tests = _tests(course, first, lang, results)
-    lines = [say(lang, "header", code=entry.code, file=file.name),
-             say(lang, "score", score=counted["score"], max=counted["max_score"]), standing,
+        after = History(past.first, past.attempts + 1, past.confirmed)
+        standing = [say(lang, "later", score=past.first["score"], max=past.first["max_score"],
+                        date=str(past.first.get("time", ""))[:10], n=past.attempts + 1)]
+        tests = _tests(course, past.first, lang, results)
+    counted = after.first
+    lines = [say(lang, "header", code=entry.code, file=name),
+             say(lang, "score", score=counted["score"], max=counted["max_score"]), *standing,
              *notes(reading, scenario.ids, lang)]
     return {"score": counted["score"], "output": "\n".join(lines), "output_format": "text",
             "visibility": course.visibility, "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": {"diagnose": record}}
+            "extra_data": {"diagnose": history_record(entry, after, upload)}}
 
 
-def _count(metadata: Mapping[str, Any], entry: Entry) -> int:
-    """How many earlier uploads of this student were graded (attempts)."""
-    count = 0
-    for submission in metadata.get("previous_submissions") or []:
-        if first_attempt([submission], entry) is not None:
-            count += 1
-    return count
-
-
-def _refusal(course: Course, message: str, first: Mapping[str, Any] | None,
-             lang: str) -> dict[str, Any]:
-    """A failing result the student sees at once; an earlier counting attempt still counts."""
+def _refusal(course: Course, message: str, lang: str, past: History,
+             carried: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A failing result the student sees at once; the counted attempt still counts, and the
+    history rides on."""
+    lines = [message] if message == tell(lang, "failed") else [message,
+                                                                tell(lang, "no_attempt")]
     upload = {"name": tell(lang, "upload"), "score": 0, "max_score": 0, "status": "failed",
-              "output": message + "\n" + tell(lang, "no_attempt"), "output_format": "text",
-              "visibility": "visible"}
-    lines = [message, tell(lang, "no_attempt")]
-    if first is None:
+              "output": "\n".join(lines), "output_format": "text", "visibility": "visible"}
+    extra = {"diagnose": dict(carried)} if carried else {}
+    if past.first is None:
         return {"score": 0, "output": "\n".join(lines), "output_format": "text",
-                "visibility": "visible", "stdout_visibility": "hidden", "tests": [upload]}
-    lines.append(say(lang, "score", score=first["score"], max=first["max_score"]))
-    return {"score": first["score"], "output": "\n".join(lines), "output_format": "text",
+                "visibility": "visible", "stdout_visibility": "hidden", "tests": [upload],
+                "extra_data": extra}
+    lines.append(say(lang, "score", score=past.first["score"], max=past.first["max_score"]))
+    if not past.confirmed:
+        lines.append(tell(lang, "unconfirmed_later"))
+    return {"score": past.first["score"], "output": "\n".join(lines), "output_format": "text",
             "visibility": course.visibility, "stdout_visibility": "hidden",
-            "tests": [upload, *_tests(course, first, lang)]}
+            "tests": [upload, *_tests(course, past.first, lang)], "extra_data": extra}
 
 
 def _metadata(root: Path) -> dict[str, Any]:
@@ -391,39 +566,62 @@ def _metadata(root: Path) -> dict[str, Any]:
     try:
         data = json.loads(read_small(path, "submission metadata", METADATA_MAX,
                                      error=GradeError))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
         raise GradeError(f"{path}: not JSON") from None
     if not isinstance(data, dict):
         raise GradeError(f"{path}: not a JSON object")
     return data
 
 
+def _broken(root: Path, lang: str = "en") -> dict[str, Any]:
+    """The result when the autograder itself cannot grade (its zip or Gradescope's metadata):
+    the latest graded submission's score and record ride on, so no upload lowers a score."""
+    score, carried = 0, None
+    try:
+        previous = _metadata(root).get("previous_submissions") or []
+        score, carried = _last_score(previous), _carried_as_is(previous)
+    except GradeError:
+        pass
+    return {"score": score, "output": tell(lang, "failed"), "output_format": "text",
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
+            "extra_data": {"diagnose": carried} if carried else {}}
+
+
+def _printable(value: Any) -> Any:
+    """Every string of a result as UTF-8 can carry it (`printable`): nothing can fail to write."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(k)): _printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(v) for v in value]
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`run_autograder`'s body: grade, write results.json, say what happened on stdout (which
-    Gradescope shows to instructors only)."""
+    Gradescope shows to instructors only). It exits 0 whenever results.json is written, even
+    when the zip itself is broken: Gradescope would flag a failing run as its own error and
+    the result that keeps the score would not count as this run's."""
     args = list(sys.argv[1:] if argv is None else argv)
     root = Path(args[0] if args else os.environ.get("AUTOGRADER_ROOT", "/autograder"))
     results_file = root / "results" / "results.json"
     results_file.parent.mkdir(parents=True, exist_ok=True)
-    status = 0
     try:
         results = grade_upload(root)
-    except GradeError as err:  # the autograder itself is broken: say so to everyone
-        results = {"score": 0, "output": f"The autograder could not grade this upload: {err}",
-                   "output_format": "text", "visibility": "visible", "tests": []}
-        status = 1
+    except GradeError as err:  # the zip or the metadata: say why to the instructor only
+        print(f"diagnose autograder: cannot grade: {printable(str(err))}")
+        results = _broken(root)
     except Exception:  # noqa: BLE001 - a bug; the student still gets a result
-        traceback.print_exc()
-        results = {"score": 0, "output": "The autograder failed; your instructor has been "
-                   "shown why.", "output_format": "text", "visibility": "visible", "tests": []}
-        status = 1
-    atomic_write(results_file, json.dumps(results, ensure_ascii=False, indent=2) + "\n")
-    print(f"diagnose autograder: score {results['score']}; {results_file}")
-    if status:
-        print(results["output"], file=sys.stderr)
-    return status
+        traceback.print_exc(file=sys.stdout)
+        results = _broken(root)
+    atomic_write(results_file, json.dumps(_printable(results), ensure_ascii=False, indent=2)
+                 + "\n")
+    record = results.get("extra_data", {}).get("diagnose") or {}
+    confirmed = "" if record.get("confirmed", True) else "; first attempt NOT confirmed"
+    print(f"diagnose autograder: score {results['score']}{confirmed}; {results_file}")
+    return 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -4,7 +4,10 @@
 `answer-key.sealed` with the secret, scores, and appends the attempt to `attempts.jsonl` (the
 first genuine one counts; sealed in an instructor's bundle; `reveal.json` says whether the
 answers were already shown). `check_file` reads
-a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix.
+a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix;
+a file whose own name is not UTF-8 is refused before anything (`refuse_unprintable`): its
+attempt record could not name it. A class grading scores with `record=False` and records
+through the instructor's ledger (`gradebook.record`) from `attempt_of`.
 
 The workspace's file names (architecture §7) are `grading.layout`'s; `diagnose.workspace`,
 which this package may not import, uses them too: `grading` runs on a server with neither
@@ -31,6 +34,7 @@ from grading.layout import (
     SCENARIO_FILE,
     SCENARIO_SCHEMA,
     level_dir,
+    printable,
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
@@ -77,7 +81,7 @@ def read_scenario(path: Path) -> Scenario:
     try:
         data = json.loads(read_small_text(file, "a scenario file", SMALL_FILE_MAX,
                                           error=GradeError))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past any scenario
         data = None
     ids = data.get("ids") if isinstance(data, dict) else None
     if (not isinstance(data, dict) or data.get("schema") != SCENARIO_SCHEMA
@@ -141,6 +145,8 @@ def open_key(scenario: Scenario, secret: bytes) -> dict[str, str]:
                                             error=GradeError), secret, scenario.code)
     except SealError as err:
         raise GradeError(f"{path}: {err}") from None
+    except RecursionError:  # JSON nested past any key's
+        raise GradeError(f"{path}: {TAMPERED} (it is not valid JSON)") from None
     if sorted(assignment) != sorted(scenario.ids):
         raise GradeError(f"{path}: {TAMPERED} (its IDs are not the scenario's)")
     return assignment
@@ -163,6 +169,24 @@ def history(scenario: Scenario, secret: bytes) -> Attempts:
     return load_attempts(scenario.path, scenario.ids, **sealing(scenario, secret))
 
 
+def refuse_unprintable(file: Path) -> None:
+    """GradeError when the file's name is not UTF-8 text: its attempt record could not name it.
+    The name is shown with escapes (`layout.printable`)."""
+    name = Path(file).name
+    if printable(name) != name:
+        shown = printable(str(file), one_line=True)
+        raise GradeError(f"{shown}: its name is not UTF-8 text (shown with \\x escapes); "
+                         "nothing recorded", hint="rename the file and grade it again")
+
+
+def attempt_of(report: Report, scenario: Scenario) -> Attempt:
+    """The attempt record of a grading (unnumbered, unsealed: `attempts.numbered` does that)."""
+    return Attempt(report.time, report.sha256, Path(report.file).name, report.score,
+                   report.max_score, report.after_reveal, scenario.key,
+                   {r.id: r.answer.slug for r in report.results},
+                   tuple(r.id for r in report.results if r.correct))
+
+
 def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes, *,
                   lang: str = "en", evidence: Mapping[str, Sequence[str]] | None = None,
                   now: datetime | None = None, record: bool = True,
@@ -173,6 +197,7 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
 
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
+    refuse_unprintable(file)
     _refuse_other_scenario(reading, scenario.code, file)
     reading = reading.at_level(scenario.level)
     assignment = open_key(scenario, secret)
@@ -184,12 +209,9 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
                     attempt=len(previous.records) + 1, after_reveal=after_reveal,
                     first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
     if record:
-        attempt = Attempt(stamp, reading.sha256, Path(file).name, report.score,
-                          report.max_score, after_reveal, scenario.key,
-                          {r.id: r.answer.slug for r in results},
-                          tuple(r.id for r in results if r.correct))
         try:
-            append_attempt(scenario.path, attempt, **sealing(scenario, secret))
+            append_attempt(scenario.path, attempt_of(report, scenario),
+                           **sealing(scenario, secret))
         except OSError as err:
             raise GradeError(f"{scenario.path}: cannot record the attempt "
                              f"({err.strerror or err})") from None

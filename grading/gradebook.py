@@ -5,18 +5,23 @@ per student and `<bundles>/manifest.csv` (student, code). A submission is placed
 the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
 borja, compared by `layout.student_key`); what is inside is only cross-checked, never trusted
 alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
-that is not that student's code, is a mismatch. A mismatch, a file whose name matches nobody
-(whatever its inside says) or one that cannot be read is reported and records nothing for
-anyone; the rest go on. Each placed file is graded into its bundle (`grade_reading`), so the
-attempt is recorded there and the first one counts.
+that is not that student's code, is a mismatch. The instructor's side is the truth: the
+manifest binds each student to the code dealt, and a bundle holding another scenario (swapped
+or copied from a classmate) is refused, not graded. A mismatch, a file whose name matches
+nobody (whatever its inside says), is not UTF-8 text, or cannot be read is reported (the row
+names the student its name places) and records nothing for anyone; the rest go on.
 
-Each bundle's attempts are checked against the instructor's ledger (`ledger.py`,
-`<bundles>/.attempts-ledger.json`), which each class grading rewrites.
+Check, then record: every file and every bundle is checked first; then the instructor's ledger
+(`ledger.py`, `<bundles>/.attempts-ledger.json`) is written, atomically, and only then are the
+records copied into the bundles' `attempts.jsonl`, so the ledger and the bundles change
+together or the ledger alone holds the truth (a bundle is restored from it at the next
+grading). The first attempt counts. One file graded with `--key --dir` inside a deal folder
+(`find_deal`) goes the same way.
 
-The gradebook has a row per student of the roster with the attempt that counts, read back from
-each bundle's `attempts.jsonl`, so grading in several sessions gives one gradebook; a row per
-refused file; and a column for problems with the records. Cells a spreadsheet would evaluate
-are neutralised.
+The gradebook has a row per student of the roster with the attempt that counts (the ledger's
+first), so grading in several sessions gives one gradebook; a row per refused file; and a
+column for problems with the records. Every text is printable (`layout.printable`); cells a
+spreadsheet would evaluate are neutralised.
 """
 
 from __future__ import annotations
@@ -27,24 +32,29 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from grading.attempts import Attempt
+from grading.attempts import Attempt, append_record, numbered, rewrite_attempts, unrecordable
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Report
 from grading.grade import (
     DEFAULT_DIR,
+    Scenario,
+    attempt_of,
     code_key,
     grade_reading,
     open_key,
     read_scenario,
+    refuse_unprintable,
     same_code,
+    sealing,
 )
-from grading.layout import MANIFEST, SCENARIO_FILE, student_key
-from grading.ledger import read_ledger, standing, write_ledger
+from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable, student_key
+from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
 from grading.texts import say
+from scenarios.errors import UserError
 from scenarios.files import atomic_write, read_small_text
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
@@ -55,17 +65,23 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet m
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
 
 
+def one_line(text: str) -> str:
+    """A name, or a sentence about one, as one printable line (`layout.printable`)."""
+    return printable(text, one_line=True)
+
+
 @dataclass(frozen=True)
 class Student:
     name: str
-    code: str  # from the bundle's scenario.json, else the manifest's
+    code: str  # the manifest's: what was dealt to them (the bundle's only with no manifest)
     workspace: Path
 
 
 @dataclass(frozen=True)
 class Graded:
     """One submission: graded into a student's bundle, or why it could not be (then nothing
-    was recorded for anyone). `problems`: what was wrong with that bundle's records."""
+    was recorded for anyone; `student` is who its name places, if anyone). `problems`: what
+    was wrong with that bundle's records. Every text here is printable (`layout.printable`)."""
 
     file: str
     student: str | None
@@ -91,8 +107,14 @@ class Roster(tuple):
         return self.by_code.get(code_key(code))
 
 
+def _folder_name(name: str) -> bool:
+    """Whether `name` is one folder inside the deal folder (its bundle, its results.json)."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
 def read_manifest(bundles: Path) -> Roster:
-    """The students of `manifest.csv` (or every bundle folder when there is no manifest)."""
+    """The students of `manifest.csv` with the codes it deals them (or every bundle folder,
+    with its own code, when there is no manifest)."""
     bundles = Path(bundles)
     if not bundles.is_dir():
         raise GradeError(f"{bundles}: no such directory of bundles")
@@ -106,6 +128,9 @@ def read_manifest(bundles: Path) -> Roster:
         if rows and rows[0][0].strip().lower() == "student":
             rows = rows[1:]
         listed = [(r[0].strip(), r[1].strip() if len(r) > 1 else "") for r in rows]
+        unsafe = next((name for name, _ in listed if not _folder_name(name)), None)
+        if unsafe is not None:
+            raise GradeError(f"{manifest}: {unsafe!r} is not a folder name; nothing graded")
     else:
         listed = [(d.name, "") for d in sorted(bundles.iterdir())
                   if (d / DEFAULT_DIR / SCENARIO_FILE).is_file()]
@@ -115,14 +140,39 @@ def read_manifest(bundles: Path) -> Roster:
     students = []
     for name, code in listed:
         workspace = bundles / name / DEFAULT_DIR
-        with contextlib.suppress(GradeError):  # reported when that student's file is graded
-            code = read_scenario(workspace).code
+        if not code:
+            with contextlib.suppress(UserError):  # said when that student's file is graded
+                code = read_scenario(workspace).code
         students.append(Student(name, code, workspace))
     return Roster(students)
 
 
+def open_bundle(student: Student) -> Scenario:
+    """The student's bundle, if it holds the scenario the manifest deals them: the instructor's
+    side is the truth, so a bundle swapped or copied from a classmate is refused whole."""
+    scenario = read_scenario(student.workspace)
+    if student.code and not same_code(scenario.code, student.code):
+        raise GradeError(f"{student.workspace}: holds scenario {scenario.code}, but {MANIFEST} "
+                         f"deals {student.name} scenario {student.code} (a bundle swapped or "
+                         "copied from another student); not graded, nothing recorded")
+    return scenario
+
+
+def as_typed(name: str) -> str:
+    """A file name as its author typed it: bytes that are not UTF-8 (held as surrogates) read
+    as Windows-1252, the usual other encoding of a name in a zip or on a USB stick, so
+    `\\xc1na.md` still names Ána; a name that is UTF-8 comes back as is."""
+    if printable(name) == name:
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("cp1252", "replace")
+    except UnicodeEncodeError:
+        return name
+
+
 def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
+    file = Path(as_typed(str(file)))
     stem = student_key(file.stem)
     for suffix in NAME_SUFFIXES:
         for joint in ("-", "_", " ", "."):
@@ -151,43 +201,123 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
     return student
 
 
+def find_deal(workspace: Path) -> tuple[Path, Student] | None:
+    """The deal folder holding a bundle, and its student: walking up from the bundle, the first
+    folder with a manifest or deal settings whose roster has this bundle as a student's (the
+    same folder, however the path reached it). None when no folder above holds it (a copy
+    elsewhere). GradeError when that folder deals the student another scenario."""
+    workspace = Path(workspace).resolve()
+    for deal in workspace.parents:
+        if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
+            continue
+        student = next((s for s in read_manifest(deal) if _same_folder(s.workspace, workspace)),
+                       None)
+        if student is not None:
+            open_bundle(student)
+            return deal, student
+    return None
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a bundle the roster lists but that is not there
+        return False
+
+
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: str = "en",
-                  evidence: Evidence | None = None, now: datetime | None = None
-                  ) -> list[Graded]:
-    """Grade each submission into its student's bundle; errors are kept, not raised. The
-    ledger is checked before and rewritten after."""
+                  evidence: Evidence | None = None, now: datetime | None = None,
+                  student: Student | None = None) -> list[Graded]:
+    """Grade each submission into its student's bundle; errors are kept, not raised.
+
+    Check, then record: every file is read, placed and scored and every bundle it goes to is
+    checked before anything is written; then the ledger is written (the truth, atomically),
+    then the new records are copied into the bundles, which are restored from the ledger when
+    they lack records it keeps. A bundle that cannot be written is said in its problems: the
+    ledger holds its records and the next grading copies them. `student`: grade the files into
+    that student's bundle (one file graded with --key --dir), and reconcile only theirs; else
+    each file is placed by its name and every bundle of the roster is reconciled."""
     bundles = Path(bundles)
     roster = read_manifest(bundles)
     ledger = read_ledger(bundles, secret)
+    if not os.access(bundles, os.W_OK | os.X_OK):
+        raise GradeError(f"{ledger_path(bundles)}: cannot be written (folder {bundles} is not "
+                         "writable); nothing recorded")
+    states: dict[str, Standing] = {}
+    new: dict[str, list[Attempt]] = {}
     graded = []
     for file in map(Path, files):
-        student = None
+        placed = student
         try:
+            placed = placed or named_student(file, roster)  # who a refused file's row names
+            refuse_unprintable(file)
             reading = read_diagnoses(file)
-            student = match(file, reading, roster)
-            scenario = read_scenario(student.workspace)
-            previous, _ = standing(scenario, secret, ledger.get(student.name))
+            placed = student or match(file, reading, roster)
+            scenario = open_bundle(placed)
+            why = unrecordable(scenario.path)
+            if why:
+                raise GradeError(f"{scenario.path}: cannot record the attempt ({why}); "
+                                 "nothing recorded")
+            if placed.name not in states:
+                states[placed.name] = standing(scenario, secret, ledger.get(placed.name))
+            state, before = states[placed.name], tuple(new.get(placed.name, ()))
+            previous = replace(state.attempts, records=state.attempts.records + before)
             report = grade_reading(reading, file, scenario, secret, lang=lang, now=now,
-                                   evidence=evidence(student.workspace) if evidence else None,
-                                   previous=previous)
-        except GradeError as err:
-            graded.append(Graded(str(file), student and student.name, None, str(err)))
+                                   evidence=evidence(scenario.path) if evidence else None,
+                                   previous=previous, record=False)
+        except UserError as err:
+            graded.append(Graded(one_line(str(file)), placed and placed.name, None,
+                                 one_line(str(err))))
             continue
-        graded.append(Graded(str(file), student.name, report, problems=previous.problems))
-    for student in roster:
-        try:
-            scenario = read_scenario(student.workspace)
-        except GradeError:
-            continue
-        _, ledger[student.name] = standing(scenario, secret, ledger.get(student.name))
+        new.setdefault(placed.name, []).append(attempt_of(report, scenario))
+        graded.append(Graded(one_line(str(file)), placed.name, report,
+                             problems=tuple(map(one_line, state.attempts.problems))))
+    for other in () if student else roster:
+        if other.name not in states:
+            with contextlib.suppress(UserError):  # unreadable: the ledger keeps what it had
+                states[other.name] = standing(open_bundle(other), secret,
+                                              ledger.get(other.name))
+    failed = record(bundles, secret, ledger, states, new)
+    return [replace(g, problems=(*g.problems, failed[g.student]))
+            if g.report is not None and g.student in failed else g for g in graded]
+
+
+def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
+           states: Mapping[str, Standing], new: Mapping[str, Sequence[Attempt]]
+           ) -> dict[str, str]:
+    """Record `new` attempts per student: the ledger first (the truth, whole and atomically;
+    GradeError, and nothing recorded, when it cannot be written), then each bundle's copy,
+    appended, or rewritten from the ledger when it lacked records. Returns, per student whose
+    bundle could not be written, what to say: the next grading copies the records there."""
+    copies = {}
+    for name, state in states.items():
+        records = state.attempts.records
+        lines = len(records) if state.restore else state.attempts.lines
+        sealed = sealing(state.scenario, secret)
+        added = [numbered(a, lines + i, **sealed) for i, a in enumerate(new.get(name, ()), 1)]
+        ledger[name] = Kept.of((*records, *added), state.kept.code, state.kept.found)
+        copies[name] = (state, records, added)
     write_ledger(bundles, secret, ledger)
-    return graded
+    failed = {}
+    for name, (state, records, added) in copies.items():
+        workspace = state.scenario.path
+        try:
+            if state.restore:
+                rewrite_attempts(workspace, (*records, *added))
+            else:
+                for attempt in added:
+                    append_record(workspace, attempt)
+        except OSError as err:
+            failed[name] = one_line(
+                f"{workspace}: could not be written ({err.strerror or err}); the ledger "
+                "keeps its records and the next grading copies them there")
+    return failed
 
 
 @dataclass(frozen=True)
 class Row:
     """A line of the gradebook: a student's attempt that counts and the truth, or a refused
-    file (no student, its `file` and why in `error`)."""
+    file (the student its name places, if any; its `file` and why in `error`)."""
 
     student: str
     code: str
@@ -206,12 +336,12 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
     rows = []
     for student in read_manifest(bundles):
         try:
-            scenario = read_scenario(student.workspace)
+            scenario = open_bundle(student)
             truth = open_key(scenario, secret)
-        except GradeError as err:
-            rows.append(Row(student.name, student.code, None, 0, {}, str(err)))
+            attempts = standing(scenario, secret, ledger.get(student.name)).attempts
+        except UserError as err:
+            rows.append(Row(student.name, student.code, None, 0, {}, one_line(str(err))))
             continue
-        attempts, _ = standing(scenario, secret, ledger.get(student.name))
         rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
                         truth, problems=attempts.problems, level=scenario.level))
     return rows
@@ -219,7 +349,7 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
 
 def refused_rows(graded: Iterable[Graded]) -> list[Row]:
     """A gradebook row per file that recorded nothing, saying why."""
-    return [Row(g.student or "", "", None, 0, {}, g.error, file=Path(g.file).name)
+    return [Row(g.student or "", "", None, 0, {}, g.error, file=one_line(Path(g.file).name))
             for g in graded if g.report is None]
 
 
@@ -268,8 +398,9 @@ def write_gradebook(rows: Sequence[Row], path: Path) -> None:
         for i in ids:
             line += [(first.answers.get(i) or "") if first else "", row.truth.get(i, "")]
         note = row.error or ("" if first else "no submission graded")
-        out.writerow([spreadsheet_safe(c) for c in [*line, note, "; ".join(row.problems),
-                                                    "" if row.level is None else row.level]])
+        out.writerow([spreadsheet_safe(one_line(c) if isinstance(c, str) else c)
+                      for c in [*line, note, "; ".join(row.problems),
+                                "" if row.level is None else row.level]])
     atomic_write(Path(path), stream.getvalue(), error=GradeError)
 
 
@@ -306,7 +437,8 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
         except OSError as err:
             raise GradeError(f"{folder}: cannot be written ({err.strerror or err})") from None
         written.append(atomic_write(folder / "results.json", json.dumps({
-            "score": row.first.score, "output": "\n".join(output), "output_format": "text",
+            "score": row.first.score, "output": printable("\n".join(output)),
+            "output_format": "text",
             "test_output_format": "text", "visibility": VISIBILITY, "tests": tests},
             ensure_ascii=False, indent=2) + "\n", error=GradeError, sync=False))
     return written

@@ -1,13 +1,23 @@
-"""The instructor's attempts ledger: what a student could delete from a bundle, kept elsewhere.
+"""The instructor's attempts ledger: the truth about each student's attempts, kept on their side.
 
 `attempts.jsonl` lives in the student's bundle: its records are sealed (`attempts.py`), so an
-edit shows, but a deleted record, or a deleted file, leaves nothing to check. The ledger is kept
-on the instructor's side, in the bundles folder `diagnose deal` wrote (students get copies of
-their own bundle only): `<bundles>/.attempts-ledger.json`, rewritten atomically at each class
-grading. Per student it holds the number of genuine attempts, a digest of them and the first
-one; the whole is sealed with an HMAC under a key derived from the instructor's secret, so an
-edited ledger is refused. A bundle whose attempts no longer match it is reported, and the
-first attempt the ledger kept still counts. Grading and exports are `gradebook`'s.
+edit shows, but a deleted record, or a deleted file, leaves nothing to check there. The ledger
+is kept on the instructor's side, in the deal folder `diagnose deal` wrote (students get copies
+of their own bundle only): `<deal>/.attempts-ledger.json`. Per student it holds the scenario
+code and every genuine attempt record in order, and the problems found with the bundle's
+records (the evidence, kept); the whole is sealed with an HMAC under a key derived from the
+instructor's secret, so an edited ledger is refused.
+
+The ledger is the truth and is written first: an instructor grading (`gradebook.grade_bundles`)
+writes the new ledger atomically, then copies the new records into the bundles. A bundle that
+lacks records the ledger keeps (deleted by the student, or a grading stopped between the two
+writes) is reported and restored from the ledger at the next grading; the first attempt the
+ledger kept counts whatever the bundle says. Genuine records the ledger never saw (graded
+before this ledger existed) are taken in after the ledger's own.
+
+Format 1 (`diagnose.attempts-ledger/1`, diagnose up to commit 279bf2f) kept only each student's
+count, a digest and the first record: it is still read, and rewritten as format 2 at the next
+grading. Grading and exports are `gradebook`'s.
 """
 
 from __future__ import annotations
@@ -15,29 +25,55 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grading.attempts import Attempt, Attempts, digest
 from grading.diagnoses import GradeError
-from grading.grade import Scenario, history
+from grading.grade import Scenario, history, same_code
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
 from scenarios.files import atomic_write, read_small_text
 
-LEDGER = ".attempts-ledger.json"  # in the bundles folder: the instructor's side
-LEDGER_SCHEMA = "diagnose.attempts-ledger/1"
-LEDGER_MAX = 16 * 1024 * 1024
+LEDGER = ".attempts-ledger.json"  # in the deal folder: the instructor's side
+LEDGER_SCHEMA = "diagnose.attempts-ledger/2"
+FORMAT_1 = "diagnose.attempts-ledger/1"  # count, digest, first: written up to commit 279bf2f
+LEDGER_MAX = 64 * 1024 * 1024  # every record of a class: some 150,000 gradings
+FOUND_KEPT = 20  # the latest problems kept per student as evidence
 
 
 @dataclass(frozen=True)
 class Kept:
-    """A student's attempts as the ledger last saw them."""
+    """A student's attempts as the ledger keeps them: every genuine record in order (`records`;
+    None in a format-1 ledger, which kept only `count`, `digest` and `first`), the scenario
+    code they belong to, and the problems found with the bundle's copy."""
 
     count: int
     digest: str
     first: Attempt | None
+    records: tuple[Attempt, ...] | None = None
+    code: str = ""
+    found: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, records: Sequence[Attempt], code: str, found: Sequence[str] = ()) -> Kept:
+        records = tuple(records)
+        return cls(len(records), digest(records), records[0] if records else None, records,
+                   code, tuple(found)[-FOUND_KEPT:])
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One student's attempts in their bundle's `scenario`, as a grading must take them:
+    `attempts`, the truth (the records that count, in order, and every problem found); `kept`,
+    what the ledger keeps now; `restore`, whether the bundle's `attempts.jsonl` must be
+    rewritten from the ledger's records."""
+
+    scenario: Scenario
+    attempts: Attempts
+    kept: Kept
+    restore: bool = False
 
 
 def _ledger_mac(students: Mapping, secret: bytes) -> str:
@@ -46,22 +82,45 @@ def _ledger_mac(students: Mapping, secret: bytes) -> str:
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def read_ledger(bundles: Path, secret: bytes) -> dict[str, Kept]:
-    """What the ledger kept per student; {} before the first class grading."""
-    path = Path(bundles) / LEDGER
+def _record(data: object) -> Attempt:
+    attempt = Attempt.from_json(data)
+    if attempt is None:
+        raise TypeError("not an attempt record")
+    return attempt
+
+
+def _entry(schema: str, entry: Mapping) -> Kept:
+    if schema == FORMAT_1 or "records" not in entry:  # format 1, or its entry carried over
+        first = entry["first"] and _record(entry["first"])
+        if not (isinstance(entry["count"], int) and isinstance(entry["digest"], str)):
+            raise TypeError("not a ledger entry")
+        return Kept(entry["count"], entry["digest"], first or None)
+    if not (isinstance(entry["code"], str) and isinstance(entry["records"], list)
+            and isinstance(entry["found"], list)
+            and all(isinstance(f, str) for f in entry["found"])):
+        raise TypeError("not a ledger entry")
+    return Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"])
+
+
+def ledger_path(deal: Path) -> Path:
+    return Path(deal) / LEDGER
+
+
+def read_ledger(deal: Path, secret: bytes) -> dict[str, Kept]:
+    """What the ledger keeps per student; {} before the first instructor grading."""
+    path = ledger_path(deal)
     if not path.exists():
         return {}
     text = read_small_text(path, "an attempts ledger", LEDGER_MAX, error=GradeError)
     try:
         data = json.loads(text)
         students = data["students"]
-        sealed = (data["schema"] == LEDGER_SCHEMA and isinstance(data["mac"], str)
+        sealed = (data["schema"] in (FORMAT_1, LEDGER_SCHEMA) and isinstance(data["mac"], str)
                   and hmac.compare_digest(data["mac"], _ledger_mac(students, secret)))
-        kept = {name: Kept(entry["count"], entry["digest"], entry["first"] and
-                           Attempt.from_json(entry["first"]))
+        kept = {name: _entry(data["schema"], entry)
                 for name, entry in students.items()} if sealed else None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-        kept = None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        kept = None  # ValueError: JSONDecodeError, and a string a digest cannot be made of
     if kept is None:
         raise GradeError(f"{path}: changed since a grading wrote it, or written with another "
                          "key (its seal does not match)",
@@ -69,29 +128,50 @@ def read_ledger(bundles: Path, secret: bytes) -> dict[str, Kept]:
     return kept
 
 
-def write_ledger(bundles: Path, secret: bytes, kept: Mapping[str, Kept]) -> None:
-    students = {name: {"count": k.count, "digest": k.digest,
-                       "first": k.first and k.first.to_json()}
+def write_ledger(deal: Path, secret: bytes, kept: Mapping[str, Kept]) -> None:
+    """The ledger, whole and atomically (format 2; an entry of format 1 that no grading has
+    reconciled yet is carried over as it was). Raises GradeError."""
+    students = {name: {"code": k.code, "records": [r.to_json() for r in k.records],
+                       "found": list(k.found)} if k.records is not None
+                else {"count": k.count, "digest": k.digest,  # format 1's, not reconciled yet
+                      "first": k.first and k.first.to_json()}
                 for name, k in sorted(kept.items())}
-    atomic_write(Path(bundles) / LEDGER, json.dumps(
+    atomic_write(ledger_path(deal), json.dumps(
         {"schema": LEDGER_SCHEMA, "students": students, "mac": _ledger_mac(students, secret)},
         ensure_ascii=False, indent=1) + "\n", error=GradeError)
 
 
-def standing(scenario: Scenario, secret: bytes, kept: Kept | None
-             ) -> tuple[Attempts, Kept | None]:
-    """A bundle's attempts checked against the ledger, and what the ledger should now keep.
+def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
+    """A bundle's attempts checked against the ledger: what counts, and what the ledger keeps.
 
-    When the bundle lost or changed records the ledger saw, the ledger's first attempt is put
-    back in front (it still counts), the problem is said, and the ledger keeps its evidence."""
+    The ledger's records come first and its first attempt counts; genuine records of the bundle
+    the ledger never saw follow them. A bundle that lost or changed records the ledger kept is
+    reported (and the report kept in the ledger as evidence) and marked for restoring.
+    GradeError when the ledger keeps the student's records for another scenario: with no
+    manifest to bind them, the ledger does."""
+    if kept is not None and kept.code and not same_code(kept.code, scenario.code):
+        raise GradeError(f"{scenario.path}: holds scenario {scenario.code}, but the ledger keeps "
+                         f"this student's records for scenario {kept.code} (a bundle swapped "
+                         "or copied from another student); not graded, nothing recorded")
     log = history(scenario, secret)
-    if kept is None or (len(log.records) >= kept.count
-                        and digest(log.records[:kept.count]) == kept.digest):
-        first = log.first
-        return log, Kept(len(log.records), digest(log.records), first)
-    lost = (f"{scenario.path / ATTEMPTS_FILE}: {kept.count} genuine record(s) at the last "
-            f"class grading, {len(log.records)} now: records were deleted or replaced; the "
-            "first one the ledger kept counts")
-    records = log.records if kept.first is None else (
-        kept.first, *(r for r in log.records if r != kept.first))
-    return replace(log, records=tuple(records), problems=(*log.problems, lost)), kept
+    if kept is None:
+        return Standing(scenario, log, Kept.of(log.records, scenario.code))
+    if kept.records is not None:
+        theirs = kept.records
+        whole = log.records[:len(theirs)] == theirs
+    else:
+        whole = (len(log.records) >= kept.count
+                 and digest(log.records[:kept.count]) == kept.digest)
+        theirs = () if kept.first is None else (kept.first,)
+    if whole:
+        records, lost = log.records, ()
+    else:
+        records = (*theirs, *(r for r in log.records if r not in theirs))
+        lost = (f"{scenario.path / ATTEMPTS_FILE}: {kept.count} genuine record(s) at the last "
+                f"grading, {len(log.records)} now: records were deleted or replaced (or a "
+                "grading stopped before copying them there); the first one the ledger kept "
+                "counts",)
+    found = (*kept.found, *lost)
+    problems = (*log.problems, *found)
+    return Standing(scenario, replace(log, records=tuple(records), problems=problems),
+                    Kept.of(records, scenario.code, found), restore=not whole)

@@ -41,6 +41,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "score": "Score: {score}/{max}",
         "counts": "First attempt: this one counts.",
         "solutions": "Solutions: {path}",
+        "unprotected": "Recorded in {path} only: no deal folder above it (a folder with "
+                       "manifest.csv or deal-settings.json that lists it) keeps a ledger, so "
+                       "its first attempt cannot be protected there.",
         "later": "First attempt {score}/{max} on {date}; this one (attempt {n}) does not count.",
         "later.revealed": "First attempt {score}/{max} on {date}; this one after the reveal "
                           "does not count.",
@@ -93,6 +96,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "score": "Puntuación: {score}/{max}",
         "counts": "Primer intento: este es el que cuenta.",
         "solutions": "Soluciones: {path}",
+        "unprotected": "Registrado solo en {path}: ninguna carpeta de reparto por encima (una "
+                       "carpeta con manifest.csv o deal-settings.json que lo liste) guarda un "
+                       "registro, así que su primer intento no se puede proteger ahí.",
         "later": "Primer intento {score}/{max} el {date}; este (intento {n}) no cuenta.",
         "later.revealed": "Primer intento {score}/{max} el {date}; este, posterior a la "
                           "revelación, no cuenta.",

@@ -186,3 +186,49 @@ def test_a_roster_level_deals_that_deck_and_a_changed_level_is_refused(tmp_path,
     assert result.exit_code == 1
     assert result.output == (f"Error: {out}: ana was dealt level 3, not 1; deal with the same "
                              "settings or into another --out folder\n")
+
+
+# --- grading a dealt class: the instructor's side is the truth (issue 20) ---------------------
+
+def test_a_dealt_class_binds_codes_and_keeps_first_attempts_in_the_ledger(tmp_path, key,
+                                                                          monkeypatch):
+    """Issue 20's reproductions on a real deal: a bundle copied over a classmate's is refused,
+    and the README's one-file command records in the ledger, so deleting attempts.jsonl does
+    not reset the first attempt."""
+    import shutil
+
+    import grading
+    from grading.seal import read_key_file
+
+    monkeypatch.chdir(tmp_path)
+    assert run("deal", "--key", str(key), "--out", "bundles", "--roster",
+               str(roster_of(tmp_path, "ana\nbob\n")), "--steps", STEPS).exit_code == 0
+    secret = read_key_file(key)
+    bundle = {s: os.path.join("bundles", s, "experiments", "19-break-it") for s in ("ana", "bob")}
+    truth = {s: grading.grade.open_key(grading.read_scenario(bundle[s]), secret)
+             for s in bundle}
+    right = {s: "".join(f"## {i}\nDiagnosis: {slug}\n" for i, slug in truth[s].items())
+             for s in bundle}
+    (tmp_path / "ana.md").write_text("## 01\nDiagnosis: not sure\n")
+    result = run("grade", "ana.md", "--dir", bundle["ana"], "--key", str(key))
+    assert result.exit_code == 0 and "Score: 0/3" in result.output
+    os.remove(os.path.join(bundle["ana"], "attempts.jsonl"))  # the student's doing
+    (tmp_path / "ana.md").write_text(right["ana"])
+    result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md")
+    assert result.exit_code == 0
+    assert result.output.startswith("ana  3/3  ana.md  (First attempt 0/3 on ")
+
+    (tmp_path / "bob.md").write_text(right["bob"])
+    assert run("grade", "--key", str(key), "--bundles", "bundles", "bob.md").exit_code == 0
+    shutil.rmtree(bundle["ana"])
+    shutil.copytree(bundle["bob"], bundle["ana"])  # cp -a bob's bundle over ana's
+    (tmp_path / "ana.md").write_text(right["bob"])
+    result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md",
+                 "--gradebook", "grades.csv")
+    assert result.exit_code == 1
+    codes = {row[0]: row[1] for row in manifest_rows(tmp_path / "bundles")[1:]}
+    assert f"holds scenario {codes['bob']}, but manifest.csv deals ana scenario " \
+           f"{codes['ana']}" in result.output
+    with open("grades.csv", newline="", encoding="utf-8") as stream:
+        ana = next(csv.DictReader(stream))
+    assert (ana["student"], ana["score"]) == ("ana", "")

@@ -1,6 +1,8 @@
-"""`diagnose deal` on a Dask cluster: a real LocalCluster deals the same bytes as a local deal
-(at every student's level), survives a worker killed mid-task, and a cluster that cannot deal
-is one Error line."""
+"""`diagnose deal` on a Dask cluster, as people run it: a real LocalCluster over TLS (its
+certificates made here) deals the same bytes as a local deal (at every student's level),
+survives a worker killed mid-task, gives no task to a worker of another version that joins, and
+waits for late workers; a silent peer, a lost scheduler (real `dask scheduler` and `dask worker`
+processes) and a cluster that cannot deal each end in one Error line within their deadline."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ import importlib.util
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import scenarios
 from diagnose import classroom, cluster
@@ -28,17 +35,74 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
 CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333"}
 CLASS = [Student("ana"), Student("borja", level="3")]  # borja: level 3's deck
 STEPS = 5
+DASK = [sys.executable, "-m", "dask"]  # `dask scheduler`, `dask worker`
 
 
 @pytest.fixture(scope="module")
-def local_cluster():
-    import distributed
+def tls_files(tmp_path_factory) -> cluster.TLSFiles:
+    """A CA, and a certificate and key it signed, made here (Dask's `Security.temporary`)."""
+    from distributed.security import Security
 
+    made = Security.temporary()
+    root = tmp_path_factory.mktemp("tls")
+    for name, pem in (("ca.pem", made.tls_ca_file), ("cert.pem", made.tls_client_cert),
+                      ("key.pem", made.tls_client_key)):
+        (root / name).write_text(pem)
+    return cluster.TLSFiles(root / "ca.pem", root / "cert.pem", root / "key.pem")
+
+
+def tls_args(files: cluster.TLSFiles) -> list[str]:
+    return ["--tls-ca-file", str(files.ca_file), "--tls-cert", str(files.cert),
+            "--tls-key", str(files.key)]
+
+
+@pytest.fixture(scope="module")
+def local_cluster(tls_files):
+    """Two one-thread worker processes behind a tls:// scheduler, and a checked client."""
+    import distributed
+    from distributed.security import Security
+
+    security = Security(tls_ca_file=str(tls_files.ca_file),
+                        tls_scheduler_cert=str(tls_files.cert),
+                        tls_scheduler_key=str(tls_files.key),
+                        tls_worker_cert=str(tls_files.cert), tls_worker_key=str(tls_files.key),
+                        tls_client_cert=str(tls_files.cert), tls_client_key=str(tls_files.key),
+                        require_encryption=True)
+    warnings: list[str] = []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as lc:
-        client = cluster.connect(lc.scheduler_address, timeout=30)
-        yield lc, client
-        client.close()
+                                  dashboard_address=":0", protocol="tls://",
+                                  security=security) as lc:
+        checked = cluster.connect(lc.scheduler_address, timeout=30, min_workers=2,
+                                  tls=tls_files, on_warning=warnings.append)
+        yield lc, checked, warnings
+        checked.close()
+
+
+@pytest.fixture
+def key(tmp_path) -> Path:
+    path = tmp_path / "course.key"
+    write_key_file(path, new_secret())
+    return path
+
+
+def start_worker(address: str, files: cluster.TLSFiles, folder: Path,
+                 preload: str | None = None) -> subprocess.Popen:
+    """A `dask worker` process of its own (no nanny); `preload` is Python it runs first."""
+    extra = []
+    if preload is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "preload.py").write_text(preload)
+        extra = ["--preload", str(folder / "preload.py")]
+    return subprocess.Popen([*DASK, "worker", address, *tls_args(files), "--nthreads", "1",
+                             "--no-nanny", "--no-dashboard", *extra], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def wait_until(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {seconds} s"
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +137,11 @@ def assert_same_bundles(ours: Path, theirs: Path, secret: bytes) -> None:
 
 
 def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_deal, tmp_path):
-    _, client = local_cluster
+    _, checked, _ = local_cluster
     reference, secret = local_deal
     seen: list[str] = []
     rows = classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
-                          client=client, on_step=lambda label, record: seen.append(label))
+                          client=checked, on_step=lambda label, record: seen.append(label))
     assert sorted(rows) == sorted(CODES.items())
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")
@@ -91,14 +155,16 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     assert (tmp_path / "bundles" / "deal-settings.json").read_bytes() == \
         (reference / "deal-settings.json").read_bytes()
     again = classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
-                           client=client, on_student=lambda s, c, resumed: seen.append(
+                           client=checked, on_student=lambda s, c, resumed: seen.append(
                                f"{s}:{resumed}"))
     assert {"ana:True", "borja:True", "chen:False"} <= set(seen)  # a rerun resumes
     assert [row[0] for row in again] == ["ana", "borja", "chen"]
 
 
-def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tmp_path):
-    _, client = local_cluster
+def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_files,
+                                                tmp_path):
+    lc, checked, _ = local_cluster
+    client = checked.client
     reference, secret = local_deal
     pids = client.run(os.getpid)
     killed: list[str] = []
@@ -116,18 +182,207 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tmp_p
     killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
     killer.start()
     classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
-                   client=client)
+                   client=checked)
     killer.join(timeout=5)
     assert killed, "no worker was seen training"
     assert_same_bundles(tmp_path / "bundles", reference, secret)
-    client.wait_for_workers(2, timeout=30)  # the nanny restarted it
+    # the nanny restarts it, a new process that joins late (as a Slurm job): a deal that asks
+    # for two workers waits for it, and checks it
+    again = cluster.connect(lc.scheduler_address, timeout=10, min_workers=2, worker_timeout=30,
+                            tls=tls_files)
+    assert len(again.checked()) == 2
+    again.close()
 
 
-def test_a_worker_with_another_version_is_refused(local_cluster, monkeypatch):
-    lc, _ = local_cluster
-    monkeypatch.setattr(cluster, "engine_version", lambda: "9.9.9+engine9")
-    with pytest.raises(cluster.ClusterError, match=r"runs diagnose 0\.\d.*this machine 9\.9\.9"):
-        cluster.connect(lc.scheduler_address, timeout=30)
+def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, local_deal,
+                                                             tls_files, key, tmp_path):
+    """It joins after the deal connected; had it got a task, the task would have refused it
+    and ended the deal (`train_scenario`). A deal that needs three workers of this version
+    cannot start with it (one line, within --worker-timeout)."""
+    lc, checked, warnings = local_cluster
+    address, reference, secret = lc.scheduler_address, *local_deal
+    before = set(checked.workers())
+    other = start_worker(address, tls_files, tmp_path, preload=(
+        "import diagnose.cluster\n"
+        "diagnose.cluster.engine_version = lambda: '0.0.0+engine0'\n"))
+    try:
+        wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
+        (joined,) = set(checked.workers()) - before
+        codes = {**CODES, "chen": "CCCC-4444"}  # more tasks than workers: one waits
+        classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
+                       codes=codes, client=checked)
+        assert_same_bundles(tmp_path / "bundles", reference, secret)
+        assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \
+               f"{cluster.engine_version()}: it gets no task of this deal" in "\n".join(warnings)
+        assert joined not in checked.checked()
+        stranded_then_run(checked.client, address, secret, tmp_path)
+        started = time.monotonic()
+        few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                       "--count", "1", "--scheduler", address,
+                                       *tls_args(tls_files), "--min-workers", "3",
+                                       "--worker-timeout", "1"])
+        assert time.monotonic() - started < 5
+        assert few.exit_code == 1
+        assert few.output.startswith(f"Warning: worker {joined} runs diagnose 0.0.0+engine0")
+        assert few.output.splitlines()[-1] == (
+            f"Error: {address}: 2 of the 3 worker(s) wanted run diagnose "
+            f"{cluster.engine_version()} (after 1 s); {cluster.install_hint()}")
+    finally:
+        other.kill()
+        other.wait()
+    wait_until(lambda: len(checked.workers()) == 2, 30, "the other worker left")
+
+
+def stranded_then_run(client, address: str, secret: bytes, tmp_path: Path) -> None:
+    """Tasks submitted when no worker of their version is there wait for one, and run on it
+    once it is checked (the scheduler parks them; `train_on_cluster` submits them again).
+    Here the version is the one the other worker claims: it is the only one that qualifies."""
+    claimed = cluster.CheckedCluster(client, address, timeout=30, expected="0.0.0+engine0")
+    orders = [cluster.Order(name, tmp_path / name, code, 1)
+              for name, code in (("eve", "EEEE-6666"), ("finn", "FFFF-7777"))]
+    results: list[cluster.Trained] = []
+    dealing = threading.Thread(target=lambda: results.extend(cluster.train_on_cluster(
+        claimed, orders, secret=secret, steps=STEPS, check=False)), daemon=True)
+    dealing.start()
+    dealing.join(30)
+    assert sorted(trained.order.student for trained in results) == ["eve", "finn"]
+    assert all(sorted(t.records) == ["01", "02", "03", "reference"] for t in results)
+
+
+def test_a_deal_with_no_worker_of_its_version_ends_within_its_timeout(local_cluster, tmp_path):
+    """As when every checked worker has left mid-deal: the tasks wait `timeout`, then one line."""
+    lc, checked, _ = local_cluster
+    nobody = cluster.CheckedCluster(checked.client, lc.scheduler_address, timeout=0.5,
+                                    expected="9.9.9+engine9")
+    started = time.monotonic()
+    with pytest.raises(cluster.ClusterError) as refused:
+        list(cluster.train_on_cluster(nobody, [cluster.Order("gus", tmp_path, "GGGG-8888", 1)],
+                                      secret=new_secret(), steps=STEPS, check=False))
+    assert time.monotonic() - started < 5
+    assert str(refused.value) == (
+        f"{lc.scheduler_address}: no worker of diagnose 9.9.9+engine9 for 0.5 s, 1 student(s) "
+        "still to train; the bundles written so far are kept: start workers and run the same "
+        "command again to deal the rest")
+    assert not checked.client.processing() or not any(
+        str(k).startswith("diagnose-") for keys in checked.client.processing().values()
+        for k in keys)
+
+
+def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tmp_path):
+    lc, _, _ = local_cluster
+    address = lc.scheduler_address
+    result = CliRunner().invoke(cli, [
+        "deal", "--key", str(key), "--out", str(tmp_path / "bundles"), "--count", "1",
+        "--steps", "5", "--scheduler", address, *tls_args(tls_files), "--min-workers", "2"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith(f"Dealt 1 bundles into {tmp_path}")
+    assert (classroom.bundle_dir(tmp_path / "bundles", "student-01") / "scenario.json").exists()
+    bare = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                    "--count", "1", "--scheduler", address])
+    assert (bare.exit_code, bare.output) == (1, (
+        f"Error: {address} needs --tls-ca-file and --tls-cert (and --tls-key unless the cert "
+        "holds it), or Dask's distributed.comm.tls settings\n"))
+    plain = address.replace("tls://", "tcp://")
+    mixed = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                     "--count", "1", "--scheduler", plain,
+                                     *tls_args(tls_files)])
+    assert (mixed.exit_code, mixed.output) == (1, (
+        f"Error: --tls-ca-file and --tls-cert need a tls:// address, not {plain}\n"))
+    half = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                    "--count", "1", "--scheduler", address,
+                                    "--tls-ca-file", str(tls_files.ca_file)])
+    assert half.exit_code == 2 and "--tls-ca-file and --tls-cert go together" in half.output
+    started = time.monotonic()
+    clear = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                     "--count", "1", "--scheduler", plain,
+                                     "--connect-timeout", "2"])
+    assert time.monotonic() - started < 4
+    assert (clear.exit_code, clear.output) == (1, (
+        f"Error: {plain}: the scheduler closed the connection in Dask's handshake; if it speaks "
+        "TLS, use tls://HOST:PORT with --tls-ca-file and --tls-cert\n"))
+    started = time.monotonic()
+    few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
+                                   "--count", "1", "--scheduler", address,
+                                   *tls_args(tls_files), "--min-workers", "3",
+                                   "--worker-timeout", "1"])
+    assert time.monotonic() - started < 5
+    assert (few.exit_code, few.output) == (1, (
+        f"Error: {address}: 2 worker(s) joined within 1 s, 3 wanted; start them with `dask "
+        f"worker {address}` (or lower --min-workers, or raise --worker-timeout)\n"))
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("scheme", ["tcp", "tls"])
+def test_a_peer_that_accepts_and_never_speaks_is_one_error_line_in_time(scheme, tls_files, key,
+                                                                        tmp_path):
+    silent = socket.create_server(("127.0.0.1", 0))
+    held: list[tuple[socket.socket, object]] = []
+    threading.Thread(target=lambda: held.extend(silent.accept() for _ in range(8)),
+                     daemon=True).start()
+    address = f"{scheme}://127.0.0.1:{silent.getsockname()[1]}"
+    started = time.monotonic()
+    try:
+        result = CliRunner().invoke(cli, [
+            "deal", "--key", str(key), "--out", str(tmp_path / "bundles"), "--count", "2",
+            "--scheduler", address, "--connect-timeout", "0.5",
+            *(tls_args(tls_files) if scheme == "tls" else [])], catch_exceptions=False)
+        seconds = time.monotonic() - started
+    finally:
+        silent.close()
+        for connection, _ in held:
+            connection.close()
+    assert seconds < 2.5
+    assert (result.exit_code, result.output) == (1, (
+        f"Error: {address}: something accepts connections there but no Dask scheduler "
+        "answered within 0.5 s; is it the address `dask scheduler` printed?\n"))
+    assert not (tmp_path / "bundles").exists()
+
+
+def test_a_lost_scheduler_is_one_error_line_and_its_workers_shut_down(key, tmp_path):
+    """Real `dask scheduler` and `dask worker` processes; the scheduler is killed while a task
+    trains. The error says what the workers do: they end with it (so both need a restart)."""
+    from distributed import Client
+
+    file = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(file)], **quiet)
+    worker = subprocess.Popen([*DASK, "worker", "--scheduler-file", str(file), "--nthreads",
+                               "1", "--no-dashboard"], **quiet)  # waits for the file
+    try:
+        wait_until(lambda: file.exists() and "address" in file.read_text(), 30,
+                   "the scheduler wrote its file")
+        address = json.loads(file.read_text())["address"]
+        watcher = Client(address, set_as_default=False, timeout=10)
+
+        def kill_the_scheduler_once_training() -> None:
+            wait_until(lambda: any(str(k).startswith("diagnose-") for keys in
+                                   watcher.processing().values() for k in keys), 60,
+                       "a task trains")
+            scheduler.kill()
+
+        killer = threading.Thread(target=kill_the_scheduler_once_training, daemon=True)
+        killer.start()
+        result = CliRunner().invoke(cli, [
+            "deal", "--key", str(key), "--out", str(tmp_path / "bundles"), "--count", "2",
+            "--steps", "20", "--scheduler", address, "--worker-timeout", "30"],
+            catch_exceptions=False)
+        ended = time.monotonic()
+        killer.join(5)
+        watcher.close(timeout=1)
+        assert result.exit_code == 1 and result.output.count("Error:") == 1
+        assert result.output.splitlines()[-1] == (
+            f"Error: {address}: the scheduler was lost; the bundles written so far are kept; "
+            f"{cluster.LOST_SCHEDULER}")
+        # what the message says: the worker ends with its scheduler (once its task is done)
+        worker.wait(timeout=60)
+        assert time.monotonic() - ended < 60
+    finally:
+        for process in (scheduler, worker):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
 
 
 def test_an_unreachable_scheduler_is_one_error_line_and_nothing_written(tmp_path):
@@ -147,6 +402,24 @@ def test_an_unreachable_scheduler_is_one_error_line_and_nothing_written(tmp_path
     bad = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
                                    "--count", "1", "--scheduler", "http://host:8786"])
     assert bad.exit_code == 2 and "use tcp://HOST:PORT" in bad.output
+
+
+@given(scheme=st.sampled_from(["", "tcp://", "tls://"]),
+       host=st.from_regex(r"[a-z0-9]([a-z0-9.-]{0,30}[a-z0-9])?", fullmatch=True) |
+       st.ip_addresses().map(lambda ip: f"[{ip}]" if ip.version == 6 else str(ip)),
+       port=st.integers(1, 65535))
+def test_every_scheduler_address_is_accepted(scheme, host, port):
+    assert cluster.check_address(f"{scheme}{host}:{port}") is None
+
+
+@given(scheme=st.sampled_from(["http://", "ucx://", "inproc://", "tcp:/", "TLS:", "ws://"]),
+       host=st.from_regex(r"[a-z0-9]{1,20}", fullmatch=True),
+       port=st.integers(0, 10**6).filter(lambda p: not 1 <= p <= 65535) | st.integers(1, 65535))
+def test_anything_else_is_refused_in_one_line(scheme, host, port):
+    problem = cluster.check_address(f"{scheme}{host}:{port}")
+    assert problem is not None and "\n" not in problem
+    assert problem.endswith("use tcp://HOST:PORT or tls://HOST:PORT (dask scheduler prints "
+                            "it; its port is 8786 by default)")
 
 
 def test_a_slurm_cluster_renders_its_job_script():

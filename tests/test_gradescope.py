@@ -1,10 +1,19 @@
-"""`diagnose gradescope-autograder`: the zip's layout, and the real `run_autograder` run from it
-in a folder laid out as Gradescope's /autograder, for several students."""
+"""`diagnose gradescope-autograder` and the zip's grader, on Gradescope as it is documented today.
+
+The zip is built from the installed package; its real `setup.sh` builds the image in a
+temporary /autograder (apt-get stubbed: no apt call when the image has Python 3.11), and its
+real `run_autograder` grades chains of uploads in that layout with `submission_metadata.json`
+as Gradescope writes it now: the results of the latest previous submission only, and
+`autograder_error` on runs that failed on Gradescope's side. setup.sh's other paths (a Python
+3.10 image, with and without the distribution's python3.11) run against stubbed commands."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -13,25 +22,35 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagnose.cli import cli
-from grading.seal import new_secret, unseal_scenario, write_key_file
+from diagnose.gradescope import CRYPTOGRAPHY
+from grading.seal import new_secret, scenario_key, unseal_scenario, write_key_file
 from grading.writer import format_diagnoses
 
 sys.path.insert(0, str(Path(__file__).parent / "grading"))
 from grading_testkit import make_workspace  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 TRUTH = {
     "ana": {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"},
     "borja": {"01": "bad-init", "02": "no-warmup", "03": "broken-mask"},
     "chen": {"01": "broken-mask", "02": "bad-init", "03": "no-warmup"},
 }
 CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333", "chen": "CCCC-4444"}
+EMAILS = {"ana": "ana@uni.example", "borja": "borja@uni.example", "chen": "chen@uni.example"}
 MANIFEST = ("student,code,email,level,lang\n"
             "ana,AAAA-2222,ana@uni.example,,es\n"
-            "borja,BBBB-3333,,,\n"
+            "borja,BBBB-3333,borja@uni.example,,\n"
             "chen,CCCC-4444,chen@uni.example,,\n")
+
+
+def wrong(student: str) -> dict[str, str]:
+    """0/3: each ID answered with the next ID's break."""
+    truth = TRUTH[student]
+    ids = sorted(truth)
+    return {run_id: truth[ids[(i + 1) % len(ids)]] for i, run_id in enumerate(ids)}
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +73,25 @@ def course(tmp_path_factory):
     return {"root": root, "secret": secret, "key": key, "bundles": bundles, "zip": out}
 
 
-def test_the_zip_holds_what_gradescope_runs_and_never_the_instructor_key(course):
+# --- the zip and setup.sh ---------------------------------------------------------------------
+
+def test_the_zip_holds_the_installed_grader_and_never_the_instructor_key(course):
+    import grading
+    import scenarios
+
     with zipfile.ZipFile(course["zip"]) as archive:
         names = set(archive.namelist())
-        wheels = [n for n in names if n.endswith(".whl")]
-        assert len(wheels) == 1 and wheels[0].startswith("diagnose-") and "/" not in wheels[0]
+        assert not [n for n in names if n.endswith(".whl") or n.startswith("grader/diagnose/")]
         assert {"setup.sh", "run_autograder", "course/autograder.json",
                 "course/manifest.csv"} <= names
+        for package in (grading, scenarios):  # the installed package's own files, as they are
+            folder = Path(package.__file__).parent
+            for file in folder.rglob("*.py"):
+                if "__pycache__" not in file.parts:
+                    inner = f"grader/{package.__name__}/{file.relative_to(folder).as_posix()}"
+                    assert archive.read(inner) == file.read_bytes(), inner
+        assert "grader/scenarios/breaks/bad-init.toml" in names
+        assert not [n for n in names if n.endswith(".pyc")]
         for student in TRUTH:
             assert {f"course/bundles/{student}/scenario.json",
                     f"course/bundles/{student}/answer-key.sealed"} <= names
@@ -75,8 +106,6 @@ def test_the_zip_holds_what_gradescope_runs_and_never_the_instructor_key(course)
         for name in names:
             assert secret not in archive.read(name), name
         data = json.loads(archive.read("course/autograder.json"))
-        with zipfile.ZipFile(archive.open(wheels[0])) as wheel:
-            assert "grading/autograder.py" in wheel.namelist()
     assert data["visibility"] == "after_published"
     langs = {s["student"]: s["lang"] for s in data["students"]}
     assert langs == {"ana": "es", "borja": "en", "chen": "en"}
@@ -87,42 +116,199 @@ def test_the_zip_holds_what_gradescope_runs_and_never_the_instructor_key(course)
             TRUTH[entry["student"]]
 
 
-@pytest.fixture(scope="module")
-def grader(course, tmp_path_factory):
-    """Runs the zip's real run_autograder on one upload in a fresh /autograder-like folder."""
-    fake = tmp_path_factory.mktemp("no-app-deps")  # the grader must not need numpy or textual
-    for name in ("numpy", "textual"):
-        (fake / name).mkdir()
-        (fake / name / "__init__.py").write_text("raise ImportError('not on Gradescope')\n")
-    with zipfile.ZipFile(course["zip"]) as archive:
-        (wheel,) = [n for n in archive.namelist() if n.endswith(".whl")]
-    count = iter(range(1000))
+STUB_PYTHON = """#!/bin/bash
+PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
+echo "$(basename "$0") $*" >> "$STUB_LOG"
+if [ "$1" = "-c" ]; then echo "{version}"; exit 0; fi
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+  [ -e "$STUB_STATE/python{dotted}-venv" ] || exit 1  # Debian: venv is a package apart
+  mkdir -p "$3/bin" && cp "$STUB_STATE/venv-python" "$3/bin/python" && exit 0
+fi
+exit 2
+"""
+STUB_VENV_PYTHON = """#!/bin/bash
+PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
+echo "venv-python $*" >> "$STUB_LOG"
+if [ "$1" = "-m" ]; then exit 0; fi  # pip: recorded, not run
+exec {python} "$@"
+"""
+STUB_APT_GET = """#!/bin/bash
+PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
+echo "apt-get $*" >> "$STUB_LOG"
+[ -e "$STUB_STATE/no-apt" ] && exit 1
+if [ "$1" = install ]; then
+  for pkg in "$@"; do
+    touch "$STUB_STATE/$pkg"
+    [ -e "$STUB_STATE/installs/$pkg" ] && cp "$STUB_STATE/installs/$pkg" "$STUB_BIN/$pkg"
+  done
+fi
+exit 0
+"""
+STUB_APT_CACHE = """#!/bin/bash
+PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
+echo "apt-cache $*" >> "$STUB_LOG"
+[ "$1" = show ] && [ -e "$STUB_STATE/repo/$2" ] && exit 0
+exit 100
+"""
+STUB_PPA = """#!/bin/bash
+PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
+echo "add-apt-repository $*" >> "$STUB_LOG"
+touch "$STUB_STATE/repo/python3.11" "$STUB_STATE/repo/python3.11-venv"
+"""
 
-    def run(users, files, previous=(), real=True):
-        """`real`: the zip's run_autograder in a fresh interpreter; else its body, in-process."""
-        root = tmp_path_factory.mktemp(f"autograder-{next(count)}")
-        with zipfile.ZipFile(course["zip"]) as archive:
-            archive.extractall(root / "source")
-        (root / "submission").mkdir()
+
+def _stub(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_ready=(),
+                stub_python: bool = True) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run the zip's setup.sh in `tmp` (its /autograder) with only stubs on PATH.
+
+    `pythons`: command -> "3 12" already in the image; `repo`: packages the distribution
+    offers; `venv_ready`: versions whose venv module is installed. Returns the run and the
+    commands it called, in order."""
+    root, bin_, state = tmp / "autograder", tmp / "bin", tmp / "state"
+    for folder in (bin_, state / "repo", state / "installs"):
+        folder.mkdir(parents=True)
+    with zipfile.ZipFile(course["zip"]) as archive:
+        archive.extractall(root / "source")
+    _stub(state / "venv-python", STUB_VENV_PYTHON.format(python=sys.executable))
+    for version in ("3 10", "3 11", "3 12", "3 13"):
+        dotted = version.replace(" ", ".")
+        _stub(state / "installs" / f"python{dotted}",
+              STUB_PYTHON.format(version=version, dotted=dotted))
+    for command, version in pythons.items():
+        if stub_python:
+            shutil.copy(state / "installs" / f"python{version.replace(' ', '.')}",
+                        bin_ / command)
+        else:
+            (bin_ / command).symlink_to(sys.executable)
+    for package in repo:
+        (state / "repo" / package).touch()
+    for version in venv_ready:
+        (state / f"python{version}-venv").touch()
+    if not stub_python:
+        (state / "no-apt").touch()
+    _stub(bin_ / "apt-get", STUB_APT_GET)
+    _stub(bin_ / "apt-cache", STUB_APT_CACHE)
+    _stub(bin_ / "add-apt-repository", STUB_PPA)
+    (bin_ / "rm").symlink_to(shutil.which("rm"))
+    (tmp / "tools").mkdir()
+    for tool in ("touch", "basename", "mkdir", "cp"):
+        (tmp / "tools" / tool).symlink_to(shutil.which(tool))
+    log = tmp / "log"
+    log.touch()
+    env = {"PATH": str(bin_), "AUTOGRADER_ROOT": str(root), "STUB_LOG": str(log),
+           "STUB_STATE": str(state), "STUB_BIN": str(bin_), "HOME": str(tmp),
+           "STUB_TOOLS": str(tmp / "tools")}
+    env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_")})
+    done = subprocess.run(["/bin/bash", str(root / "source" / "setup.sh")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    return done, log.read_text().splitlines()
+
+
+PIP = f"venv-python -m pip install -q --disable-pip-version-check {CRYPTOGRAPHY}"
+IMPORT = "venv-python -c import grading.autograder"
+
+
+@pytest.mark.parametrize(("pythons", "repo", "venv_ready", "expected"), [
+    ({"python3": "3 12"}, (), ("3.12",), ["python3 -m venv {root}/venv"]),
+    ({"python3": "3 12"}, ("python3.12-venv",), (), [
+        "python3 -m venv {root}/venv", "apt-get update -q",
+        "apt-get install -y -q python3.12-venv", "python3 -m venv {root}/venv"]),
+    ({"python3": "3 10"}, ("python3.11", "python3.11-venv"), (), [
+        "apt-get update -q", "apt-cache show python3.13-venv", "apt-cache show python3.12-venv",
+        "apt-cache show python3.11-venv", "apt-get install -y -q python3.11 python3.11-venv",
+        "python3.11 -m venv {root}/venv"]),
+    ({"python3": "3 10"}, (), (), [
+        "apt-get update -q", "apt-cache show python3.13-venv", "apt-cache show python3.12-venv",
+        "apt-cache show python3.11-venv", "apt-get install -y -q software-properties-common",
+        "add-apt-repository -y ppa:deadsnakes/ppa", "apt-get update -q",
+        "apt-get install -y -q python3.11 python3.11-venv", "python3.11 -m venv {root}/venv"]),
+], ids=["image-3.12", "image-3.12-no-venv", "image-3.10-distro-3.11", "image-3.10-ppa"])
+def test_setup_prefers_the_image_s_python_then_the_distribution_s_then_the_ppa(
+        course, tmp_path, pythons, repo, venv_ready, expected):
+    done, log = setup_image(course, tmp_path, pythons=pythons, repo=repo, venv_ready=venv_ready)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = [c for c in log if not c.startswith(("python3 -c", "python3.11 -c",
+                                                 "python3.12 -c"))]
+    root = tmp_path / "autograder"
+    assert calls == [*(c.format(root=root) for c in expected), PIP, IMPORT,
+                     "venv-python --version"]
+    assert "diagnose autograder: ready (Python 3." in done.stdout
+
+
+# --- Gradescope, as documented today -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def image(course, tmp_path_factory):
+    """The zip's real setup.sh run once with this machine's Python 3.11 as the image's own: a
+    real venv that holds only what setup.sh installs (apt-get must not be called)."""
+    tmp = tmp_path_factory.mktemp("image")
+    done, log = setup_image(course, tmp, pythons={"python3.11": "3 11"}, stub_python=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not [c for c in log if c.startswith(("apt", "add-apt"))], log
+    assert "ERROR" not in done.stdout + done.stderr  # no resolver complaint
+    decoy = tmp / "autograder" / "grading"  # in the working folder: must not shadow the grader
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('the working folder shadowed it')\n")
+    return tmp / "autograder"
+
+
+class Gradescope:
+    """One student's submissions to one assignment, run as Gradescope runs them: a fresh
+    submission/ and results/, `submission_metadata.json` with every earlier submission's time,
+    score and autograder_error, and the results of the latest one only."""
+
+    def __init__(self, root: Path, student: str, real: bool = True) -> None:
+        self.root, self.real, self.past = root, real, []
+        self.users = [{"email": EMAILS[student].upper(), "id": 7, "name": student.title()}]
+
+    def upload(self, files: dict[bytes | str, bytes], failure: str | None = None
+               ) -> dict | None:
+        """`failure`: "lost" (the run failed on Gradescope's side, no results) or "flagged"
+        (it ran, then Gradescope marked it autograder_error)."""
+        when = f"2026-03-{len(self.past) + 1:02d}T10:00:00.000000-08:00"
+        if failure == "lost":
+            self.past.append({"submission_time": when, "score": 0.0, "autograder_error": True,
+                              "results": None})
+            return None
+        for folder in ("submission", "results"):
+            shutil.rmtree(self.root / folder, ignore_errors=True)
+            (self.root / folder).mkdir()
         for name, data in files.items():
-            (root / "submission" / name).write_bytes(data)
-        (root / "submission_metadata.json").write_text(json.dumps({
-            "id": 1, "created_at": "2026-03-02T10:15:00.000000-08:00", "users": users,
-            "previous_submissions": list(previous)}))
-        if real:
-            env = {**os.environ, "AUTOGRADER_ROOT": str(root),
-                   "DIAGNOSE_PYTHON": sys.executable,
-                   "PYTHONPATH": os.pathsep.join([str(fake), str(root / "source" / wheel)])}
-            done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env,
-                                  cwd=root, capture_output=True, text=True, timeout=60)
-            assert done.returncode == 0, done.stderr
+            name = os.fsencode(name)
+            with open(os.path.join(os.fsencode(self.root / "submission"), name), "wb") as out:
+                out.write(data)
+        previous = [{"submission_time": p["submission_time"], "score": p["score"],
+                     "autograder_error": p["autograder_error"]} for p in self.past]
+        if self.past and self.past[-1]["results"] is not None:
+            previous[-1]["results"] = self.past[-1]["results"]
+        (self.root / "submission_metadata.json").write_text(json.dumps({
+            "id": 1000 + len(self.past), "created_at": when,
+            "assignment": {"id": 25828, "course_id": 1234, "title": "Diagnose",
+                           "group_submission": False, "group_size": None,
+                           "due_date": "2026-03-31T23:00:00.000000-07:00",
+                           "late_due_date": None, "release_date": None, "total_points": "3.0"},
+            "submission_method": "upload", "users": self.users,
+            "previous_submissions": previous}))
+        if self.real:
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",
+                                                                    "DIAGNOSE_PYTHON")}
+            done = subprocess.run(["bash", str(self.root / "source" / "run_autograder")],
+                                  env={**env, "AUTOGRADER_ROOT": str(self.root)},
+                                  cwd=self.root, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, done.stdout + done.stderr
         else:
             from grading.autograder import main
 
-            assert main([str(root)]) == 0
-        return json.loads((root / "results" / "results.json").read_text())
-
-    return run
+            assert main([str(self.root)]) == 0
+        results = json.loads((self.root / "results" / "results.json").read_text())
+        self.past.append({"submission_time": when, "score": float(results["score"]),
+                          "autograder_error": failure == "flagged", "results": results})
+        return results
 
 
 def diagnoses(student, answers, code=None):
@@ -131,67 +317,126 @@ def diagnoses(student, answers, code=None):
     return text.encode("utf-8")
 
 
-def previous(results, when="2026-03-01T09:00:00.000000-08:00"):
-    return {"submission_time": when, "score": results["score"], "results": results}
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 
-def test_a_student_matched_by_email_is_graded_in_their_language_and_the_first_upload_counts(
-        grader):
-    ana = [{"name": "Ana García", "email": "ANA@uni.example", "id": 7}]
-    first = grader(ana, {"whatever-name.md": diagnoses("ana", TRUTH["ana"])})
-    assert first["score"] == 3
-    assert first["output_format"] == "text" and first["visibility"] == "after_published"
-    assert "Puntuación: 3/3" in first["output"] and "este es el que cuenta" in first["output"]
+def record(results):
+    return results["extra_data"]["diagnose"]
+
+
+def test_the_first_graded_upload_counts_through_refusals_big_files_and_bad_names(image):
+    """ana (Spanish): right, a 2 MiB file, a non-UTF-8 name with wrong answers, a PDF, wrong."""
+    gradescope = Gradescope(image, "ana")
+    first = gradescope.upload({"whatever-name.md": diagnoses("ana", TRUTH["ana"])})
+    assert first["score"] == 3 and "este es el que cuenta" in first["output"]
     assert [t["name"] for t in first["tests"]] == ["01", "02", "03"]
-    assert all(t["status"] == "passed" and t["visibility"] == "after_published"
-               for t in first["tests"])
     assert first["tests"][0]["output"].startswith("Leído")
-
-    wrong = {"01": "bad-init", "02": "broken-mask", "03": "no-warmup"}
-    second = grader(ana, {"ana-diagnoses.md": diagnoses("ana", wrong)}, [previous(first)])
-    assert second["score"] == 3  # the first attempt still counts
-    assert "no cuenta" in second["output"]
-    assert [t["score"] for t in second["tests"]] == [1, 1, 1]
-    assert "Incorrecto" in second["tests"][0]["output"]  # this upload's feedback, shown too
-
-    forged = json.loads(json.dumps(first))
-    forged["extra_data"]["diagnose"]["correct"] = []  # an edited record is no attempt
-    third = grader(ana, {"a.md": diagnoses("ana", wrong)}, [previous(forged)], real=False)
-    assert third["score"] == 1 and "este es el que cuenta" in third["output"]
-
-
-def test_a_pdf_gets_a_clear_failing_result_and_is_not_an_attempt(grader):
-    borja = [{"name": "Borja", "email": "borja@elsewhere.example", "id": 8}]
-    pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-    result = grader(borja, {"diagnoses.pdf": pdf})
-    assert result["score"] == 0 and result["visibility"] == "visible"
-    assert "diagnoses.pdf is a PDF" in result["output"]
-    assert result["tests"][0]["visibility"] == "visible"
-    assert "diagnose" not in result.get("extra_data", {})
-    later = grader(borja, {"borja.md": diagnoses("borja", TRUTH["borja"])},
-                   [previous(result)], real=False)
-    assert later["score"] == 3 and "First attempt: this one counts." in later["output"]
-
-    binary = grader(borja, {"notes.docx": b"PK\x03\x04\x00\x00binary"}, real=False)
-    assert binary["score"] == 0 and "cannot be graded" in binary["output"]
-    wrong_file = grader(borja, {"todo.txt": b"buy milk\n"}, real=False)
-    assert wrong_file["score"] == 0 and "holds no diagnoses" in wrong_file["output"]
+    big = gradescope.upload({"ana.md": diagnoses("ana", wrong("ana")) + b"x" * (2 << 20)})
+    assert big["score"] == 3 and "ocupa más de 1 MiB" in big["output"]
+    named = gradescope.upload({b"diagn\xf3stico.md": diagnoses("ana", wrong("ana"))})
+    assert named["score"] == 3 and "diagn\\xf3stico.md" in named["output"]
+    assert "(intento 2) no cuenta" in named["output"]
+    assert "Incorrecto" in named["tests"][0]["output"]  # this upload's feedback, shown too
+    pdf = gradescope.upload({"ana.pdf": PDF})
+    assert pdf["score"] == 3 and "es un PDF" in pdf["output"]
+    last = gradescope.upload({"ana.md": diagnoses("ana", wrong("ana"))})
+    assert last["score"] == 3 and "(intento 3) no cuenta" in last["output"]
+    for results in gradescope.past:
+        text = json.dumps(results["results"])
+        assert str(image) not in text and "/autograder" not in text  # no server path
+        assert record(results["results"])["confirmed"] is True
 
 
-def test_a_student_not_on_the_roster_and_another_students_scenario_are_refused(grader):
-    stranger = grader([{"name": "Zoe Stranger", "email": "zoe@uni.example", "id": 9}],
-                      {"zoe.md": diagnoses("ana", TRUTH["ana"])})
-    assert stranger["score"] == 0
-    assert "Zoe Stranger is not on this course's diagnose roster" in stranger["output"]
+def test_gradescope_side_failures_are_not_attempts(image):
+    """borja: a run lost on Gradescope's side, a PDF, wrong (counts), a flagged run, right."""
+    gradescope = Gradescope(image, "borja")
+    assert gradescope.upload({"b.md": diagnoses("borja", TRUTH["borja"])}, "lost") is None
+    pdf = gradescope.upload({"d.pdf": PDF})
+    assert pdf["score"] == 0 and "d.pdf is a PDF" in pdf["output"]
+    missed = gradescope.upload({"b.md": diagnoses("borja", wrong("borja"))})
+    assert missed["score"] == 0 and "First attempt: this one counts." in missed["output"]
+    flagged = gradescope.upload({"b.md": diagnoses("borja", TRUTH["borja"])}, "flagged")
+    assert flagged["score"] == 0
+    right = gradescope.upload({"b.md": diagnoses("borja", TRUTH["borja"])})
+    assert right["score"] == 0 and "this one (attempt 2) does not count" in right["output"]
+    assert record(right)["attempts"] == 2 and record(right)["confirmed"] is True
 
-    copied = grader([{"name": "Chen", "email": "chen@uni.example", "id": 10}],
-                    {"chen.md": diagnoses("ana", TRUTH["ana"])}, real=False)
-    assert copied["score"] == 0
-    assert "written for scenario AAAA-2222, but yours is CCCC-4444" in copied["output"]
-    retitled = grader([{"name": "Chen", "email": "chen@uni.example", "id": 10}],
-                      {"chen.md": diagnoses("ana", TRUTH["chen"], code=CODES["chen"])},
-                      real=False)
-    assert retitled["score"] == 0 and "is titled for ana, not for you" in retitled["output"]
+
+def test_a_lost_history_is_graded_and_said_never_counted_silently(image):
+    """chen: right (3/3), a lost run, then wrong: Gradescope hands back no result to read."""
+    gradescope = Gradescope(image, "chen")
+    assert gradescope.upload({"c.md": diagnoses("chen", TRUTH["chen"])})["score"] == 3
+    gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))}, "lost")
+    missed = gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))})
+    assert missed["score"] == 3  # where the last result that ran left it
+    assert "first attempt could not be confirmed" in missed["output"]
+    assert "Wrong" in missed["tests"][0]["output"] and missed["tests"][0]["max_score"] == 0
+    later = gradescope.upload({"c.pdf": PDF})
+    assert later["score"] == 3 and "could not be confirmed" in later["output"]
+    assert record(later)["confirmed"] is False
+
+
+def test_results_written_before_this_version_still_count(course, image):
+    """A result as the zip of commit 279bf2f wrote it: its own attempt, sealed, nothing else."""
+    key = scenario_key(course["secret"], CODES["chen"])
+    old = {"schema": "diagnose.gradescope-attempt/1", "code": CODES["chen"],
+           "time": "2026-02-01T10:00:00.000000-08:00", "file": "chen-diagnósticos.md",
+           "sha256": "0" * 64, "score": 1, "max_score": 3,
+           "answers": {"01": "broken-mask", "02": "no-warmup", "03": "bad-init"},
+           "correct": ["01"]}
+    body = json.dumps(old, sort_keys=True, ensure_ascii=False)
+    old["mac"] = hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+    gradescope = Gradescope(image, "chen", real=False)
+    gradescope.past.append({"submission_time": "2026-02-01T10:00:00.000000-08:00",
+                            "score": 1.0, "autograder_error": False,
+                            "results": {"score": 1, "extra_data": {"diagnose": old}}})
+    later = gradescope.upload({"c.md": diagnoses("chen", TRUTH["chen"])})
+    assert later["score"] == 1 and "First attempt 1/3 on 2026-02-01" in later["output"]
+    assert record(later)["confirmed"] is True and record(later)["first"]["score"] == 1
+
+
+KINDS = ["right", "wrong", "one", "pdf", "big", "badname", "other", "lost", "flagged"]
+
+
+def _files(kind: str) -> dict:
+    one = {"01": "bad-init", "02": "broken-mask", "03": "no-warmup"}  # 1/3 for borja
+    return {"right": {"b.md": diagnoses("borja", TRUTH["borja"])},
+            "wrong": {"b.md": diagnoses("borja", wrong("borja"))},
+            "one": {"b.md": diagnoses("borja", one)},
+            "pdf": {"b.pdf": PDF},
+            "big": {"b.md": diagnoses("borja", TRUTH["borja"]) + b" " * (1 << 20)},
+            "badname": {b"b\xff.md": diagnoses("borja", TRUTH["borja"])},
+            "other": {"b.md": diagnoses("ana", TRUTH["ana"])}}.get(kind, {
+                "b.md": diagnoses("borja", TRUTH["borja"])})
+
+
+SCORES = {"right": 3, "wrong": 0, "one": 1, "badname": 3, "flagged": 3}
+
+
+@settings(max_examples=25, deadline=None)
+@given(chain=st.lists(st.sampled_from(KINDS), min_size=4, max_size=8))
+def test_any_chain_keeps_the_counted_first_attempt(image, chain):
+    """Generated chains of uploads, refusals and Gradescope-side failures: every result scores
+    the first graded upload (0 before one), unless a lost run hid the history, and then the
+    score stays where the last result that ran left it and every later result says so."""
+    gradescope = Gradescope(image, "borja", real=False)
+    counted, broken, last = None, False, 0
+    for kind in chain:
+        failure = kind if kind in ("lost", "flagged") else None
+        ran_before = [p for p in gradescope.past if not p["autograder_error"]]
+        hidden = bool(gradescope.past) and gradescope.past[-1]["results"] is None
+        broken = broken or (hidden and bool(ran_before))
+        results = gradescope.upload(_files(kind), failure)
+        if results is None:
+            continue
+        would_count = kind in SCORES and counted is None and not broken
+        expected = last if broken else SCORES[kind] if would_count else (counted or 0)
+        assert results["score"] == expected, (chain, kind, results["output"])
+        assert record(results)["confirmed"] is not broken
+        if would_count and failure is None:  # a flagged run is no attempt
+            counted = SCORES[kind]
+        if failure is None:
+            last = results["score"]
 
 
 def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
@@ -201,8 +446,6 @@ def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
     for args, expected in [
         (["--key", str(other), "--bundles", str(course["bundles"])], "sealed with another key"),
         (["--key", str(course["key"]), "--bundles", str(tmp_path)], "no manifest.csv here"),
-        (["--key", str(course["key"]), "--bundles", str(course["bundles"]), "--wheel",
-          str(course["key"])], "not a diagnose wheel"),
     ]:
         result = CliRunner().invoke(cli, ["gradescope-autograder", "--out", str(out), *args],
                                     catch_exceptions=False)
@@ -210,6 +453,36 @@ def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
         assert result.output.startswith("Error: ") and expected in result.output
         assert len(result.output.strip().splitlines()) == 1
         assert not out.exists() and not list(tmp_path.glob(".a.zip*"))
+
+
+def test_a_swapped_bundle_is_named_and_left_out_and_an_older_manifest_reads(tmp_path):
+    """bob's bundle copied over ana's: ana is not packed under the manifest's name; a
+    manifest without the lang column (as dealt before it) still builds."""
+    secret = new_secret()
+    write_key_file(tmp_path / "course.key", secret)
+    bundles = tmp_path / "bundles"
+    for student, code in (("ana", "AAAA-2222"), ("bob", "BBBB-3333")):
+        make_workspace(bundles / student / "experiments" / "19-break-it", secret, code=code,
+                       truth=TRUTH["ana"], key="instructor")
+    (bundles / "manifest.csv").write_text("student,code,email,level\nana,AAAA-2222,,\n"
+                                          "bob,BBBB-3333,,\n", encoding="utf-8")
+    shutil.rmtree(bundles / "ana" / "experiments" / "19-break-it")
+    shutil.copytree(bundles / "bob" / "experiments" / "19-break-it",
+                    bundles / "ana" / "experiments" / "19-break-it")
+    out = tmp_path / "autograder.zip"
+    result = CliRunner().invoke(
+        cli, ["gradescope-autograder", "--key", str(tmp_path / "course.key"), "--bundles",
+              str(bundles), "--out", str(out), "--lang", "es"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ("Left out: ana: the bundle holds scenario BBBB-3333, but the "
+                             "manifest deals AAAA-2222; restore or re-deal that bundle, then "
+                             "build again.\n")
+    assert "for 1 students" in result.stdout
+    with zipfile.ZipFile(out) as archive:
+        data = json.loads(archive.read("course/autograder.json"))
+        assert not [n for n in archive.namelist() if n.startswith("course/bundles/ana/")]
+    assert [(s["student"], s["code"], s["lang"]) for s in data["students"]] == [
+        ("bob", "BBBB-3333", "es")]
 
 
 def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
@@ -235,6 +508,26 @@ def test_submitters_are_matched_by_email_then_by_name_and_a_group_is_refused(tmp
         find_student([{"name": "lee"}, {"name": "jose"}], course)
     with pytest.raises(Refused, match="not on this course"):
         find_student([{"name": "Nobody", "email": "n@x"}], course)
+
+
+def test_a_stranger_and_a_classmate_s_file_are_refused(image):
+    stranger = Gradescope(image, "ana", real=False)
+    stranger.users = [{"name": "Zoe Stranger", "email": "zoe@uni.example", "id": 9}]
+    result = stranger.upload({"zoe.md": diagnoses("ana", TRUTH["ana"])})
+    assert result["score"] == 0
+    assert "Zoe Stranger is not on this course's diagnose roster" in result["output"]
+    chen = Gradescope(image, "chen", real=False)
+    copied = chen.upload({"chen.md": diagnoses("ana", TRUTH["ana"])})
+    assert copied["score"] == 0
+    assert "written for scenario AAAA-2222, but yours is CCCC-4444" in copied["output"]
+    retitled = chen.upload({"chen.md": diagnoses("ana", TRUTH["chen"], code=CODES["chen"])})
+    assert retitled["score"] == 0 and "is titled for ana, not for you" in retitled["output"]
+    forged = json.loads(json.dumps(chen.past[-1]["results"]))
+    forged["extra_data"]["diagnose"]["first"] = {"score": 3, "max_score": 3, "answers": {},
+                                                 "correct": []}
+    chen.past[-1]["results"] = forged  # an edited record is no history: it cannot be read
+    later = chen.upload({"c.md": diagnoses("chen", TRUTH["chen"])})
+    assert later["score"] == 0 and "could not be confirmed" in later["output"]
 
 
 def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
@@ -268,3 +561,59 @@ def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
     assert main([str(root)]) == 0
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 3, results["output"]
+
+
+def test_a_broken_zip_keeps_the_counted_score_and_shows_students_no_path(image, tmp_path,
+                                                                         capsys):
+    """After a counted 3/3: a sealed key damaged in the zip, then autograder.json damaged.
+    Each later run keeps 3 (and the history where it can read it); the path goes to stdout,
+    which Gradescope shows to instructors only."""
+    root = tmp_path / "autograder"
+    shutil.copytree(image / "source", root / "source")
+    gradescope = Gradescope(root, "chen", real=False)
+    assert gradescope.upload({"c.md": diagnoses("chen", TRUTH["chen"])})["score"] == 3
+    (root / "source" / "course" / "bundles" / "chen" / "answer-key.sealed").write_text("x")
+    damaged = gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))})
+    assert damaged["score"] == 3 and record(damaged)["attempts"] == 1
+    assert "could not grade this upload" in damaged["output"]
+    (root / "source" / "course" / "autograder.json").write_text("[" * 100_000)
+    broken = gradescope.upload({"c.md": diagnoses("chen", wrong("chen"))})
+    assert broken["score"] == 3 and record(broken) == record(damaged)
+    for results in (damaged, broken):
+        assert str(tmp_path) not in json.dumps(results)
+    assert str(root) in capsys.readouterr().out
+
+
+def test_links_to_the_server_s_files_are_refused(image, tmp_path):
+    """A link in the upload (a zip keeps them) would read the course's files: refused."""
+    from grading.autograder import Refused, find_upload
+
+    secret_file = image / "source" / "course" / "bundles" / "ana" / "answer-key.sealed"
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "ana.md").symlink_to(secret_file)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "course").symlink_to(secret_file.parent, target_is_directory=True)
+    (tmp_path / "folder" / "notes.md").write_text("## 01\n")
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "private.md").write_text("## 01\n")
+    (tmp_path / "decoy").mkdir()
+    (tmp_path / "decoy" / "x").symlink_to(tmp_path / "server", target_is_directory=True)
+    for folder in ("linked", "decoy"):
+        with pytest.raises(Refused) as refused:
+            find_upload(tmp_path / folder)
+        assert refused.value.key in ("not_a_file", "no_file"), folder
+    assert find_upload(tmp_path / "folder").name == "notes.md"
+
+
+def test_a_group_upload_after_a_counted_attempt_keeps_the_score_and_the_history(image):
+    """Whose upload it is cannot be told (two students): refused, the score and the record of
+    the latest result ride on, and the next upload of the student alone still counts it."""
+    gradescope = Gradescope(image, "ana", real=False)
+    first = gradescope.upload({"a.md": diagnoses("ana", TRUTH["ana"])})
+    gradescope.users = [*gradescope.users, {"name": "Borja", "email": EMAILS["borja"]}]
+    group = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
+    assert group["score"] == 3 and "several students" in group["output"]
+    assert record(group) == record(first)
+    gradescope.users = gradescope.users[:1]
+    alone = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
+    assert alone["score"] == 3 and "(intento 2) no cuenta" in alone["output"]

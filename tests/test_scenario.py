@@ -289,11 +289,11 @@ def test_deal_seals_with_the_instructor_key_and_resumes(tmp_path):
                  "--steps", "8")
     assert result.exit_code == 0, result.output
     manifest = (out / "manifest.csv").read_text().splitlines()
-    assert manifest[0] == "student,code,email,level" and len(manifest) == 3
+    assert manifest[0] == "student,code,email,level,lang" and len(manifest) == 3
     secret = read_key_file(key)
     codes = {}
     for line in manifest[1:]:
-        student, code, _, _ = line.split(",")
+        student, code, *_ = line.split(",")
         workspace = open_workspace(out / student / "experiments" / "19-break-it")
         assert workspace.key == "instructor" and workspace.code == code
         assert sorted(unseal(workspace.sealed_text(), secret, code).values()) == sorted(SLUGS)

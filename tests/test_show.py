@@ -242,3 +242,40 @@ def test_resolve_run():
     runs = ("reference", "01", "02", "03")
     assert [resolve_run(t, runs) for t in ("Ref", "00", "1", " 03 ")] == [
         "reference", "reference", "01", "03"]
+
+
+def test_show_what_if_piped_gives_each_dose_its_own_mark(tmp_path, monkeypatch):
+    """`diagnose show 01 --what-if | cat`: no colour, so the marks alone tell the doses apart,
+    on every chart and in the legend (the doses are cached: nothing trains here)."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from diagnose.home import data_dir
+    from diagnose.whatif import DOSE_MARKS
+    from tests.tui.conftest import DATA, cache_whatif_doses, copy_scenario
+
+    home = data_dir()
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DATA / "home" / "self-study.key", home / "self-study.key")
+    os.chmod(home / "self-study.key", 0o600)
+    workspace = copy_scenario(Path(tmp_path) / "experiments" / "19-break-it")
+    cache_whatif_doses(workspace)
+    result = CliRunner().invoke(cli, ["show", "01", "--what-if", "--dir", str(workspace)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert not ANSI.search(result.output) and "•" not in result.output
+    marks = DOSE_MARKS[:4]
+    loss_chart = result.output.split("1 · Loss")[1].split("first")[0]
+    assert all(mark in loss_chart for mark in marks)
+    legend = [line.split()[0] for line in result.output.splitlines()
+              if "warmup_steps=" in line and "What if" not in line][:4]
+    assert legend == list(marks)
+
+
+def test_dose_marks_are_distinct_and_none_is_a_nonfinite_mark():
+    from diagnose.whatif import DOSE_MARKS, dose_look
+
+    assert len(set(DOSE_MARKS)) == len(DOSE_MARKS) == 6  # a break declares 2 to 6 doses
+    assert not set(DOSE_MARKS) & set(NONFINITE)
+    assert len({dose_look(i) for i in range(6)}) == 6

@@ -55,12 +55,17 @@ class PlayApp(App[None]):
                  cwd: Path | None = None, level: int = 1) -> None:
         """Open the scenario in `directory`, or get ready to train one there.
 
-        Raises WorkspaceError when `directory` holds a scenario that cannot be read.
+        Raises WorkspaceError when `directory` holds a scenario that cannot be read, HomeError
+        for a `name` that cannot be one (`name`: the player's, kept for every level).
         `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
         stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
         the deck a fresh scenario deals from (a scenario in `directory` keeps its own).
         """
+        from diagnose.home import keep_player_name, player_name
+
         super().__init__()
+        # the player's name, as `diagnose play --name` gives it or as kept from a former game
+        self.player = keep_player_name(name) if name is not None else player_name()
         # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
         self.animation_level = "none"
         self.directory, self.code, self.lang = Path(directory), code, lang
@@ -84,13 +89,20 @@ class PlayApp(App[None]):
             self.code = code or new_code()  # drawn here so the screen can show it at once
             self.store = RunStore(*fresh_runs(steps, level))
             self.drafts = Drafts()
-        if name:
-            self.drafts.name = name.strip()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
         self.saved_to: Path | None = None  # the diagnoses file this session last wrote
 
     # --- life cycle ----------------------------------------------------------------------
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Textual's notice, one at a time: it covers the top bar (play.tcss), and two stacked
+        would reach down into the panels' data."""
+        self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout,
+                       markup=markup)
+
 
     def on_mount(self) -> None:
         self.push_screen(self.play)
@@ -105,14 +117,39 @@ class PlayApp(App[None]):
 
     def _offer_next_level(self) -> None:
         """A graded scenario of a passed level reopened: say what comes next, as grading did."""
-        from diagnose.levels import load_progress, passed_message
+        from diagnose.levels import level_after, load_progress, passed_message
 
         assert self.workspace is not None
         if not self.workspace.revealed or self.workspace.key != "self-study":
             return
         progress, _ = load_progress()  # its warnings are the progress screen's to show
         if progress[self.level].passed:
-            self.notify(passed_message(self.level, self.lang), timeout=10)
+            upcoming = level_after(self.level, progress)
+            offer = "" if upcoming is None else " " + tr(self.lang, "next_key", level=upcoming)
+            self.notify(passed_message(self.level, self.lang) + offer, timeout=10)
+
+    def action_next_level(self) -> None:
+        """`n`: the next level once this one is passed (on the grade screen, or at any time
+        after it); else a notice saying why not."""
+        from diagnose.levels import level_after, load_progress
+
+        if self.training:
+            self.notify(tr(self.lang, "wait_training"))
+            return
+        progress, _ = load_progress()
+        upcoming = level_after(self.level, progress)
+        if upcoming is not None:
+            self._open_level(upcoming)
+        elif self.level + 1 in progress:
+            self.notify(tr(self.lang, "next_locked", level=self.level, next=self.level + 1))
+        else:
+            self.notify(tr(self.lang, "next_none", level=self.level))
+
+    def _open_level(self, level: int) -> None:
+        """Close the app with `level` asked for: `diagnose play` opens that level's folder."""
+        self._keep_drafts(self.drafts.save)
+        self.next_level = level
+        self.exit()
 
     @property
     def training(self) -> bool:
@@ -264,24 +301,40 @@ class PlayApp(App[None]):
                                                          message.evidence))
 
     def _with_name(self, then: Callable[[], None]) -> None:
-        """Run `then` once the drafts have a name, asking for it the first time only."""
+        """Run `then` once the player has a name, asking for it the first time only."""
+        if self.player:
+            then()
+        else:
+            self._ask_name(then)
+
+    def _ask_name(self, then: Callable[[], None] | None = None) -> None:
+        """Ask for the player's name (the kept one filled in) and keep it for every level."""
+        from diagnose.home import HomeError, keep_player_name
         from diagnose.tui.name_screen import NameScreen
 
-        if self.drafts.name:
-            then()
-            return
-
         def named(name: str | None) -> None:
-            if name:
-                self._keep_drafts(lambda: self.drafts.set_name(name))
+            if not name:
+                return
+            try:
+                self.player = keep_player_name(name)
+            except HomeError as err:  # the data folder cannot be written: this session only
+                self.player = name
+                self.notify(tr(self.lang, "name_not_kept", reason=err), severity="warning")
+            if then is not None:
                 then()
+            else:
+                self.notify(tr(self.lang, "name_kept", name=self.player))
 
-        self.push_screen(NameScreen(self.lang), named)
+        self.push_screen(NameScreen(self.lang, self.player), named)
+
+    def action_change_name(self) -> None:
+        self._ask_name()
 
     def _save(self) -> Path | None:
         assert self.workspace is not None
         try:
-            path = write_diagnoses(self.workspace, self.drafts, self.lang, self.cwd)
+            assert self.player is not None, "_with_name asks for it first"
+            path = write_diagnoses(self.workspace, self.player, self.drafts, self.lang, self.cwd)
         except (OSError, ValueError) as err:
             reason = getattr(err, "strerror", None) or str(err)
             self.notify(tr(self.lang, "save_failed", reason=reason), severity="error")
@@ -382,9 +435,7 @@ class PlayApp(App[None]):
     def _after_grade(self, next_level: int | None) -> None:
         """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
         if next_level is not None:
-            self._keep_drafts(self.drafts.save)
-            self.next_level = next_level
-            self.exit()
+            self._open_level(next_level)
 
     def action_help(self) -> None:
         from diagnose.tui.help_screen import HelpScreen  # Markdown: imported when first asked

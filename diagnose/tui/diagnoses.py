@@ -34,15 +34,14 @@ def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None, level: i
     return course_dir(workspace, cwd) / f"{file_stem(name)}{suffix}"
 
 
-def write_diagnoses(workspace: Workspace, drafts: Drafts, lang: str,
+def write_diagnoses(workspace: Workspace, name: str, drafts: Drafts, lang: str,
                     cwd: Path | None = None) -> Path:
-    """Write the drafts as a diagnoses file (architecture §8), atomically; its path.
+    """Write `name`'s drafts as a diagnoses file (architecture §8), atomically; its path.
 
     Raises OSError, ValueError."""
     import grading
 
-    assert drafts.name is not None, "the app asks for the name before saving"
-    text = grading.format_diagnoses(drafts.name, workspace.code,
-                                    drafts.for_grader(workspace.ids), lang, workspace.level)
-    path = diagnoses_path(workspace.path, drafts.name, cwd, workspace.level)
+    text = grading.format_diagnoses(name, workspace.code, drafts.for_grader(workspace.ids),
+                                    lang, workspace.level)
+    path = diagnoses_path(workspace.path, name, cwd, workspace.level)
     return atomic_write(path, text, error=OSError)

@@ -1,4 +1,4 @@
-"""The student's drafts: each run's chosen break and evidence, and their name, never lost.
+"""The student's drafts: each run's chosen break and evidence, never lost.
 
 Kept in `<workspace>/.drafts.json`, rewritten on every change (each keystroke in the form) by
 writing a temporary file and renaming it over the old one, so a terminal killed at any moment
@@ -9,7 +9,9 @@ should not wait on the disk.
 While a fresh scenario is still training there is no workspace yet (and `create_scenario`
 refuses a folder that holds other files), so drafts live in memory until `attach` gives them
 their file. A corrupt drafts file is moved aside (`.drafts.json.corrupt`), never overwritten
-silently. stdlib only, and the grader's "not sure" (grading.diagnoses.UNSURE).
+silently. stdlib only, and the grader's "not sure" (grading.diagnoses.UNSURE). Not here: the
+player's name, kept once for every level in the data folder (`diagnose.home`); a `name` in
+an older drafts file is ignored.
 """
 
 from __future__ import annotations
@@ -40,12 +42,11 @@ class Draft:
 
 
 class Drafts:
-    """The name and the answers by run ID; every change is written at once (once attached)."""
+    """The answers by run ID; every change is written at once (once attached)."""
 
-    def __init__(self, path: Path | None = None, name: str | None = None,
+    def __init__(self, path: Path | None = None,
                  answers: dict[str, Draft] | None = None) -> None:
         self.path = path
-        self.name = name
         self.answers: dict[str, Draft] = dict(answers or {})
         self.warning: str | None = None  # set when a corrupt file was moved aside
 
@@ -61,12 +62,11 @@ class Drafts:
         try:
             answers = {rid: Draft(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
                        for rid, a in data["answers"].items()}
-            name = data.get("name")
-            if data.get("schema") != SCHEMA or not (name is None or isinstance(name, str)):
+            if data.get("schema") != SCHEMA:
                 raise ValueError
         except (AttributeError, KeyError, TypeError, ValueError):
             return cls._corrupt(path)
-        return cls(path, name, answers)
+        return cls(path, answers)
 
     @classmethod
     def _corrupt(cls, path: Path) -> Drafts:
@@ -88,12 +88,8 @@ class Drafts:
         self.answers[run] = Draft(choice, evidence)
         self.save()
 
-    def set_name(self, name: str) -> None:
-        self.name = name
-        self.save()
-
     def to_json(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, "name": self.name,
+        return {"schema": SCHEMA,
                 "answers": {rid: {"choice": a.choice, "evidence": a.evidence}
                             for rid, a in sorted(self.answers.items())}}
 

@@ -52,7 +52,15 @@ class FormScreen(ModalScreen[None]):
             yield Label(tr(self.lang, "form_keys"), classes="hint")
 
     def on_mount(self) -> None:
-        self.query_one(RadioSet).focus()
+        radio = self.query_one(RadioSet)
+        radio.focus()
+        # RadioSet puts the arrow keys on its first option: move them to the chosen one, so
+        # that Enter on a reopened form keeps the answer instead of choosing the first break.
+        chosen = radio.pressed_button
+        for _ in range(len(radio.children) if chosen is not None else 0):
+            if chosen.has_class("-selected"):  # ChoiceButton's pointer reads the same class
+                break
+            radio.action_next_button()
 
     def _choice(self) -> str | None:
         pressed = self.query_one(RadioSet).pressed_button

@@ -6,9 +6,11 @@
 out. Every line of a panel, and the reference under it, shares one scale: a run and its
 reference on two scales would look alike when they are not.
 
-Also here, the terminal's adapter over `diagnose.panels`: short row labels, and the envelope
+Also here, the terminal's adapter over `diagnose.panels`: short row labels, the envelope
 (largest and smallest of a panel's series) that a panel too small for its nine spectral norms
-shows instead of them. No Textual.
+shows instead of them, and `row_layout`, the one rule for how many lines each row of a panel
+gets: the same for every row, since a bar twice as tall reads as a value twice as large. No
+Textual.
 """
 
 from __future__ import annotations
@@ -92,6 +94,23 @@ def shown_series(panel: Panel, rows: int | None, overlay: bool) -> tuple[Series,
     return panel.series
 
 
+def row_layout(rows: int, count: int, overlay: bool) -> tuple[int, int]:
+    """(rows shown, lines per row) for `count` series in a panel of `rows` lines.
+
+    Every shown row gets the same height, the largest that fits (a remainder stays blank, at
+    the bottom): rows of unequal height would draw equal values as bars of unequal size. An
+    overlaid row splits into the run's half and the reference's, so its height is even when
+    it has two lines or more. With fewer lines than series, the first `rows` get one each.
+    """
+    if rows <= 0 or count <= 0:
+        return 0, 0
+    shown = min(count, rows)
+    height = rows // shown
+    if overlay and height >= 2:
+        height -= height % 2
+    return shown, height
+
+
 @dataclass(frozen=True)
 class Line:
     """One series as drawn: values on the y axis's units, over the window."""
@@ -102,6 +121,8 @@ class Line:
     reference: list[Value] | None  # the reference's, when overlaid
     summary: Summary               # of the raw values in the window: last, low, high, NaN
     at_cursor: Value               # the raw value at the cursor step (held)
+    reference_summary: Summary | None = None  # the same two of the reference, when overlaid
+    reference_at_cursor: Value = None
 
 
 @dataclass(frozen=True)
@@ -130,18 +151,26 @@ def panel_frame(panel: Panel, store: RunStore, view: View, lang: str,
     cursor = None
     if view.cursor is not None and view.cursor in steps:
         cursor = view.cursor - steps.start
+    def at(series: Series, values: list[Value]) -> Value:
+        """The raw value at the cursor step (a sparse series' last measurement before it)."""
+        if cursor is None:
+            return None
+        return windowed(held(values) if series.sparse else values, steps)[cursor]
+
     lines = []
     for series in shown_series(panel, rows, overlay):
         values = store.values(view.run, series)  # as many as trained: held() stops there
-        reference = None
+        reference = reference_summary = reference_at_cursor = None
         if overlay:
-            reference = windowed(_plotted(series, store.values(REFERENCE, series)), steps)
-        at_cursor = None
-        if cursor is not None:
-            at_cursor = windowed(held(values) if series.sparse else values, steps)[cursor]
+            raw = store.values(REFERENCE, series)
+            reference = windowed(_plotted(series, raw), steps)
+            reference_summary = summarize(windowed(raw, steps))
+            reference_at_cursor = at(series, raw)
         lines.append(Line(series=series, label=short_label(series, lang),
                           values=windowed(_plotted(series, values), steps), reference=reference,
-                          summary=summarize(windowed(values, steps)), at_cursor=at_cursor))
+                          summary=summarize(windowed(values, steps)),
+                          at_cursor=at(series, values), reference_summary=reference_summary,
+                          reference_at_cursor=reference_at_cursor))
     # A fresh scenario's header arrives from the training thread (in one dict.update).
     guides = guide_values(panel, store.header) if store.header else []
     drawn = [v for line in lines for values in (line.values, line.reference or ())

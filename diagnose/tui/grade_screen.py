@@ -34,7 +34,7 @@ class Graded:
     score: str | None       # "2/3"; None for a check
     solutions: Path | None  # None for a check, or when they could not be written
     passed: str | None = None  # the level passed just now, and what comes next
-    next_level: int | None = None  # the level `n` opens, when one was just passed
+    next_level: int | None = None  # the level `n` opens, once this level is passed
 
 
 def _markup(text: str, role: str) -> str:
@@ -46,18 +46,17 @@ def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Grade `path` against `workspace` (self-study); see the module docstring."""
     import grading
     from diagnose.home import self_study_secret
-    from diagnose.levels import record_report
+    from diagnose.levels import level_after, load_progress, record_report
     from diagnose.reveal import feedback_numbers, reveal_after_grading
-    from scenarios import LEVELS
 
     secret = self_study_secret()
     report = grading.grade_workspace(path, workspace.path, secret, lang=lang,
                                      evidence=feedback_numbers(workspace.path, lang, secret))
     solutions, _ = reveal_after_grading(workspace.path, lang, secret)
     passed, _ = record_report(workspace, report, lang)
-    upcoming = workspace.level + 1 if passed and workspace.level < max(LEVELS) else None
+    progress, _ = load_progress()  # its warnings are the progress screen's to show
     return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions,
-                  passed, upcoming)
+                  passed, level_after(workspace.level, progress))
 
 
 def check(path: Path, workspace: Workspace, lang: str) -> Graded:

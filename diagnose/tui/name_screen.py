@@ -1,7 +1,8 @@
-"""`NameScreen`: asks once for the student's name, which names the diagnoses file.
+"""`NameScreen`: asks for the player's name, which names every level's diagnoses file.
 
 Dismissed with the name typed (stripped), or None on Esc or an empty line. The app keeps the
-name in the drafts, so it is never asked again for this workspace.
+name in the data folder (`diagnose.home`), so it is asked once, on the first save; `u` opens
+this screen again, the kept name filled in, to change it.
 """
 
 from __future__ import annotations
@@ -12,20 +13,22 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from diagnose.home import MAX_NAME
 from diagnose.tui.text import tr
 
 
 class NameScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "close")]
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, name: str | None = None) -> None:
         super().__init__()
-        self.lang = lang
+        self.lang, self.kept = lang, name
 
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box", classes="dialog"):
             yield Label(tr(self.lang, "name_title"), classes="dialog-title")
-            yield Input(placeholder=tr(self.lang, "name_placeholder"), max_length=80)
+            yield Input(self.kept or "", placeholder=tr(self.lang, "name_placeholder"),
+                        max_length=MAX_NAME)
             yield Label(tr(self.lang, "name_hint"), classes="hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

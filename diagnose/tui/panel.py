@@ -6,7 +6,8 @@ The bottom edge says where a series first became NaN/inf (in red), else the guid
 and, when the panel shows fewer series than it has, how many are hidden and that `enter` shows
 them; the cursor's step is the status line's, since a border change repaints the whole box.
 The box decides how many rows it has room for and asks `panel_frame` for a frame of that size
-(the nine spectral norms become their envelope in a small box). A click focuses the panel and
+(the nine spectral norms become their envelope in a small box); `row_layout` gives every row
+the same height, so a bar's size means the same in every row. A click focuses the panel and
 opens the detail view (the screen listens for `PanelChosen`).
 """
 
@@ -18,7 +19,7 @@ from textual.widget import Widget
 
 from diagnose.columns import MARKS
 from diagnose.panels import Panel, format_number
-from diagnose.tui.frames import PanelFrame, panel_frame, short_guide
+from diagnose.tui.frames import PanelFrame, panel_frame, row_layout, short_guide
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.state import RunStore, View
@@ -36,6 +37,7 @@ class PanelBox(Widget, can_focus=True):
         self._shown: tuple[RunStore, View] | None = None
         self._axis: bool | None = None  # the frame's log axis, once drawn
         self._focused = False  # as the last Focus/Blur event said
+        self._row_height = 0  # the lines each row was last given (row_layout)
         # Kept, not queried on every redraw. A small box shows at most INITIAL_ROWS rows (the
         # nine spectral norms become two), so more are mounted only when a frame needs them.
         self.rows = [SeriesRow(series.group, lang) for series in panel.series[:INITIAL_ROWS]]
@@ -51,10 +53,16 @@ class PanelBox(Widget, can_focus=True):
         frame = panel_frame(self.panel, store, view, self.lang, rows=self.content_size.height)
         if len(frame.lines) > len(self.rows):
             self.call_later(self._complete, len(frame.lines))  # then shows again
-        for row, line in zip(self.rows, frame.lines, strict=False):
+        overlay = any(line.reference is not None for line in frame.lines)
+        shown, height = row_layout(self.content_size.height, len(frame.lines), overlay)
+        if height != self._row_height:  # a new height costs a layout: only when it changes
+            self._row_height = height
+            for row in self.rows:
+                row.styles.height = height
+        for row, line in zip(self.rows[:shown], frame.lines, strict=False):
             row.display = True
             row.show(line, frame)
-        for row in self.rows[len(frame.lines):]:
+        for row in self.rows[shown:]:
             row.display = False
         self._axis = frame.log
         self._show_title()
@@ -67,6 +75,8 @@ class PanelBox(Widget, can_focus=True):
         """Give the panel `count` rows; then redraw it."""
         new = [SeriesRow(series.group, self.lang)
                for series in self.panel.series[len(self.rows):count]]
+        for row in new:
+            row.styles.height = self._row_height or "1fr"
         self.rows += new  # at once: a second call while this one awaits adds nothing twice
         if not self.is_attached:
             return  # the app is closing already
@@ -101,7 +111,8 @@ class PanelBox(Widget, can_focus=True):
             self.border_title = title
 
     def _subtitle(self, frame: PanelFrame) -> str:
-        count, shown = len(self.panel.series), min(len(frame.lines), self.content_size.height)
+        count = len(self.panel.series)
+        shown = row_layout(self.content_size.height, len(frame.lines), False)[0]
         if any(".envelope." in line.series.key for line in frame.lines):
             note = tr(self.lang, "envelope", count=count)
         elif shown < count:

@@ -47,6 +47,8 @@ class PlayScreen(Screen[None]):
         Binding("g", "app.grade", "grade"),
         Binding("w", "app.what_if", "what-if", show=False),  # after the reveal; in the help
         Binding("p", "app.show_progress", "progress", show=False),  # in the help
+        Binding("n", "app.next_level", "next level", show=False),  # in the help
+        Binding("u", "app.change_name", "name", show=False),  # in the help
         Binding("question_mark", "app.help", "help"),
         Binding("q", "app.quit", "quit"),
     ]

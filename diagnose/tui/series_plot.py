@@ -61,6 +61,11 @@ class SeriesPlot(Vertical):
             mark = nonfinite_mark(bad) if bad is not None else ""
             words.append(Text(tr(self.lang, "nonfinite_from", mark=mark,
                                  step=frame.steps.start + s.nonfinite_at), style="bold red"))
+        if line.reference_summary is not None:  # the reference's value beside the run's
+            value = (line.reference_at_cursor if frame.cursor is not None
+                     else line.reference_summary.last)
+            words += [Text(f"· {tr(self.lang, 'ref_label')}", style="dim"),
+                      value_text(line, value, "dim")]
         if line.reference is not None:
             words.append(Text(f"({tr(self.lang, 'ref_below')})", style="dim"))
         return Text(" ").join(words)

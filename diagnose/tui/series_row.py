@@ -1,7 +1,8 @@
 """`SeriesRow`: one series of a panel: its label, its chart (the reference's curve in its lower
 half when overlaid, labelled "ref" so that it reads without colour), and its numbers: the
 value at the cursor or the last one, then the minimum and the maximum of what is shown, as
-many of the three as the row's height holds.
+many of the three as the row's height holds. Overlaid, the numbers split as the chart does:
+the run's beside the run's half, the reference's (muted) beside the reference's half.
 
 The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
 """
@@ -14,8 +15,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from diagnose.columns import nonfinite_mark
-from diagnose.panels import format_number
+from diagnose.columns import Value, nonfinite_mark
+from diagnose.panels import Summary, format_number
 from diagnose.tui.frames import Line, PanelFrame
 from diagnose.tui.readout import Readout
 from diagnose.tui.sparkline import SafeSparkline
@@ -58,7 +59,8 @@ class SeriesRow(Horizontal):
         top = self.chart.run_height
         overlaid = line.reference is not None and top < self.size.height
         self.label.show(line.label + ("\n" * top + tr(self.lang, "ref_label") if overlaid else ""))
-        self.stats.show(stats_text(line, frame.cursor is not None))
+        self.stats.show(stats_text(line, frame.cursor is not None,
+                                   top if overlaid else None))
 
 
 def value_text(line: Line, value: float | None, style: str = "") -> Text:
@@ -68,11 +70,22 @@ def value_text(line: Line, value: float | None, style: str = "") -> Text:
     return Text(line.series.format(value), style=style)
 
 
-def stats_text(line: Line, at_cursor: bool) -> Text:
-    """Three lines: the cursor's (highlighted) or the last value, then ↓min and ↑max."""
-    summary = line.summary
-    first = (value_text(line, line.at_cursor, "reverse") if at_cursor
-             else value_text(line, summary.last))
-    low = Text("↓") + value_text(line, summary.low)
-    high = Text("↑") + value_text(line, summary.high)
-    return Text("\n").join([first, low, high])
+def readings(line: Line, summary: Summary, cursor_value: Value, at_cursor: bool,
+             style: str = "") -> list[Text]:
+    """The cursor's (highlighted) or the last value, then ↓min and ↑max."""
+    first = (value_text(line, cursor_value, "reverse") if at_cursor
+             else value_text(line, summary.last, style))
+    return [first, Text("↓", style) + value_text(line, summary.low, style),
+            Text("↑", style) + value_text(line, summary.high, style)]
+
+
+def stats_text(line: Line, at_cursor: bool, run_lines: int | None = None) -> Text:
+    """The run's readings; with `run_lines` (overlaid), that many of them, then the
+    reference's, muted, on the lines of the reference's half."""
+    run = readings(line, line.summary, line.at_cursor, at_cursor)
+    if run_lines is None or line.reference_summary is None:
+        return Text("\n").join(run)
+    reference = readings(line, line.reference_summary, line.reference_at_cursor, at_cursor,
+                         "dim")
+    run = (run[:run_lines] + [Text()] * run_lines)[:run_lines]  # the reference's on its half
+    return Text("\n").join(run + reference)

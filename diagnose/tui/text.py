@@ -46,7 +46,10 @@ WORDS: dict[str, dict[str, str]] = {
         "form_training": "Your draft is kept in memory until training ends, then on disk.",
         "name_title": "Your name, for the diagnoses file",
         "name_placeholder": "e.g. Ana García",
-        "name_hint": "Asked once. Enter saves, Esc cancels.",
+        "name_hint": "Kept for every level in your data folder; u changes it, as does "
+                     "`diagnose play --name`. Enter saves, Esc cancels.",
+        "name_kept": "Your name is now {name}: every level's diagnoses file carries it.",
+        "name_not_kept": "Your name is used for this session only: {reason}",
         "saved": "Saved {path}",
         "save_failed": "Could not save: {reason}",
         "drafts_failed": "Drafts cannot be written ({reason}); they are kept in memory only",
@@ -67,7 +70,11 @@ WORDS: dict[str, dict[str, str]] = {
         "check_title": "Your file, as your instructor's grader will read it",
         "solutions": "Solutions, with each run's own numbers: {path}",
         "close": "Esc closes",
-        "next_level": "n: play level {level} now",
+        "next_level": "n: play level {level} now (or later: n on the dashboard)",
+        "next_key": "n plays it now.",
+        "next_locked": "n opens level {next} once level {level} is passed (3/3 on a "
+                       "scenario's first grading); `diagnose play --level {next}` goes there now.",
+        "next_none": "Level {level} is the last level: there is no next one.",
         "whatif_training": "What if: training the other magnitudes… {done}/{total} steps",
         "progress_title": "Your progress through the levels",
         "redeal": "The runs could not be told apart; training again with fresh seeds.",
@@ -110,7 +117,11 @@ WORDS: dict[str, dict[str, str]] = {
                          "luego en disco.",
         "name_title": "Tu nombre, para el archivo de diagnósticos",
         "name_placeholder": "p. ej. Ana García",
-        "name_hint": "Se pregunta una vez. Enter guarda, Esc cancela.",
+        "name_hint": "Se guarda para todos los niveles en tu carpeta de datos; u lo cambia, "
+                     "igual que `diagnose play --name`. Enter guarda, Esc cancela.",
+        "name_kept": "Tu nombre es ahora {name}: lo lleva el archivo de diagnósticos de cada "
+                     "nivel.",
+        "name_not_kept": "Tu nombre se usa solo en esta sesión: {reason}",
         "saved": "Guardado {path}",
         "save_failed": "No se pudo guardar: {reason}",
         "drafts_failed": "No se pueden escribir los borradores ({reason}); quedan solo en "
@@ -131,7 +142,12 @@ WORDS: dict[str, dict[str, str]] = {
         "check_title": "Tu archivo, tal como lo leerá el corrector de tu profesor",
         "solutions": "Soluciones, con los números de cada ejecución: {path}",
         "close": "Esc cierra",
-        "next_level": "n: jugar ya el nivel {level}",
+        "next_level": "n: jugar ya el nivel {level} (o más tarde: n en el panel de control)",
+        "next_key": "n lo abre ya.",
+        "next_locked": "n abre el nivel {next} cuando superes el nivel {level} (3/3 en la "
+                       "primera corrección de un escenario); `diagnose play --level {next}` "
+                       "va ya.",
+        "next_none": "El nivel {level} es el último: no hay siguiente.",
         "whatif_training": "¿Y si…?: entrenando las otras magnitudes… {done}/{total} pasos",
         "progress_title": "Tu progreso por los niveles",
         "redeal": "Las ejecuciones no se distinguían; se entrenan de nuevo con otras semillas.",
@@ -149,7 +165,8 @@ KEYS_ES = {
     "cursor": "cursor", "detail": "detalle", "diagnose": "respuesta", "save": "guardar",
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
-    "open": "ver", "what-if": "¿y si…?", "progress": "progreso",
+    "open": "ver", "what-if": "¿y si…?", "progress": "progreso", "next level": "siguiente",
+    "name": "nombre",
 }
 
 
@@ -257,7 +274,8 @@ reference, not for a textbook spike.
 `ctrl+s` save your diagnoses file · `g` grade (it asks first: grading shows every answer) ·
 `?` this help · `q` quit. Your diagnoses are kept as a draft at every keystroke.
 After the reveal, `w` on a run retrains its break at other magnitudes and shows them side by side.
-`p` shows your progress through the levels.
+`p` shows your progress through the levels; `n` opens the next level once this one is passed.
+`u` changes your name (asked once, on the first save, and kept for every level).
 """,
     "es": """\
 # Cómo leer el panel de control
@@ -336,7 +354,9 @@ libro.
 `ctrl+s` guarda tu archivo de diagnósticos · `g` corrige (pregunta antes: corregir muestra
 todas las respuestas) · `?` esta ayuda · `q` salir. Tus diagnósticos se guardan como borrador
 con cada tecla. Tras revelar, `w` en una ejecución reentrena su fallo con otras magnitudes y las
-muestra juntas. `p` muestra tu progreso por los niveles.
+muestra juntas. `p` muestra tu progreso por los niveles; `n` abre el nivel siguiente cuando
+superas este. `u` cambia tu nombre (se pregunta una vez, al guardar por primera vez, y se
+guarda para todos los niveles).
 """,
 }
 

@@ -5,17 +5,38 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from grading_testkit import make_workspace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagnose.cli import cli
-from grading import DEFAULT_DIR, GradeError, grade_bundles, gradebook_rows, write_gradescope
+from grading import (
+    DEFAULT_DIR,
+    GradeError,
+    grade_bundles,
+    gradebook,
+    gradebook_rows,
+    write_gradescope,
+)
+from grading import ledger as ledger_module
 from grading.attempts import Attempt, append_attempt, load_attempts, seal_attempt
-from grading.gradebook import refused_rows, spreadsheet_safe, write_gradebook
-from grading.ledger import LEDGER
+from grading.gradebook import (
+    find_deal,
+    named_student,
+    read_manifest,
+    refused_rows,
+    spreadsheet_safe,
+    write_gradebook,
+)
+from grading.layout import printable
+from grading.ledger import LEDGER, read_ledger
 from grading.seal import new_secret, write_key_file
 
 CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222"}
@@ -162,7 +183,7 @@ def test_deleting_the_attempts_does_not_reset_the_first_attempt(course, tmp_path
     (bundle(bundles, "borja") / "attempts.jsonl").unlink()
     (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
     assert (graded.report.counts, graded.report.first.score) == (False, 1)
-    assert "1 genuine record(s) at the last class grading, 0 now" in graded.problems[0]
+    assert "1 genuine record(s) at the last grading, 0 now" in graded.problems[0]
     (row, _) = gradebook_rows(bundles, key)
     assert row.first.score == 1 and "records were deleted" in row.problems[0]
     # The ledger keeps its evidence: the next grading still says so.
@@ -266,17 +287,419 @@ def test_the_class_command_reports_tampering_and_refuses_an_edited_ledger(course
         f"borja  3/3  borja.md  (First attempt 1/3 on {first.date}; this one (attempt 2) does "
         "not count.)",
         f"       records  {bundle(Path('bundles'), 'borja') / 'attempts.jsonl'}: 1 genuine "
-        "record(s) at the last class grading, 0 now: records were deleted or replaced; the "
-        "first one the ledger kept counts"]
+        "record(s) at the last grading, 0 now: records were deleted or replaced (or a grading "
+        "stopped before copying them there); the first one the ledger kept counts"]
     with open("grades.csv", newline="") as stream:
         borja = next(csv.DictReader(stream))
     assert (borja["score"], "records were deleted" in borja["records"]) == ("1", True)
 
     ledger = Path("bundles") / LEDGER
-    ledger.write_text(ledger.read_text().replace('"count": 1', '"count": 0'))
+    assert '"score": 1,' in ledger.read_text()
+    ledger.write_text(ledger.read_text().replace('"score": 1,', '"score": 3,'))
     result = class_grade("borja.md")
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
         f"Error: {ledger}: changed since a grading wrote it, or written with another key (its "
         "seal does not match) (move it aside to start a new ledger, and look at who edited "
         "it)\n")
+
+
+# --- Issue 20: the instructor's side is the truth; check, then record ---------------------------
+
+def swap(bundles: Path, into: str, source: str) -> None:
+    """`cp -a bundles/<source>/experiments/19-break-it bundles/<into>/experiments/19-break-it`"""
+    shutil.rmtree(bundle(bundles, into))
+    shutil.copytree(bundle(bundles, source), bundle(bundles, into))
+
+
+def test_a_bundle_swapped_for_a_classmates_is_reported_and_not_graded(course, tmp_path):
+    key, bundles = course
+    grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
+    swap(bundles, "ana", "borja")  # ana's folder now holds borja's bundle, his 3/3 included
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert (graded.report, graded.student) == (None, "ana")
+    assert graded.error == (f"{bundle(bundles, 'ana')}: holds scenario AAAA-1111, but "
+                            "manifest.csv deals ana scenario BBBB-2222 (a bundle swapped or "
+                            "copied from another student); not graded, nothing recorded")
+    assert len(load_attempts(bundle(bundles, "ana"), TRUTH).records) == 1  # borja's, untouched
+    assert "ana" not in read_ledger(bundles, key) or not read_ledger(bundles, key)["ana"].count
+    borja, ana = gradebook_rows(bundles, key)
+    assert (borja.first.score, ana.first, ana.code) == (3, None, "BBBB-2222")
+    assert "holds scenario AAAA-1111" in ana.error
+
+
+def test_a_swapped_bundle_is_refused_by_the_single_file_route_too(course, tmp_path,
+                                                                   monkeypatch):
+    key, bundles = course
+    monkeypatch.chdir(tmp_path)
+    write_key_file(Path("course.key"), key)
+    swap(bundles, "ana", "borja")
+    submit(tmp_path, "ana.md", RIGHT)
+    result = one_grade("ana.md", "bundles/ana/experiments/19-break-it")
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {bundle(bundles, 'ana').resolve()}: holds scenario "
+                             "AAAA-1111, but manifest.csv deals ana scenario BBBB-2222 (a "
+                             "bundle swapped or copied from another student); not graded, "
+                             "nothing recorded\n")
+    assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+
+
+def one_grade(file: str, workspace: str, *more: str):
+    return CliRunner().invoke(cli, ["grade", file, "--dir", workspace, "--key", "course.key",
+                                    *more], catch_exceptions=False)
+
+
+def test_a_single_file_graded_with_the_key_is_kept_in_the_deal_folders_ledger(course, tmp_path,
+                                                                             monkeypatch):
+    """Issue 20, item 3: the README's one-file command, then the student deletes attempts.jsonl:
+    the next class grading still counts the first attempt."""
+    key, bundles = course
+    monkeypatch.chdir(tmp_path)
+    write_key_file(Path("course.key"), key)
+    submit(tmp_path, "ana.md", WRONG)
+    result = one_grade("ana.md", "bundles/ana/experiments/19-break-it")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert "Score: 1/3" in result.stdout
+    assert read_ledger(bundles, key)["ana"].first.score == 1
+    (bundle(bundles, "ana") / "attempts.jsonl").unlink()
+    submit(tmp_path, "ana.md", RIGHT)
+    result = class_grade("ana.md", "--gradebook", "grades.csv")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("ana  3/3  ana.md  (First attempt 1/3 on ")
+    with open("grades.csv", newline="") as stream:
+        ana = next(r for r in csv.DictReader(stream) if r["student"] == "ana")
+    assert (ana["score"], ana["attempts"]) == ("1", "2")
+    # The bundle was restored from the ledger, and the new attempt copied after it.
+    assert [a.score for a in load_attempts(bundle(bundles, "ana"), TRUTH).records] == [1, 3]
+
+
+def test_a_single_file_graded_outside_any_deal_folder_says_it_cannot_be_protected(
+        course, tmp_path, monkeypatch):
+    key, bundles = course
+    monkeypatch.chdir(tmp_path)
+    write_key_file(Path("course.key"), key)
+    shutil.copytree(bundle(bundles, "ana"), "copy")
+    submit(tmp_path, "ana.md", WRONG)
+    for lang, said in [("en", "Recorded in copy only: no deal folder above it (a folder with "
+                              "manifest.csv or deal-settings.json that lists it) keeps a ledger, "
+                              "so its first attempt cannot be protected there."),
+                       ("es", "Registrado solo en copy: ninguna carpeta de reparto por encima "
+                              "(una carpeta con manifest.csv o deal-settings.json que lo liste) "
+                              "guarda un registro, así que su primer intento no se puede "
+                              "proteger ahí.")]:
+        result = one_grade("ana.md", "copy", "--lang", lang)
+        assert (result.exit_code, result.stderr) == (0, f"Warning: {said}\n")
+    assert len(load_attempts(Path("copy"), TRUTH).records) == 2
+    assert not (bundles / LEDGER).exists()
+    data = json.loads(one_grade("ana.md", "copy", "--json").stdout)
+    assert (data["ledger"], data["attempt"]) == (None, 3)
+    assert data["records"][0].startswith("Recorded in copy only: no deal folder above it")
+    data = json.loads(one_grade("ana.md", "bundles/ana/experiments/19-break-it", "--json").stdout)
+    assert (data["ledger"], data["counts"]) == (str((bundles / LEDGER).resolve()), True)
+
+
+def test_when_the_bundle_write_fails_the_ledger_holds_the_attempt_and_restores_it(
+        course, tmp_path, monkeypatch):
+    key, bundles = course
+
+    def fail(workspace, record):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(gradebook, "append_record", fail)
+    (graded,) = grade_bundles([submit(tmp_path, "borja.md", WRONG)], bundles, key)
+    assert graded.report.counts and graded.report.score == 1
+    assert graded.problems == (f"{bundle(bundles, 'borja')}: could not be written (No space "
+                               "left on device); the ledger keeps its records and the next "
+                               "grading copies them there",)
+    assert not (bundle(bundles, "borja") / "attempts.jsonl").exists()
+    monkeypatch.undo()
+    (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
+    assert (graded.report.counts, graded.report.first.score, graded.report.attempt) == (
+        False, 1, 2)
+    log = load_attempts(bundle(bundles, "borja"), TRUTH, secret=key, code="AAAA-1111")
+    assert ([a.score for a in log.records], [a.n for a in log.records], log.problems) == (
+        [1, 3], [1, 2], ())
+
+
+def test_a_kill_between_the_two_writes_leaves_nothing_that_counts_wrongly(course, tmp_path,
+                                                                        monkeypatch):
+    key, bundles = course
+
+    def killed(workspace, record):
+        raise KeyboardInterrupt  # as SIGINT would, after the ledger was written
+
+    monkeypatch.setattr(gradebook, "append_record", killed)
+    with pytest.raises(KeyboardInterrupt):
+        grade_bundles([submit(tmp_path, "borja.md", WRONG)], bundles, key)
+    monkeypatch.undo()
+    (row, _) = gradebook_rows(bundles, key)
+    assert (row.first.score, row.attempts) == (1, 1)
+    (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
+    assert (graded.report.counts, graded.report.first.score) == (False, 1)
+
+
+def test_when_the_ledger_cannot_be_written_nothing_is_recorded(course, tmp_path, monkeypatch):
+    key, bundles = course
+    grade_bundles([submit(tmp_path, "borja.md", WRONG)], bundles, key)
+    before = (bundles / LEDGER).read_bytes()
+
+    def full(path, data, **kwargs):
+        raise GradeError(f"{path}: cannot be written (No space left on device)")
+
+    monkeypatch.setattr(ledger_module, "atomic_write", full)
+    with pytest.raises(GradeError, match="cannot be written"):
+        grade_bundles([submit(tmp_path, "borja.md", RIGHT), submit(tmp_path, "ana.md", RIGHT)],
+                      bundles, key)
+    assert (bundles / LEDGER).read_bytes() == before
+    assert len(load_attempts(bundle(bundles, "borja"), TRUTH).records) == 1
+    assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+
+
+# --- names that are not UTF-8 ------------------------------------------------------------------
+
+def latin1(folder: Path, name: bytes, text: str) -> Path:
+    """A file whose name is not UTF-8 (as a zip made on Windows leaves it)."""
+    path = Path(os.fsdecode(os.path.join(os.fsencode(folder), name)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_class_grading_refuses_a_name_that_is_not_utf8_in_one_line(course, tmp_path,
+                                                                   monkeypatch):
+    key, bundles = course
+    monkeypatch.chdir(tmp_path)
+    write_key_file(Path("course.key"), key)
+    latin1(Path("subs"), b"\xc1na-diagnoses.md", RIGHT)  # "Ána" in Windows-1252
+    latin1(Path("subs") / os.fsdecode(b"lote-\xff"), b"borja.md", WRONG)
+    result = class_grade(os.fsdecode(b"subs/\xc1na-diagnoses.md"),
+                         os.fsdecode(b"subs/lote-\xff/borja.md"), "--gradebook", "grades.csv")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "ana    error  subs/\\xc1na-diagnoses.md: its name is not UTF-8 text (shown with \\x "
+        "escapes); nothing recorded (rename the file and grade it again)",
+        "borja  1/3  subs/lote-\\xff/borja.md  (First attempt: this one counts.)",
+        "Gradebook: grades.csv (2 students)"]
+    assert result.stderr == "Error: 1 of 2 files could not be graded\n"
+    assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+    with open("grades.csv", newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(r["student"], r["score"], r["file"]) for r in rows] == [
+        ("borja", "1", "borja.md"), ("ana", "", ""), ("ana", "", "\\xc1na-diagnoses.md")]
+    assert "its name is not UTF-8 text" in rows[2]["note"]
+
+
+def test_self_study_refuses_a_name_that_is_not_utf8_in_one_line(tmp_path, monkeypatch):
+    from grading_testkit import home_secret
+
+    monkeypatch.chdir(tmp_path)
+    make_workspace(Path("ws"), home_secret(), "AAAA-1111", TRUTH)
+    latin1(Path("."), b"m\xedo.md", RIGHT)
+    for args in (["--dir", "ws"], ["--dir", "ws", "--json"]):
+        result = CliRunner().invoke(cli, ["grade", os.fsdecode(b"m\xedo.md"), *args],
+                                    catch_exceptions=False)
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == ("Error: m\\xedo.md: its name is not UTF-8 text (shown with \\x "
+                                 "escapes); nothing recorded (rename the file and grade it "
+                                 "again)\n")
+    assert not Path("ws/attempts.jsonl").exists()
+    result = CliRunner().invoke(cli, ["grade", os.fsdecode(b"m\xedo.md"), "--check"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and result.stdout.startswith("Checked m\\xedo.md")
+
+
+# --- a bundle's file nested past any reader ----------------------------------------------------
+
+@pytest.mark.parametrize("name", ["scenario.json", "answer-key.sealed", "attempts.jsonl"])
+def test_one_bundles_deeply_nested_file_is_reported_and_the_class_is_graded(course, tmp_path,
+                                                                            name):
+    key, bundles = course
+    (bundle(bundles, "ana") / name).write_text("[" * 30_000)
+    graded = grade_bundles([submit(tmp_path, "ana.md", RIGHT), submit(tmp_path, "borja.md",
+                                                                       RIGHT)], bundles, key)
+    assert graded[1].report.score == 3
+    if name == "attempts.jsonl":  # a record that is not one: skipped, said, and graded
+        assert graded[0].report.counts and "line 1: not a whole record" in graded[0].problems[0]
+    else:
+        assert graded[0].report is None and graded[0].error.startswith(
+            f"{bundle(bundles, 'ana') / name}: ")
+    write_gradebook(gradebook_rows(bundles, key) + refused_rows(graded), tmp_path / "g.csv")
+    with (tmp_path / "g.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(r["student"], r["score"]) for r in rows] == [("borja", "3"), (
+        "ana", "3" if name == "attempts.jsonl" else "")] + [("ana", "")] * (
+        name != "attempts.jsonl")
+
+
+# --- files today's version (commit 279bf2f) wrote still open -----------------------------------
+
+OLD_KEY = b"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMzQ="
+OLD_ATTEMPT = (
+    '{"schema": "diagnose.attempt/1", "time": "2025-03-02T09:00:00Z", "sha256": '
+    '"3dc926e93d860596749607cef9d92b2ec6d14f6e1e8a7b36fbe88eccfb2058d8", "file": "borja.md", '
+    '"score": 1, "max_score": 3, "after_reveal": false, "by": "instructor", "answers": {"01": '
+    '"bad-init", "02": "broken-mask", "03": null}, "correct": ["02"], "n": 1, "mac": '
+    '"61ec77f2fcbaae5edb1b01bd995e9979f8bd6318b41d81d82b0e1ba3b2c537eb"}\n')
+OLD_LEDGER = (
+    '{\n "schema": "diagnose.attempts-ledger/1",\n "students": {\n  "ana": {\n   "count": 0,\n'
+    '   "digest": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",\n   '
+    '"first": null\n  },\n  "borja": {\n   "count": 1,\n   "digest": '
+    '"2d6d20907619cf6f3fb3da8095d2a95cc749b465b3f8aaa654bafc0548aa9161",\n   "first": {\n    '
+    '"schema": "diagnose.attempt/1",\n    "time": "2025-03-02T09:00:00Z",\n    "sha256": '
+    '"3dc926e93d860596749607cef9d92b2ec6d14f6e1e8a7b36fbe88eccfb2058d8",\n    "file": '
+    '"borja.md",\n    "score": 1,\n    "max_score": 3,\n    "after_reveal": false,\n    "by": '
+    '"instructor",\n    "answers": {\n     "01": "bad-init",\n     "02": "broken-mask",\n     '
+    '"03": null\n    },\n    "correct": [\n     "02"\n    ],\n    "n": 1,\n    "mac": '
+    '"61ec77f2fcbaae5edb1b01bd995e9979f8bd6318b41d81d82b0e1ba3b2c537eb"\n   }\n  }\n },\n '
+    '"mac": "902f0a78529096f18668255a714ee65746e0ed04e42181bee4d5ca5b463450f9"\n}\n')
+OLD_SELF_STUDY = (
+    '{"schema": "diagnose.attempt/1", "time": "2025-03-02T10:15:00Z", "sha256": "' + "a" * 64
+    + '", "file": "borja-diagnoses.md", "score": 1, "max_score": 3, "after_reveal": false, '
+    '"by": "self-study", "answers": {"01": "no-warmup", "02": "bad-init", "03": null}, '
+    '"correct": ["01"], "n": 1}\n')
+
+
+@pytest.fixture
+def old_course(tmp_path):
+    bundles = tmp_path / "bundles"
+    for student, code in CODES.items():
+        make_workspace(bundle(bundles, student), OLD_KEY, code, TRUTH, "instructor")
+    (bundles / "manifest.csv").write_text("student,code\nborja,AAAA-1111\nana,BBBB-2222\n")
+    (bundles / LEDGER).write_text(OLD_LEDGER)
+    (bundle(bundles, "borja") / "attempts.jsonl").write_text(OLD_ATTEMPT)
+    return bundles
+
+
+def test_a_ledger_and_attempts_of_format_1_still_open(old_course):
+    kept = read_ledger(old_course, OLD_KEY)
+    assert (kept["borja"].count, kept["borja"].first.score, kept["ana"].count) == (1, 1, 0)
+    (borja, ana) = gradebook_rows(old_course, OLD_KEY)
+    assert (borja.first.score, borja.attempts, borja.problems) == (1, 1, ())
+    assert (ana.first, ana.attempts) == (None, 0)
+
+
+def test_a_format_1_ledger_still_protects_the_first_attempt_and_becomes_format_2(old_course,
+                                                                                tmp_path):
+    (bundle(old_course, "borja") / "attempts.jsonl").unlink()
+    (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], old_course, OLD_KEY)
+    assert (graded.report.counts, graded.report.first.score) == (False, 1)
+    assert "1 genuine record(s) at the last grading, 0 now" in graded.problems[0]
+    assert json.loads((old_course / LEDGER).read_text())["schema"] == "diagnose.attempts-ledger/2"
+    kept = read_ledger(old_course, OLD_KEY)["borja"]
+    assert [a.score for a in kept.records] == [1, 3] and len(kept.found) == 1
+    log = load_attempts(bundle(old_course, "borja"), TRUTH, secret=OLD_KEY, code="AAAA-1111")
+    assert [a.score for a in log.records] == [1, 3]
+
+
+def test_a_self_study_attempts_file_of_today_still_opens(tmp_path):
+    (tmp_path / "attempts.jsonl").write_text(OLD_SELF_STUDY)
+    log = load_attempts(tmp_path, TRUTH)
+    assert ([a.score for a in log.records], log.problems, log.lines) == ([1], (), 1)
+    append_attempt(tmp_path, attempt())
+    assert [a.n for a in load_attempts(tmp_path, TRUTH).records] == [1, 2]
+
+
+name_bytes = st.binary(min_size=1, max_size=24).filter(
+    lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b".."))
+
+
+@settings(max_examples=20)
+@given(prefix=st.sampled_from([b"", b"ana-", b"borja/", b"\xc1na-"]), name=name_bytes)
+def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, name):
+    with tempfile.TemporaryDirectory() as root:
+        root = Path(root)
+        key = new_secret()
+        bundles = root / "bundles"
+        for student, code in CODES.items():
+            make_workspace(bundle(bundles, student), key, code, TRUTH, "instructor")
+        (bundles / "manifest.csv").write_text(
+            "student,code\n" + "".join(f"{s},{c}\n" for s, c in CODES.items()))
+        write_key_file(root / "course.key", key)
+        file = latin1(root / "subs", prefix + name + b".md", RIGHT)
+        result = CliRunner().invoke(cli, [
+            "grade", "--key", str(root / "course.key"), "--bundles", str(bundles), str(file),
+            "--gradebook", str(root / "g.csv"), "--gradescope", str(root / "gs")],
+            catch_exceptions=False)
+        assert result.exit_code in (0, 1)
+        assert len(result.stdout.splitlines()) == 3  # the file's line, the CSV's, Gradescope's
+        for results in (root / "gs").glob("*/results.json"):
+            assert json.loads(results.read_text(encoding="utf-8"))["score"] == 3
+        with (root / "g.csv").open(newline="", encoding="utf-8") as stream:
+            rows = list(csv.DictReader(stream))
+        refused = rows[2:]
+        if printable(file.name) != file.name:
+            assert "its name is not UTF-8 text (shown with \\x escapes)" in result.stdout
+            assert not any((bundle(bundles, s) / "attempts.jsonl").exists() for s in CODES)
+            assert refused[0]["file"] == spreadsheet_safe(printable(file.name, one_line=True))
+        if result.exit_code == 0:  # graded: into the bundle its name places, and no other
+            (row,) = (r for r in rows if r["score"])
+            assert named_student(file, read_manifest(bundles)).name == row["student"]
+
+
+@given(text=st.text(st.characters(blacklist_categories=())), raw=st.binary())
+def test_printable_text_always_encodes_and_leaves_utf8_alone(text, raw):
+    for value in (text, os.fsdecode(raw)):
+        shown = printable(value)
+        shown.encode("utf-8")  # never raises: every output can carry it
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            assert shown != value
+        else:
+            assert shown == value
+        line = printable(value, one_line=True)
+        line.encode("utf-8")
+        assert not any(c < " " or "\x7f" <= c <= "\x9f" or "\u202a" <= c <= "\u202e"
+                       for c in line)  # no newline, no terminal escape, no bidi override
+    assert printable(os.fsdecode(b"\xc1na")) == "\\xc1na"
+    assert printable("a\nb\x1b[2J\u202e", one_line=True) == "a\\x0ab\\x1b[2J\\u202e"
+
+
+def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, tmp_path):
+    borja = next(s for s in read_manifest(old_course) if s.name == "borja")
+    (graded,) = grade_bundles([submit(tmp_path, "x.md", RIGHT)], old_course, OLD_KEY,
+                              student=borja)
+    assert (graded.report.counts, graded.report.attempt) == (False, 2)
+    students = json.loads((old_course / LEDGER).read_text())["students"]
+    assert set(students["ana"]) == {"count", "digest", "first"}  # untouched, as format 1 had it
+    assert set(students["borja"]) == {"code", "records", "found"}
+    assert read_ledger(old_course, OLD_KEY)["ana"].count == 0
+
+
+def test_without_a_manifest_the_ledger_binds_each_student_to_their_code(course, tmp_path):
+    key, bundles = course
+    grade_bundles([submit(tmp_path, "ana.md", WRONG)], bundles, key)
+    (bundles / "manifest.csv").unlink()
+    swap(bundles, "ana", "borja")
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report is None and graded.error == (
+        f"{bundle(bundles, 'ana')}: holds scenario AAAA-1111, but the ledger keeps this "
+        "student's records for scenario BBBB-2222 (a bundle swapped or copied from another "
+        "student); not graded, nothing recorded")
+    ana, _ = gradebook_rows(bundles, key)  # without a manifest: folders in name order
+    assert (ana.student, ana.first) == ("ana", None) and "the ledger keeps" in ana.error
+    assert read_ledger(bundles, key)["ana"].first.score == 1  # kept, waiting for her bundle
+
+
+def test_the_deal_folder_is_found_walking_up_whatever_path_reaches_the_bundle(course, tmp_path):
+    key, bundles = course
+    os.symlink(bundle(bundles, "ana"), tmp_path / "link")
+    (bundles / "nested").mkdir()
+    (bundles / "nested" / "manifest.csv").write_text("student,code\nzoe,ZZZZ-0000\n")
+    for path in (bundle(bundles, "ana"), tmp_path / "link",
+                 bundles / "ana" / "experiments" / ".." / "experiments" / "19-break-it"):
+        deal, student = find_deal(path)
+        assert (deal, student.name) == (bundles.resolve(), "ana")
+    shutil.copytree(bundle(bundles, "ana"), bundles / "nested" / "copy")
+    assert find_deal(bundles / "nested" / "copy") is None  # listed by no folder above it
+    (bundles / "manifest.csv").write_text("student,code\nborja,AAAA-1111\nana,ZZZZ-9999\n")
+    with pytest.raises(GradeError, match="but manifest.csv deals ana scenario ZZZZ-9999"):
+        find_deal(tmp_path / "link")
+
+
+def test_a_ledger_nested_past_any_reader_is_refused_in_one_line(course, tmp_path):
+    key, bundles = course
+    (bundles / LEDGER).write_text("[" * 30_000)
+    with pytest.raises(GradeError, match="changed since a grading wrote it"):
+        grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()

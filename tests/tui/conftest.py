@@ -107,3 +107,22 @@ class ReplayScenario:
                 raise Cancelled()
             time.sleep(0.01)
         return open_workspace(copy_scenario(Path(target)))
+
+
+def cache_whatif_doses(workspace: Path) -> None:
+    """Reveal the fixture and cache its no-warmup run (01) as every other dose's what-if, its
+    loss scaled per dose: a what-if with nothing to train and its curves apart."""
+    from diagnose.reveal import write_solutions
+    from diagnose.whatif import plan_whatif
+
+    write_solutions(workspace)
+    plan = plan_whatif(open_workspace(workspace), "01")
+    header, records = read_metrics(workspace / "01" / "metrics.jsonl")
+    header = {k: v for k, v in header.items() if k != "schema"}
+    for factor, dose in enumerate(plan.doses, start=2):
+        if dose.dealt:
+            continue
+        scaled = [r | {"train_loss": r["train_loss"] * factor} for r in records]
+        folder = workspace / "whatif" / "01" / dose.folder(plan.field)
+        folder.mkdir(parents=True)
+        write_metrics(folder / "metrics.jsonl", header, scaled)

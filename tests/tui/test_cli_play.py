@@ -76,3 +76,14 @@ def test_level_goes_to_its_folder_and_the_next_level_follows(tmp_path, monkeypat
     assert result.exit_code == 0, result.output
     assert [(str(d), level) for d, level in opened] == [
         ("experiments/19-break-it-level-2", 2), ("experiments/19-break-it-level-3", 3)]
+
+
+def test_steps_trains_a_fresh_scenario_shorter(tmp_path, monkeypatch):
+    from diagnose.tui.app import PlayApp
+
+    seen = []
+    monkeypatch.setattr(PlayApp, "run", lambda self: seen.append(self.steps))
+    assert run("--dir", str(tmp_path / "fresh"), "--steps", "60").exit_code == 0
+    assert seen == [60]
+    result = run("--dir", str(tmp_path / "fresh"), "--steps", "0")
+    assert result.exit_code == 2 and "Invalid value for '--steps'" in result.output
