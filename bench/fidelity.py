@@ -1,19 +1,27 @@
 """Does every break of the deck show its signature on every seed? Train N seeds of the deck.
 
 For each seed, the reference and every break of the chosen levels are trained with that same
-seed, and level 3's healthy decoy with seed + DECOY_OFFSET (a decoy that copied the reference
-bit for bit would be no decoy). Per level, prints the diagnostician's confusion matrix against
-that level's deck and the reference (and the decoy), the same against the previous seed's
-reference (a dealt scenario trains each run from its own seed), and, per break, the
-min/median/max of each signature figure with how many seeds passed its check.
+seed, and the healthy decoy (levels 2 and 3 share it) with seed + DECOY_OFFSET (a decoy that
+copied the reference bit for bit would be no decoy). Per level, prints the diagnostician's
+confusion matrix against that level's deck and the reference (and the decoy), the same against
+the previous seed's reference (a dealt scenario trains each run from its own seed), and, per
+break, the min/median/max of each signature figure with how many seeds passed its check.
 
-`--save DIR` keeps every run's records (one gzip pickle a seed); `--load DIR` reads them back
-instead of training, after checking that each stored config is the one this catalog would
-train: the same numbers, printed again without the compute (calibrate the checks on one seed
-range, then prove them on another).
+`--save DIR` keeps every run's records (one gzip pickle a seed) and trains only what the folder
+lacks: a run stored with the config and seed this catalog would train is read back, so a new
+break costs its own runs only. `--load DIR` reads them back instead of training, after checking
+that each stored config is the one this catalog would train: the same numbers, printed again
+without the compute (calibrate the checks on one seed range, then prove them on another).
 
-Run: python bench/fidelity.py --seeds 20 [--first-seed 0] [--jobs 2] [--levels 1,2,3]
-     [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR]
+`--figures` also prints, per run kind, the 5th, 50th and 95th percentiles (and the extremes) of
+every figure the diagnostician and the reveal read, and of those the catalog's texts quote
+(`text_figures`), each run against another seed's reference of its range (the previous one,
+the first seed's against the last), as a dealt scenario pairs them: the ranges the texts may
+promise. `--first-seed 0,1000,5000` reads several ranges of `--seeds` each.
+
+Run: python bench/fidelity.py --seeds 20 [--first-seed 0[,1000,...]] [--jobs 2] [--levels 1,2,3]
+     [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
+     [--only big-init,decoy]
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import DECKS, HEALTHY, diagnose_run
+from diagnose.diagnostician import DECKS, HEALTHY, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
@@ -40,48 +48,105 @@ DECOY_OFFSET = 1_000_000
 REFERENCE, DECOY = "reference", "decoy"
 
 
-def plans_for(seed: int, healthy: scenarios.Config, levels: list[int]) -> list[RunPlan]:
-    plans = [RunPlan(REFERENCE, healthy, seed)]
+def text_figures(run: list[dict], other: list[dict], floor: float) -> dict[str, float]:
+    """The figures the catalog's texts quote beyond the diagnostician's, for `run` against
+    `other` (a reference). Counts and steps are floats, NaN where the sign is absent."""
+    def vals(records: list[dict]) -> list[float]:
+        return [r["val_loss"] for r in records if r["val_loss"] is not None]
+
+    mid = [r["val_loss"] for r in run if r["val_loss"] is not None and 100 <= r["step"] <= 300]
+    below = [r["step"] for r in run if r["train_loss"] < floor]
+    val_below = [r["step"] for r in run if r["val_loss"] is not None and r["val_loss"] < floor]
+    heads = [r["dead_heads"] for r in run if r["dead_heads"] is not None]
+    other_heads = [r["dead_heads"] for r in other if r["dead_heads"] is not None]
+    at100 = min(100, len(run) - 1, len(other) - 1)
+    nan = float("nan")
+    return {
+        "val_mid_median": statistics.median(mid) if mid else nan,   # Panel 1, steps 100-300
+        "loss0_diff": run[0]["train_loss"] - other[0]["train_loss"],
+        "final_cost": vals(run)[-1] - vals(other)[-1],               # nats of validation loss
+        "first_train_below_floor_step": float(below[0]) if below else nan,
+        "any_train_below_floor": float(bool(below)),                 # one batch below the floor
+        "first_val_below_floor_step": float(val_below[0]) if val_below else nan,
+        "res_block0_end": run[-1]["act_mean_abs"][0],                # Panel 4, after block 0
+        "residual_100_ratio": run[at100]["act_mean_abs"][-2] / other[at100]["act_mean_abs"][-2],
+        "grad0_ratio": run[0]["grad_norm_preclip"] / other[0]["grad_norm_preclip"],
+        "dead_heads_end_excess": heads[-1] - other_heads[-1],
+        "dead_heads_any_mid": float(max(heads[1:-1] or [0]) > 0),    # after step 0, before the end
+        "dead_heads_any_end": float(heads[-1] > 0),
+    }
+
+
+def plans_for(seed: int, healthy: scenarios.Config, levels: list[int],
+              only: set[str] | None = None) -> list[RunPlan]:
+    """The reference and each run of `levels` (only those named in `only`, when given)."""
+    plans = {REFERENCE: RunPlan(REFERENCE, healthy, seed)}
     for level in levels:
         for slug, brk in scenarios.breaks(level).items():
             if brk.healthy:
-                plans.append(RunPlan(DECOY, healthy, seed + DECOY_OFFSET))
+                plans[DECOY] = RunPlan(DECOY, healthy, seed + DECOY_OFFSET)
             else:
-                plans.append(RunPlan(slug, brk.apply(healthy), seed))
-    return plans
+                plans[slug] = RunPlan(slug, brk.apply(healthy), seed)
+    return [plan for name, plan in plans.items()
+            if only is None or name == REFERENCE or name in only]
+
+
+def stored(folder: Path, seed: int, plans: list[RunPlan]) -> dict:
+    """The records of `plans` that `folder` holds for `seed`, trained as the plan says."""
+    path = folder / f"seed-{seed}.pkl.gz"
+    if not path.is_file():
+        return {}
+    with gzip.open(path, "rb") as stream:
+        blob = pickle.load(stream)
+    return {plan.run: blob["records"][plan.run] for plan in plans
+            if blob["configs"].get(plan.run) == dataclasses.asdict(plan.config)
+            and blob["seeds"].get(plan.run) == plan.seed}
 
 
 def load(folder: Path, seed: int, plans: list[RunPlan]) -> dict:
-    with gzip.open(folder / f"seed-{seed}.pkl.gz", "rb") as stream:
-        blob = pickle.load(stream)
+    records = stored(folder, seed, plans)
     for plan in plans:
-        stored = blob["configs"].get(plan.run)
-        if stored != dataclasses.asdict(plan.config) or blob["seeds"][plan.run] != plan.seed:
-            sys.exit(f"{folder}/seed-{seed}.pkl.gz: {plan.run} was trained with another config "
-                     "or seed than this catalog's; train it again")
-    return blob["records"]
+        if plan.run not in records:
+            sys.exit(f"{folder}/seed-{seed}.pkl.gz: {plan.run} is missing or was trained with "
+                     "another config or seed than this catalog's; train it again (--save)")
+    return records
 
 
 def save(folder: Path, seed: int, plans: list[RunPlan], records: dict) -> None:
+    """Store `plans`' records for `seed`, beside the runs of other levels already stored."""
     folder.mkdir(parents=True, exist_ok=True)
-    blob = {"records": records, "configs": {p.run: dataclasses.asdict(p.config) for p in plans},
-            "seeds": {p.run: p.seed for p in plans}}
-    with gzip.open(folder / f"seed-{seed}.pkl.gz", "wb") as stream:
+    path = folder / f"seed-{seed}.pkl.gz"
+    blob = {"records": {}, "configs": {}, "seeds": {}}
+    if path.is_file():
+        with gzip.open(path, "rb") as stream:
+            blob = pickle.load(stream)
+    for plan in plans:
+        blob["records"][plan.run] = records[plan.run]
+        blob["configs"][plan.run] = dataclasses.asdict(plan.config)
+        blob["seeds"][plan.run] = plan.seed
+    with gzip.open(path.with_suffix(".tmp"), "wb") as stream:
         pickle.dump(blob, stream)
+    path.with_suffix(".tmp").replace(path)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--first-seed", default="0", metavar="N[,N...]",
+                        help="the first seed of each range of --seeds seeds")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--levels", default="1,2,3")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="try a healthy.toml value without editing it (calibration)")
-    stored = parser.add_mutually_exclusive_group()
-    stored.add_argument("--save", type=Path, help="keep every run's records in this folder")
-    stored.add_argument("--load", type=Path, help="read the records instead of training")
+    keep = parser.add_mutually_exclusive_group()
+    keep.add_argument("--save", type=Path, help="keep every run's records in this folder")
+    keep.add_argument("--load", type=Path, help="read the records instead of training")
+    parser.add_argument("--only", default=None, metavar="SLUG,...",
+                        help="train (or read) only these runs beside the reference "
+                             "(\"decoy\" for the healthy decoy): a partial bench")
+    parser.add_argument("--figures", action="store_true",
+                        help="print every figure's percentiles, against another seed's reference")
     args = parser.parse_args()
 
     healthy = scenarios.healthy_config()
@@ -93,33 +158,48 @@ def main() -> None:
     if changes:
         print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
     levels = [int(n) for n in args.levels.split(",")]
+    only = set(args.only.split(",")) if args.only else None
     header = run_header_fields(healthy)
-    rows = {level: [HEALTHY, *(DECOY if b.healthy else s
-                               for s, b in scenarios.breaks(level).items())]
+    rows = {level: [HEALTHY, *(row for row in (DECOY if b.healthy else s
+                                               for s, b in scenarios.breaks(level).items())
+                               if only is None or row in only)]
             for level in levels}
     confusion = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     crossed = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     previous = None   # the last seed's reference: a run against another seed's, as when dealt
+    firsts = [int(n) for n in args.first_seed.split(",")]
+    ranged: list[list[dict]] = []  # each range's records, for the figures' cyclic pairs
     values = {(lv, t): defaultdict(list) for lv in levels for t in rows[lv]}
     passes = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     wanted: dict[tuple[int, str], dict[str, str]] = {key: {} for key in values}
+    spread: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     started = time.perf_counter()
     pool = TrainingPool(args.jobs) if args.load is None else None
     done = 0
     try:
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
-            plans = plans_for(seed, healthy, levels)
+        for seed in (s for first in firsts for s in range(first, first + args.seeds)):
+            if seed in firsts:
+                previous = None
+                ranged.append([])
+            plans = plans_for(seed, healthy, levels, only)
             if args.load is not None:
                 if not (args.load / f"seed-{seed}.pkl.gz").is_file():
-                    print(f"seed {seed}: not stored in {args.load}; stopping there")
-                    break
+                    if previous is not None or seed in firsts:
+                        print(f"seed {seed}: not stored in {args.load}; this range stops there")
+                    previous = None
+                    continue
                 records = load(args.load, seed, plans)
             else:
-                records = pool.run(plans)
-                if args.save is not None:
-                    save(args.save, seed, plans, records)
+                records = stored(args.save, seed, plans) if args.save is not None else {}
+                missing = [plan for plan in plans if plan.run not in records]
+                if missing:
+                    records |= pool.run(missing)
+                    if args.save is not None:
+                        save(args.save, seed, plans, records)
             reference = records[REFERENCE]
             line = []
+            if args.figures:
+                ranged[-1].append(records)
             for level in levels:
                 for row in rows[level]:
                     run = records[REFERENCE if row == HEALTHY else row]
@@ -145,6 +225,14 @@ def main() -> None:
         if pool is not None:
             pool.close()
     seconds = time.perf_counter() - started
+    for kept in (kept for kept in ranged if len(kept) > 1):
+        for at, records in enumerate(kept):
+            other = kept[at - 1][REFERENCE]   # the first seed's against the last
+            for run_name, run in records.items():
+                both = figures(run, other, header) | text_figures(run, other,
+                                                                  header["entropy_floor"])
+                for name, value in both.items():
+                    spread[run_name][name].append(value)
 
     how = f"read from {args.load}" if args.load is not None else f"in {seconds:.0f} s"
     print(f"\n{done} seeds (first {args.first_seed}) x {len(plans)} runs x "
@@ -170,6 +258,35 @@ def main() -> None:
                 print(f"  {name:<22} min {min(series):>10.4g}  median {median:>10.4g}"
                       f"  max {max(series):>10.4g}   passed {passes[level, row][name]}"
                       f"/{len(series)}  (want {wanted[level, row][name]})")
+    if args.figures:
+        print_spread(spread)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The `share` percentile of `values` (linear between the nearest ranks)."""
+    ordered = sorted(values)
+    at = share * (len(ordered) - 1)
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def print_spread(spread: dict[str, dict[str, list[float]]]) -> None:
+    """Every figure of every run kind, against another seed's reference."""
+    for run_name, named in spread.items():
+        count = len(next(iter(named.values()), []))
+        print(f"\n{run_name}: figures against another seed's reference ({count} runs)"
+              "\n  name                         min        p5       p50       p95       max")
+        for name, series in named.items():
+            finite = [v for v in series if v == v and abs(v) != float("inf")]
+            if not finite:
+                print(f"  {name:<22} no finite value")
+                continue
+            cells = (min(finite), percentile(finite, 0.05), percentile(finite, 0.5),
+                     percentile(finite, 0.95), max(finite))
+            print(f"  {name:<22}" + "".join(f"{c:>10.4g}" for c in cells)
+                  + (f"   ({len(series) - len(finite)} not finite)"
+                     if len(finite) < len(series) else ""))
 
 
 if __name__ == "__main__":

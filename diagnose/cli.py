@@ -40,9 +40,10 @@ class DiagnoseGroup(click.Group):
 def cli() -> None:
     """diagnose: learn how training failures look.
 
-    A tiny GPT is trained four times, once healthy and three times with one designed bug
-    each (bad initialisation, missing warmup, broken causal mask), behind the opaque IDs
-    01 02 03. Read the six dashboard panels, diagnose each run, and get graded.
+    A tiny GPT is trained four times, once healthy and three times behind the opaque IDs
+    01 02 03: at level 1 each holds one designed bug (bad initialisation, missing warmup,
+    broken causal mask); from level 2 on, one may hold none (a healthy decoy). Read the six
+    dashboard panels, diagnose each run, and get graded.
 
     \b
     Example:
@@ -56,6 +57,11 @@ def cli() -> None:
 def breaks(lang: str) -> None:
     """List the deck by level: slug, titles and a one-line summary of each break.
 
+    Level 1 is the lab's three breaks. Level 2 deals three of a pool of subtle breaks (an
+    init too large or too small, a warmup too short, a peak learning rate too high, one head
+    that sees the future) and the healthy decoy. Level 3 deals three of five new bugs and the
+    decoy.
+
     \b
     Example:
       diagnose breaks --lang es
@@ -63,8 +69,10 @@ def breaks(lang: str) -> None:
     from scenarios import LEVELS
     from scenarios import breaks as deck
 
-    heading = {"en": ("Level", "the lab", "subtle", "new bugs"),
-               "es": ("Nivel", "el laboratorio", "sutiles", "fallos nuevos")}[lang]
+    heading = {"en": ("Level", "the lab", "a pool of subtle breaks and their mirrors",
+                      "new bugs"),
+               "es": ("Nivel", "el laboratorio", "un conjunto de fallos sutiles y sus espejos",
+                      "fallos nuevos")}[lang]
     for level in LEVELS:
         click.echo(click.style(f"{heading[0]} {level}: {heading[level]}", bold=True,
                                underline=True))
@@ -82,9 +90,10 @@ DIR_OPTION = click.option(
 
 LEVEL_OPTION = click.option(
     "--level", type=Bounded(1, 3), default=None,
-    help="Deal from this level's deck (1 the lab's breaks, 2 the same at subtle magnitudes, "
-         "3 new bugs and maybe a healthy decoy). Without --dir, level N>1 lives in "
-         "experiments/19-break-it-level-N. Default: 1, or the level of the scenario in --dir.")
+    help="Deal from this level's deck (1 the lab's breaks; 2 three of a pool of subtle breaks, "
+         "their mirrors and a healthy decoy; 3 new bugs and maybe a healthy decoy). Without "
+         "--dir, level N>1 lives in experiments/19-break-it-level-N. Default: 1, or the level "
+         "of the scenario in --dir.")
 
 
 def _level_dir(directory: Path, level: int | None) -> Path:

@@ -27,7 +27,7 @@ Records = Sequence[dict[str, Any]]
 # the breaks whose signatures it reads, by level: it weighs a run against one level's deck
 DECKS = {
     1: ("bad-init", "no-warmup", "broken-mask"),
-    2: ("big-init", "short-warmup", "leaky-mask"),
+    2: ("big-init", "small-init", "short-warmup", "raised-lr", "leaky-mask"),
     3: ("high-lr", "unscaled-attention", "frozen-block", "unshifted-targets",
         "decay-everything"),
 }
@@ -85,6 +85,7 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["loss0_ratio"] = _ratio(run[0]["train_loss"], reference[0]["train_loss"])
     fig["act0_ratio"] = _ratio(max(_finite(run[0]["act_mean_abs"] or []), default=math.nan),
                                max(_finite(reference[0]["act_mean_abs"] or []), default=math.nan))
+    fig["residual0_ratio"] = _ratio(_act_at(run, 0, -2), _act_at(reference, 0, -2))
     fig["grad_early_ratio"] = _ratio(
         max(_finite([run[s]["grad_norm_preclip"] for s in FIRST if s < n]), default=math.nan),
         max(_finite([reference[s]["grad_norm_preclip"] for s in FIRST if s < n]),
@@ -115,9 +116,57 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["ref_clip_share"] = _clip_share(reference)
     fig["first_val_floor_ratio"] = _ratio(_first_val(run), floor)
     fig["ref_first_val_floor_ratio"] = _ratio(_first_val(reference), floor)
-    fig["residual_end_ratio"] = _ratio(_act_end(run, -2), _act_end(reference, -2))
-    fig["ln_f_end_ratio"] = _ratio(_act_end(run, -1), _act_end(reference, -1))
+    fig["residual_end_ratio"] = _ratio(_act_at(run, -1, -2), _act_at(reference, -1, -2))
+    fig["ln_f_end_ratio"] = _ratio(_act_at(run, -1, -1), _act_at(reference, -1, -1))
+    # what the reveal quotes of every panel (architecture §6): the run's own numbers
+    fig["lr_peak"] = max(_finite([r["lr"] for r in run]), default=math.nan)
+    fig["ref_lr_peak"] = max(_finite([r["lr"] for r in reference]), default=math.nan)
+    fig["lr_peak_step"] = _peak_step(run)
+    fig["ref_lr_peak_step"] = _peak_step(reference)
+    fig["grad_peak_step"] = _argmax(run, "grad_norm_preclip")
+    fig["grad_median_ratio"] = _ratio(_median(run, "grad_norm_preclip"),
+                                      _median(reference, "grad_norm_preclip"))
+    fig["spectral0_min_ratio"], fig["spectral0_max_ratio"] = _spectral_spread(run, reference, 0)
+    fig["spectral_end_min_ratio"], fig["spectral_end_max_ratio"] = _spectral_spread(
+        run, reference, -1)
+    fig["dead_heads_peak"] = _peak(run, "dead_heads")
+    fig["ref_dead_heads_peak"] = _peak(reference, "dead_heads")
+    fig["dead_neurons_end"] = _last(run, "dead_neurons_frac")
+    fig["ref_dead_neurons_end"] = _last(reference, "dead_neurons_frac")
+    fig["train_below_floor"] = sum(1 for r in run if _finite([r["train_loss"]])
+                                   and r["train_loss"] < floor)
     return fig
+
+
+def _median(records: Records, key: str) -> float:
+    values = _finite([r[key] for r in records])
+    return statistics.median(values) if values else math.nan
+
+
+def _argmax(records: Records, key: str) -> float:
+    values = [(v, r["step"]) for r in records for v in _finite([r[key]])]
+    return float(max(values)[1]) if values else math.nan
+
+
+def _peak(records: Records, key: str) -> float:
+    return max(_finite([r[key] for r in records if r[key] is not None]), default=math.nan)
+
+
+def _peak_step(records: Records) -> float:
+    """Panel 2: the first step at the schedule's peak (the end of the warmup)."""
+    peak = max(_finite([r["lr"] for r in records]), default=math.nan)
+    return float(next((r["step"] for r in records if r["lr"] >= peak * (1 - 1e-6)), math.nan))
+
+
+def _spectral_spread(run: Records, reference: Records, at: int) -> tuple[float, float]:
+    """Panel 5 at step 0 (`at` 0) or the last step (-1): the smallest and the largest ratio of
+    one matrix's largest singular value to the same matrix's in the reference."""
+    if not run or not reference or not run[at]["spectral_norm"] or not reference[at][
+            "spectral_norm"]:
+        return math.nan, math.nan
+    mine, theirs = run[at]["spectral_norm"], reference[at]["spectral_norm"]
+    ratios = _finite([_ratio(mine[k], theirs[k]) for k in mine if k in theirs])
+    return (min(ratios), max(ratios)) if ratios else (math.nan, math.nan)
 
 
 def _least_moved(records: Records) -> float:
@@ -144,10 +193,10 @@ def _first_val(records: Records) -> float:
     return vals[0] if vals and math.isfinite(vals[0]) else math.nan
 
 
-def _act_end(records: Records, index: int) -> float:
-    """Panel 4 at the last step: series `index` (-1 after the final LN, -2 the residual stream
-    after the last block)."""
-    acts = records[-1]["act_mean_abs"] if records else None
+def _act_at(records: Records, step: int, index: int) -> float:
+    """Panel 4 at record `step` (0 the first, -1 the last): series `index` (-1 after the final
+    LN, -2 the residual stream after the last block)."""
+    acts = records[step]["act_mean_abs"] if records else None
     if not acts or not math.isfinite(acts[index]):
         return math.nan
     return acts[index]
@@ -221,8 +270,8 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         "broken-mask": [
             Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
                 "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
-                      f"the corpus's entropy floor {f(header['entropy_floor'])}: below what any "
-                      "honest model can reach",
+                      f"the corpus's entropy floor {f(header['entropy_floor'])} (no honest "
+                      "model's validation loss goes below 1x)",
                 "es": f"pérdida de validación final {f(fig['final_val'])}, "
                       f"{f(fig['val_floor_ratio'])} veces el suelo de entropía del corpus "
                       f"{f(header['entropy_floor'])}: por debajo de lo que un modelo honesto "
@@ -248,6 +297,40 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
                       f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
                 "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
                       f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"}),
+        ],
+        "small-init": [
+            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
+                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
+                      "step 0, before any update",
+                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
+                      "referencia en el paso 0, antes de actualizar nada"}),
+            Finding(4, "residual0_ratio", fig["residual0_ratio"], {
+                "en": f"the residual stream at step 0 {f(fig['residual0_ratio'])}x the "
+                      "reference's (the final LayerNorm's output is ~1 in both)",
+                "es": f"el flujo residual en el paso 0 {f(fig['residual0_ratio'])} veces el de "
+                      "referencia (la salida de la LayerNorm final es ~1 en ambas)"}),
+            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
+                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
+                      f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
+                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
+                      f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"}),
+        ],
+        "raised-lr": [
+            Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
+                "en": f"the learning rate peaks {f(fig['lr_peak_ratio'])}x the reference's peak, "
+                      f"at the same step ({f(fig['lr_peak_step'])})",
+                "es": f"el máximo del learning rate es {f(fig['lr_peak_ratio'])} veces el de "
+                      f"la referencia, en el mismo paso ({f(fig['lr_peak_step'])})"}),
+            Finding(3, "clip_share", fig["clip_share"], {
+                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
+                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%)",
+                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
+                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%)"}),
+            Finding(1, "final_ratio", fig["final_ratio"], {
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
+                      "the reference's",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['final_ratio'])} veces la de referencia"}),
         ],
         "short-warmup": [
             Finding(2, "lr0_ratio", fig["lr0_ratio"], {
@@ -292,11 +375,11 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         "unscaled-attention": [
             Finding(3, "clip_share", fig["clip_share"], {
                 "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), at the reference's "
-                      "learning rate",
+                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), with a peak learning "
+                      f"rate {f(fig['lr_peak_ratio'])}x the reference's",
                 "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con el "
-                      "learning rate de la referencia"}),
+                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con un máximo "
+                      f"del learning rate {f(fig['lr_peak_ratio'])} veces el de referencia"}),
             Finding(1, "final_ratio", fig["final_ratio"], {
                 "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
                       "the reference's",
@@ -323,10 +406,11 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
                       f"{f(header['entropy_floor'])} (la referencia: "
                       f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
             Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, below the reference's and below "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, por debajo de la de referencia "
-                      f"y de ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
+                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
+                      f"reference's, where ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
+                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
+                      f"la de referencia, con ln({header['vocab_size']}) = "
+                      f"{f(header['ln_vocab'])}"}),
         ],
         "decay-everything": [
             Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
@@ -339,15 +423,89 @@ def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[F
         ],
         HEALTHY: [
             Finding(1, "final_val", fig["final_val"], {
-                "en": f"final validation loss {f(fig['final_val'])}, above the entropy floor "
-                      f"{f(header['entropy_floor'])} and well below ln({header['vocab_size']})",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, por encima del suelo "
-                      f"de entropía {f(header['entropy_floor'])} y muy por debajo de "
-                      f"ln({header['vocab_size']})"}),
+                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x the "
+                      f"reference's and {f(fig['val_floor_ratio'])}x the entropy floor "
+                      f"{f(header['entropy_floor'])}",
+                "es": f"pérdida de validación final {f(fig['final_val'])}, "
+                      f"{f(fig['final_ratio'])} veces la de referencia y "
+                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
+                      f"{f(header['entropy_floor'])}"}),
             Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": "the learning rate warms up from near zero",
-                "es": "el learning rate arranca cerca de cero y sube"}),
+                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak and "
+                      f"peaks {f(fig['lr_peak_ratio'])}x the reference's",
+                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
+                      f"y su máximo es {f(fig['lr_peak_ratio'])} veces el de referencia"}),
         ],
+    }
+
+
+def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Finding]:
+    """What a run's own numbers show on each panel ("1".."6"), against its reference: the
+    reveal quotes these under each panel's text, so no sentence about this run is more than
+    its metrics show (architecture §6)."""
+    f = _fmt
+
+    def pct(key: str) -> str:
+        return f(fig[key] * 100)
+
+    return {
+        "1": Finding(1, "final_ratio", fig["final_ratio"], {
+            "en": f"loss {f(fig['loss0'])} at step 0 ({f(fig['loss0_ratio'])}x the "
+                  f"reference's); final validation loss {f(fig['final_val'])}, "
+                  f"{f(fig['final_ratio'])}x the reference's {f(fig['ref_final_val'])} (the "
+                  f"entropy floor: {f(header['entropy_floor'])})",
+            "es": f"pérdida {f(fig['loss0'])} en el paso 0 ({f(fig['loss0_ratio'])} veces la "
+                  f"de referencia); pérdida de validación final {f(fig['final_val'])}, "
+                  f"{f(fig['final_ratio'])} veces la de referencia, {f(fig['ref_final_val'])} "
+                  f"(el suelo de entropía: {f(header['entropy_floor'])})"}),
+        "2": Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
+            "en": f"{pct('lr0_frac')}% of the healthy lr_max at step 0, a peak of "
+                  f"{f(fig['lr_peak'])} reached at step {f(fig['lr_peak_step'])} (the "
+                  f"reference: {pct('ref_lr0_frac')}%, {f(fig['ref_lr_peak'])} at step "
+                  f"{f(fig['ref_lr_peak_step'])})",
+            "es": f"el {pct('lr0_frac')}% del lr_max sano en el paso 0, un máximo de "
+                  f"{f(fig['lr_peak'])} alcanzado en el paso {f(fig['lr_peak_step'])} (la "
+                  f"referencia: {pct('ref_lr0_frac')}%, {f(fig['ref_lr_peak'])} en el paso "
+                  f"{f(fig['ref_lr_peak_step'])})"}),
+        "3": Finding(3, "clip_share", fig["clip_share"], {
+            "en": f"the pre-clip norm is largest at step {f(fig['grad_peak_step'])}, its median "
+                  f"{f(fig['grad_median_ratio'])}x the reference's; clipped on "
+                  f"{pct('clip_share')}% of the steps (the reference: {pct('ref_clip_share')}%)",
+            "es": f"la norma antes del recorte es máxima en el paso {f(fig['grad_peak_step'])}, "
+                  f"su mediana {f(fig['grad_median_ratio'])} veces la de referencia; recortada "
+                  f"en el {pct('clip_share')}% de los pasos (la referencia: "
+                  f"{pct('ref_clip_share')}%)"}),
+        "4": Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
+            "en": f"the residual stream {f(fig['residual0_ratio'])}x the reference's at step 0 "
+                  f"and {f(fig['residual_end_ratio'])}x at the end; the final LayerNorm's output "
+                  f"{f(fig['ln_f_end_ratio'])}x at the end",
+            "es": f"el flujo residual {f(fig['residual0_ratio'])} veces el de referencia en el "
+                  f"paso 0 y {f(fig['residual_end_ratio'])} veces al final; la salida de la "
+                  f"LayerNorm final {f(fig['ln_f_end_ratio'])} veces al final"}),
+        "5": Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
+            "en": f"matrix by matrix, {f(fig['spectral0_min_ratio'])}-"
+                  f"{f(fig['spectral0_max_ratio'])}x the reference's at step 0 and "
+                  f"{f(fig['spectral_end_min_ratio'])}-{f(fig['spectral_end_max_ratio'])}x at "
+                  f"the end; the first update grew one by up to {pct('spectral_jump')}% (the "
+                  f"reference: {pct('ref_spectral_jump')}%); the least-moved matrix moved "
+                  f"{pct('least_moved')}% over the run",
+            "es": f"matriz a matriz, {f(fig['spectral0_min_ratio'])}-"
+                  f"{f(fig['spectral0_max_ratio'])} veces las de referencia en el paso 0 y "
+                  f"{f(fig['spectral_end_min_ratio'])}-{f(fig['spectral_end_max_ratio'])} "
+                  f"veces al final; la primera actualización hizo crecer una hasta un "
+                  f"{pct('spectral_jump')}% (la referencia: {pct('ref_spectral_jump')}%); la "
+                  f"que menos se movió, un {pct('least_moved')}% en toda la ejecución"}),
+        "6": Finding(6, "dead_heads_peak", fig["dead_heads_peak"], {
+            "en": f"up to {f(fig['dead_heads_peak'])} dead heads at an evaluation, "
+                  f"{f(fig['dead_heads'])} at the end (the reference: up to "
+                  f"{f(fig['ref_dead_heads_peak'])}, {f(fig['ref_dead_heads'])} at the end); "
+                  f"{pct('dead_neurons_end')}% of the neurons dead at the end (the reference: "
+                  f"{pct('ref_dead_neurons_end')}%)",
+            "es": f"hasta {f(fig['dead_heads_peak'])} cabezas muertas en una evaluación, "
+                  f"{f(fig['dead_heads'])} al final (la referencia: hasta "
+                  f"{f(fig['ref_dead_heads_peak'])}, {f(fig['ref_dead_heads'])} al final); "
+                  f"el {pct('dead_neurons_end')}% de las neuronas muertas al final (la "
+                  f"referencia: el {pct('ref_dead_neurons_end')}%)"}),
     }
 
 
@@ -388,8 +546,16 @@ def _votes(fig: dict[str, float]) -> dict[str, float]:
                            under(fig["train_floor_ratio"], 0.8)),
         # level 2. Panel 5 and 4 at step 0: every matrix larger, the residual more so
         "big-init": min(over(fig["spectral0_ratio"], 1.5), over(fig["act0_ratio"], 2.0)),
-        # Panel 2: the first step's rate several times the reference's, yet below the peak
-        "short-warmup": min(over(fig["lr0_ratio"], 2.0), under(fig["lr0_frac"], 0.9)),
+        # Panel 5 and 4 at step 0: every matrix smaller, the residual more so (big-init's mirror)
+        # (the final LayerNorm's line is ~1 whatever the init: the residual stream's is read)
+        "small-init": min(under(fig["spectral0_ratio"], 0.67),
+                          under(fig["residual0_ratio"], 0.67)),
+        # Panel 2: the first step's rate several times the reference's, yet below the peak,
+        # and the reference's peak (a higher peak raises the first step's rate as well)
+        "short-warmup": unless(lr_differs, min(over(fig["lr0_ratio"], 2.0),
+                                               under(fig["lr0_frac"], 0.9))),
+        # Panel 2: the peak a few times the reference's
+        "raised-lr": over(fig["lr_peak_ratio"], 1.5),
         # Panel 1: both losses end below the entropy floor (later than a full leak)
         "leaky-mask": min(under(fig["val_floor_ratio"], 0.8),
                           under(fig["train_floor_ratio"], 0.8)),

@@ -97,6 +97,29 @@ def signature_checks(slug: str, run: Records, reference: Records,
             check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
                   "<= 1.5x (subtle: no lab-size disaster)"),
         ]
+    if slug == "small-init":
+        return [
+            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] <= 0.3,
+                  "<= 0.3x at step 0"),
+            check("residual0_ratio", fig["residual0_ratio"], fig["residual0_ratio"] <= 0.5,
+                  "<= 0.5x at step 0"),
+            check("loss0", fig["loss0"], fig["loss0"] <= ln_vocab + 0.2,
+                  f"<= {ln_vocab + 0.2:.2f} (near a uniform guess)"),
+            check("same_lr", float(same_lr), same_lr, "the reference's schedule"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 2,
+                  "<= 2x (it trains: no lab-size disaster)"),
+        ]
+    if slug == "raised-lr":
+        return [
+            check("lr_peak_ratio", fig["lr_peak_ratio"], 2.99 <= fig["lr_peak_ratio"] <= 3.01,
+                  "= 3x"),
+            check("lr_peak_step", fig["lr_peak_step"],
+                  fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
+            check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.2,
+                  ">= 20% of the steps clipped"),
+            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.5, ">= 1.5x"),
+            check("finite", float(finite), finite, "no NaN"),
+        ]
     if slug == "short-warmup":
         return [
             check("lr0_ratio", fig["lr0_ratio"], fig["lr0_ratio"] >= 3,

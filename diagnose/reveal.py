@@ -2,9 +2,11 @@
 
 Writes `solutions/03-three-failures-ref.md` next to `experiments/` and marks the workspace as
 revealed. The texts come from the catalog (what was changed, what each panel shows and why,
-where this engine differs from the course, the real-world versions); the numbers come from the
-diagnostician reading the run's metrics against its reference. Opening the sealed key is
-`grading.seal`'s job; this module asks it with the secret it is given.
+where this engine differs from the course, the real-world versions), which state the deck's
+measured ranges; what this one run showed comes from its own metrics read against its
+reference (the diagnostician's findings, and under each panel's text `panel_facts`), never from
+the catalog. Opening the sealed key is `grading.seal`'s job; this module asks it with the
+secret it is given.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from diagnose.diagnostician import DECKS, Diagnosis, diagnose_run, findings_for
+from diagnose.diagnostician import DECKS, Diagnosis, diagnose_run, findings_for, panel_facts
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
 from grading.seal import unseal
@@ -27,13 +29,13 @@ WORDS = {
            "showed": "What this run showed (its own numbers, against the reference)",
            "panels": "How the panels show it, and why", "differs": "Where this engine "
            "differs from the course's table", "real": "In real code",
-           "verdict": "The automatic diagnostician read it as"},
+           "verdict": "The automatic diagnostician read it as", "this_run": "this run"},
     "es": {"title": "Soluciones", "scenario": "escenario", "revealed": "Revelado el",
            "id": "ID", "break": "fallo", "changed": "Qué se cambió",
            "showed": "Qué mostró esta ejecución (sus propios números, frente a la referencia)",
            "panels": "Cómo lo muestran los paneles, y por qué", "differs": "En qué difiere "
            "este motor de la tabla del curso", "real": "En código real",
-           "verdict": "El diagnosticador automático lo leyó como"},
+           "verdict": "El diagnosticador automático lo leyó como", "this_run": "esta ejecución"},
 }
 
 
@@ -92,7 +94,11 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         out += ["", f"{words['verdict']} `{verdict.slug}` "
                 f"({verdict.confidence:.0%}).", "", f"**{words['panels']}:**", ""]
         rest = [n for n in text.panels if n not in brk.signature]
-        out += [f"- Panel {n}: {text.panels[n]}" for n in (*brk.signature, *rest)]
+        facts = panel_facts(verdict.figures, header) if verdict.figures else {}
+        for n in (*brk.signature, *rest):
+            out.append(f"- Panel {n}: {text.panels[n]}")
+            if n in facts:  # the catalog's text speaks of the deck; this, of this run
+                out.append(f"  *{words['this_run'].capitalize()}:* {facts[n].text[lang]}.")
         out += ["", f"**{words['differs']}.** {text.engine_differs}", "",
                 f"**{words['real']}.** {text.real_world}"]
     return "\n".join(out) + "\n"

@@ -41,7 +41,7 @@ def format_diagnoses(name: str, code: str, answers: Mapping[str, tuple[str | Non
         raise ValueError(f"language {lang!r}: expected one of {', '.join(WORDS)}")
     if not code.strip() or "-->" in code or not code.isprintable():
         raise ValueError(f"scenario code {code!r} cannot be written in a comment")
-    known = breaks(level)  # at level 3, the healthy decoy's slug too
+    known = breaks(level)  # from level 2 on, the healthy decoy's slug too
     title, answer_label, evidence_label, unsure = WORDS[lang]
     name = _title_name(name)
     lines = [f"# {title} — {name}" if name else f"# {title}", f"<!-- scenario: {code} -->", ""]

@@ -2,7 +2,7 @@
 
 `healthy_config()` is the reference run's `Config`; `breaks(level)` maps each slug of a
 level's deck (the lab's, level 1, by default) to a `Break` whose `apply(config)` is the broken
-config; level 3's deck also holds the healthy decoy (`Break.healthy`, slug "healthy").
+config; the decks of levels 2 and 3 also hold the healthy decoy (`Break.healthy`, slug "healthy").
 stdlib only: this package imports neither numpy nor textual, nor anything of `grading` or
 `diagnose`.
 """

@@ -29,7 +29,7 @@ from scenarios.files import loads_toml
 from scenarios.folding import unreadable
 from scenarios.langs import LANGS
 
-LEVELS = (1, 2, 3)  # the lab's breaks; the same mistakes at subtle magnitudes; new bugs
+LEVELS = (1, 2, 3)  # the lab's breaks; a pool of subtle magnitudes and mirrors; new bugs
 HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
@@ -64,7 +64,7 @@ class Break:
     signature: tuple[str, ...]  # the panels ("1".."6") that show it, the clearest first
     reveal: dict[str, Reveal]
     source: str
-    level: int = 1              # the deck it belongs to (LEVELS)
+    levels: tuple[int, ...] = (1,)  # the decks it belongs to (LEVELS): the decoy's are 2 and 3
     healthy: bool = False       # the decoy: nothing is broken
     whatif: WhatIf | None = None  # the magnitudes the what-if retrains, when it has one
 
@@ -221,15 +221,22 @@ BREAK_KEYS = ("level", "slug", "healthy", "title", "summary", "override", "words
               "reveal", "whatif")
 
 
+def _levels(shown: str, value: Any) -> tuple[int, ...]:
+    """`level = 2`, or a list of distinct levels (`level = [2, 3]`: one entry in two decks)."""
+    listed = value if isinstance(value, list) else [value]
+    if (not listed or len(set(map(repr, listed))) != len(listed)
+            or not all(n in LEVELS and not isinstance(n, bool) for n in listed)):
+        raise _fail(shown, f"level: expected one of {', '.join(map(str, LEVELS))} or a list of "
+                    f"them, got {value!r}")
+    return tuple(sorted(listed))
+
+
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     for key in data:
         if key not in BREAK_KEYS:
             raise _fail(shown, f"{_name(key)}: unknown key, expected one of "
                         + ", ".join(BREAK_KEYS))
-    level = data.get("level")
-    if level not in LEVELS or isinstance(level, bool):
-        raise _fail(shown, f"level: expected one of {', '.join(map(str, LEVELS))}, "
-                    f"got {level!r}")
+    levels = _levels(shown, data.get("level"))
     decoy = data.get("healthy", False)
     if not isinstance(decoy, bool):
         raise _fail(shown, f"healthy: expected true or false, got {decoy!r}")
@@ -298,7 +305,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                             f"[reveal.{lang}.panels]")
     whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 signature=signature, reveal=reveal, source=shown, level=level, healthy=decoy,
+                 signature=signature, reveal=reveal, source=shown, levels=levels, healthy=decoy,
                  whatif=whatif)
 
 
@@ -321,7 +328,7 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Cat
             raise _fail(shown, f"slug: {brk.slug!r} is already used by {found[brk.slug].source}")
         found[brk.slug] = brk
     for level in LEVELS:
-        dealt = [b for b in found.values() if b.level == level and not b.healthy]
+        dealt = [b for b in found.values() if level in b.levels and not b.healthy]
         if (level == 1 or dealt) and len(dealt) < 3:
             raise CatalogError(f"{shown_root}/breaks: expected at least 3 breaks of level "
                                f"{level}, found {len(dealt)}")
@@ -341,8 +348,8 @@ def healthy_config() -> Config:
 def breaks(level: int | None = 1) -> dict[str, Break]:
     """One level's deck, by slug, in file-name order: the lab's (level 1) unless asked.
 
-    Level 3's deck holds the healthy decoy (slug "healthy") beside its breaks; `level=None`
+    Levels 2 and 3 hold the healthy decoy (slug "healthy") beside their breaks; `level=None`
     gives every entry of the catalog.
     """
     return {slug: brk for slug, brk in default_catalog().breaks.items()
-            if level is None or brk.level == level}
+            if level is None or level in brk.levels}

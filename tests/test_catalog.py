@@ -134,8 +134,12 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup.toml", "[words]", "[wordz]",
      "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of level, slug, "
      "healthy, title, summary, override, words, signature, reveal"),
+    ("breaks/healthy.toml", "level = [2, 3]", "level = [2, 2]",
+     "scenarios/breaks/healthy.toml: level: expected one of 1, 2, 3 or a list of them, "
+     "got [2, 2]"),
     ("breaks/no-warmup.toml", "level = 1", "level = 4",
-     "scenarios/breaks/no-warmup.toml: level: expected one of 1, 2, 3, got 4"),
+     "scenarios/breaks/no-warmup.toml: level: expected one of 1, 2, 3 or a list of them, "
+     "got 4"),
     ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "healthy"',
      'scenarios/breaks/no-warmup.toml: slug: "healthy" is the slug of the healthy decoy '
      "(healthy = true) and of nothing else"),
@@ -214,18 +218,21 @@ def test_the_deck_has_three_levels_each_its_own_slugs():
     assert scenarios.breaks() == deck[1]                 # the lab's deck unless asked
     assert len(deck[2]) >= 3 and len([b for b in deck[3].values() if not b.healthy]) >= 4
     everything = scenarios.breaks(None)
-    assert sorted(everything) == sorted(s for d in deck.values() for s in d)
+    assert set(everything) == {s for d in deck.values() for s in d}
+    shared = [s for s in everything if sum(s in d for d in deck.values()) > 1]
+    assert shared == [scenarios.HEALTHY]  # only the decoy belongs to two decks
     for level, breaks in deck.items():
-        assert all(b.level == level for b in breaks.values())
+        assert all(level in b.levels for b in breaks.values())
 
 
-def test_the_healthy_decoy_is_level_3_data_with_words_in_both_languages():
+def test_the_healthy_decoy_is_data_of_levels_2_and_3_with_words_in_both_languages():
     decoy = scenarios.breaks(3)[scenarios.HEALTHY]
+    assert scenarios.breaks(2)[scenarios.HEALTHY] is decoy and decoy.levels == (2, 3)
     assert decoy.healthy and decoy.override == {} and decoy.signature == ()
     config = scenarios.healthy_config()
     assert decoy.apply(config) == config
     assert "healthy" in decoy.words["en"] and "sano" in decoy.words["es"]
-    assert not any(b.healthy for level in (1, 2) for b in scenarios.breaks(level).values())
+    assert not any(b.healthy for b in scenarios.breaks(1).values())
 
 
 def test_the_diagnostician_reads_every_dealt_break_of_each_level():

@@ -156,6 +156,22 @@ def test_big_init_shows_at_step_0(deck):
     assert fig["lr_peak_ratio"] == 1
 
 
+def test_small_init_mirrors_big_init_at_step_0(deck, header):
+    fig = deck[0]["small-init"]
+    assert fig["spectral0_ratio"] == pytest.approx(0.25, rel=1e-3)
+    assert fig["residual0_ratio"] <= 0.5
+    assert fig["act0_ratio"] == pytest.approx(1.0, rel=0.05)  # ln_f's line: ~1 whatever init
+    assert fig["loss0"] <= header["ln_vocab"] + 0.2 and fig["lr_peak_ratio"] == 1
+
+
+def test_raised_lr_peaks_three_times_higher_at_the_same_step(deck):
+    fig = deck[0]["raised-lr"]
+    assert fig["lr_peak_ratio"] == pytest.approx(3.0)
+    assert fig["lr_peak_step"] == fig["ref_lr_peak_step"]
+    assert fig["lr0_ratio"] == pytest.approx(3.0)   # as a 4-step warmup's would be: Panel 2's
+    assert fig["lr0_frac"] < 0.5                      # peak, not its first step, tells them apart
+
+
 def test_short_warmup_shows_in_the_ramp_and_the_first_update(deck):
     fig = deck[0]["short-warmup"]
     assert fig["lr0_ratio"] == pytest.approx(6.0) and fig["lr0_frac"] == 0.5
@@ -194,8 +210,8 @@ def test_unscaled_attention_and_decay_everything_leave_panel_2_alone(deck):
         assert deck[0][slug]["lr_peak_ratio"] == 1 and deck[0][slug]["least_moved"] > 0.003
 
 
-@pytest.mark.parametrize("slug", ["big-init", "short-warmup", "high-lr", "frozen-block",
-                                  "unshifted-targets"])
+@pytest.mark.parametrize("slug", ["big-init", "small-init", "short-warmup", "raised-lr",
+                                  "high-lr", "frozen-block", "unshifted-targets"])
 def test_the_diagnostician_names_an_early_signature_among_its_level(deck, header, slug):
     from diagnose.diagnostician import DECKS
 

@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scenarios
 from diagnose.scenario import ScenarioError, ScenarioSpec, assignment, plan_runs, planned_runs
@@ -42,6 +44,58 @@ def test_a_level_deals_three_distinct_slugs_of_its_deck(level):
     assert set(seen) <= set(triples)
     if len(triples) <= 120:  # every ordered triple turns up: the deal is spread over them all
         assert len(seen) == len(triples)
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_elimination_never_names_the_third_run(level):
+    """Over every ordered triple the level deals, once any two of a scenario's runs are known,
+    at least two outcomes remain for the third: knowing the deck is not knowing the answer."""
+    deck = sorted(scenarios.breaks(level))
+    dealt = {tuple(assignment(SECRET, f"code-{n}", deck, level).values()) for n in range(4000)}
+    assert dealt == set(itertools.permutations(deck, 3))  # the deal's whole support
+    for triple in dealt:
+        for known in itertools.combinations(range(3), 2):
+            (third,) = set(range(3)) - set(known)
+            left = {other[third] for other in dealt
+                    if all(other[k] == triple[k] for k in known)}
+            assert len(left) >= 2, (triple, known, left)
+
+
+def test_level_two_is_a_pool_with_the_decoy_and_a_mirror():
+    """At least five outcomes, the healthy decoy among them, and a knob that two of its
+    breaks move to opposite sides of the healthy value (elimination by family fails)."""
+    deck = scenarios.breaks(2)
+    assert len(deck) >= 5 and scenarios.HEALTHY in deck
+    healthy = scenarios.healthy_config()
+    sides: dict[str, set[bool]] = {}
+    for brk in deck.values():
+        for key, value in brk.override.items():
+            if isinstance(value, (int, float)):
+                sides.setdefault(key, set()).add(value > getattr(healthy, key))
+    assert any(len(both) == 2 for both in sides.values()), sides
+    assert {s for s, b in deck.items() if not b.healthy} - set(scenarios.breaks(1)) == set(
+        s for s, b in deck.items() if not b.healthy)  # its own slugs, not the lab's
+
+
+@pytest.mark.parametrize("slug", sorted(scenarios.breaks(None)))
+def test_a_title_names_the_bug_never_its_magnitude(slug):
+    """The form's labels are the titles: no number and no factor in any language (the
+    reveal's `changed` gives the magnitude, naming the key it changed)."""
+    brk = scenarios.breaks(None)[slug]
+    for lang, title in brk.title.items():
+        assert not any(char.isdigit() or char in "×%" for char in title), (lang, title)
+        for key in brk.override:
+            assert key in brk.reveal[lang].changed, (lang, key)
+
+
+def test_the_form_offers_every_level_without_a_magnitude():
+    from diagnose.tui.form_screen import choices
+
+    for level in scenarios.LEVELS:
+        for lang in ("en", "es"):
+            labels = [label for _, label in choices(lang, level)]
+            assert not any(c.isdigit() or c == "×" for label in labels for c in label)
+    assert scenarios.HEALTHY in dict(choices("en", 2))
 
 
 def test_level_three_deals_the_decoy_with_its_own_seed():
@@ -91,11 +145,14 @@ def test_grading_reads_answers_in_the_scenarios_own_deck(tmp_path):
     truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
     ws = _level_workspace(tmp_path / "ws", truth, 2, secret)
     answers = tmp_path / "d.md"
-    # "init", "warmup" and "mask" name a break of level 1 and one of level 2: not ambiguous here
-    answers.write_text("## 01\nDiagnosis: init\n## 02\nDiagnosis: warmup\n"
+    # "warmup" and "mask" name a break of level 1 and one of level 2: not ambiguous here;
+    # "init" names big-init and its mirror small-init at level 2, so it must say which
+    answers.write_text("## 01\nDiagnosis: init too large\n## 02\nDiagnosis: warmup\n"
                        "## 03\nDiagnosis: mask\n")
     report = grade_workspace(answers, ws, secret, record=False)
     assert report.score == 3
+    answers.write_text("## 01\nDiagnosis: init\n")
+    assert not grade_workspace(answers, ws, secret, record=False).results[0].correct
 
 
 def test_the_decoys_words_answer_at_level_three(tmp_path):
@@ -127,6 +184,57 @@ def test_the_reveal_explains_every_dealt_run_the_decoy_too(tmp_path):
     text = render_solutions(workspace, truth, "es")
     assert "## 01 — Sana (sin fallo) (`healthy`)" in text
     assert "`high-lr`" in text and "`frozen-block`" in text
+
+
+def _fixture_runs():
+    from diagnose.workspace import open_workspace
+
+    workspace = open_workspace(Path(__file__).parent / "tui" / "data" / "scenario")
+    header, reference = workspace.read_run("reference")
+    return header, reference, workspace.read_run("02")[1]
+
+
+@settings(max_examples=40)
+@given(heads=st.lists(st.integers(0, 8), min_size=3, max_size=3),
+       neurons=st.lists(st.integers(0, 512), min_size=3, max_size=3))
+def test_the_reveal_quotes_each_panel_from_the_runs_own_records(heads, neurons):
+    """Bug 5's class: what the reveal says of this run is computed from its records (here
+    Panel 6's dead heads and neurons, rewritten at every evaluation), never the catalog's."""
+    from diagnose.diagnostician import _fmt, figures, panel_facts
+
+    header, reference, run = _fixture_runs()
+    evals = [r for r in run if r["dead_heads"] is not None]
+    assert len(evals) == len(heads)
+    run = [dict(r) for r in run]
+    for record, head, neuron in zip([r for r in run if r["dead_heads"] is not None], heads,
+                                    neurons, strict=True):
+        record["dead_heads"], record["dead_neurons_frac"] = head, neuron / 512
+    facts = panel_facts(figures(run, reference, header), header)
+    assert set(facts) == {"1", "2", "3", "4", "5", "6"}
+    assert facts["6"].text["en"].startswith(f"up to {_fmt(max(heads))} dead heads at an "
+                                            f"evaluation, {_fmt(heads[-1])} at the end")
+    assert f"{_fmt(neurons[-1] / 512 * 100)}% of the neurons" in facts["6"].text["en"]
+    assert f"hasta {_fmt(max(heads))} cabezas muertas" in facts["6"].text["es"]
+
+
+def test_every_panel_of_the_reveal_says_what_this_run_showed(tmp_path):
+    import shutil
+
+    from diagnose.reveal import render_solutions
+    from diagnose.workspace import open_workspace
+
+    ws = tmp_path / "course" / "experiments" / "19-break-it-level-2"
+    shutil.copytree(Path(__file__).parent / "tui" / "data" / "scenario", ws)
+    data = json.loads((ws / "scenario.json").read_text()) | {"level": 2}
+    (ws / "scenario.json").write_text(json.dumps(data))
+    truth = {"01": "raised-lr", "02": "healthy", "03": "small-init"}
+    for lang, this_run in (("en", "*This run:*"), ("es", "*Esta ejecución:*")):
+        text = render_solutions(open_workspace(ws), truth, lang)
+        for section in text.split("\n## ")[1:]:
+            section = section.split("\n**", 3)[-1]  # from the panels' texts on
+            panels = [line for line in section.splitlines() if line.startswith("- Panel ")]
+            facts = [line for line in section.splitlines() if line.startswith(f"  {this_run}")]
+            assert len(panels) == len(facts) == 6, section
 
 
 # --- the progress file and `diagnose progress` ----------------------------------------------
@@ -296,7 +404,24 @@ def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
     truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
     ws = _level_workspace(tmp_path / "ws", truth, 2, home_secret())
     answers = tmp_path / "d.md"
-    answers.write_text("<!-- scenario: LVL -->\n## 01\nDiagnosis: init\n")
+    answers.write_text("<!-- scenario: LVL -->\n## 01\nDiagnosis: init too big\n")
     out = _cli("grade", str(answers), "--dir", str(ws), "--check", "--json")
     assert out.exit_code == 0, out.output
     assert '"big-init"' in out.output and "ambiguous" not in out.output
+
+
+def test_no_text_promises_a_bug_in_every_run_or_the_same_mistakes_at_level_two():
+    """Bug 8: the decoy is dealt from level 2 on, and level 2 is a pool, not the lab again."""
+    from diagnose.tui.text import HELP
+
+    assert "exactly one designed bug" not in HELP["en"] and "at most one" in HELP["en"]
+    assert "exactamente un fallo" not in HELP["es"] and "como mucho un" in HELP["es"]
+    # the entropy floor binds the validation loss, not one training batch
+    assert "binds the **validation** loss" in " ".join(HELP["en"].split())
+    assert "limita la pérdida de **validación**" in " ".join(HELP["es"].split())
+    for args in (["breaks", "--help"], ["--help"], ["new", "--help"]):
+        out = _cli(*args)
+        assert out.exit_code == 0 and "same mistakes" not in out.output
+        assert "same at subtle" not in out.output and "exactly one" not in out.output
+    listing = _cli("breaks").output
+    assert "Level 2: a pool of subtle breaks and their mirrors" in listing

@@ -205,11 +205,12 @@ HELP = {
 # How to read the dashboard
 
 The **reference** is a healthy run. Each of **01 02 03** is the same model, data and schedule
-with exactly one designed bug. Compare each run with the reference, panel by panel, step by
-step, and name its bug. `r` draws the reference under the run on the same scale (its rows are
-labelled `ref`), `z` zooms on the first {zoom} steps (where most of what matters happens),
-`←`/`→` move a step cursor that shows every panel's value at that step, `tab` moves to the next
-panel (marked **▶**) and `enter` (or a click) opens it with axes.
+with at most one designed bug: at level 1 each holds one, from level 2 on one of them may hold
+none (the healthy decoy, another seed of the reference). Compare each run with the reference,
+panel by panel, step by step, and name its bug. `r` draws the reference under the run on the
+same scale (its rows are labelled `ref`), `z` zooms on the first {zoom} steps (where most of
+what matters happens), `←`/`→` move a step cursor that shows every panel's value at that step,
+`tab` moves to the next panel (marked **▶**) and `enter` (or a click) opens it with axes.
 
 A panel's rows share one scale; the dotted line is a guide (the entropy floor, the clip
 threshold, lr_max). A red **×** marks a NaN, **▲**/**▼** an infinite value: the run kept
@@ -220,7 +221,9 @@ minimum and the maximum of what is shown.
 Train loss every step, validation loss every {eval_every} steps, in nats per target token.
 The dotted line is the **entropy floor**: the lowest average loss any model can reach on this
 corpus when it predicts each token from the tokens before it (each example is one of a finite
-table of conjugations drawn uniformly). A fresh model should start near ln(vocab) = {ln_vocab}:
+table of conjugations drawn uniformly). The floor binds the **validation** loss, an average over
+the whole split: one training batch of 32 examples can dip below it late in a healthy run
+(an easy batch), which tells nothing. A fresh model should start near ln(vocab) = {ln_vocab}:
 a uniform guess. Read where the loss starts, how fast it falls, whether validation follows
 train, and where it ends against the floor.
 
@@ -278,12 +281,13 @@ After the reveal, `w` on a run retrains its break at other magnitudes and shows 
 # Cómo leer el panel de control
 
 La **referencia** es una ejecución sana. Cada una de **01 02 03** usa el mismo modelo, datos y
-schedule con exactamente un fallo diseñado. Compara cada ejecución con la referencia, panel a
-panel, paso a paso, y nombra su fallo. `r` dibuja la referencia debajo de la ejecución en la
-misma escala (sus filas llevan la etiqueta `ref`), `z` amplía los primeros {zoom} pasos (donde
-pasa casi todo lo importante), `←`/`→` mueven un cursor que muestra el valor de cada panel en
-ese paso, `tab` pasa al panel siguiente (marcado con **▶**) y `enter` (o un clic) lo abre con
-ejes.
+schedule con como mucho un fallo diseñado: en el nivel 1 cada una tiene uno, desde el nivel 2
+una de ellas puede no tener ninguno (el señuelo sano, otra semilla de la referencia). Compara
+cada ejecución con la referencia, panel a panel, paso a paso, y nombra su fallo. `r` dibuja la
+referencia debajo de la ejecución en la misma escala (sus filas llevan la etiqueta `ref`), `z`
+amplía los primeros {zoom} pasos (donde pasa casi todo lo importante), `←`/`→` mueven un cursor
+que muestra el valor de cada panel en ese paso, `tab` pasa al panel siguiente (marcado con
+**▶**) y `enter` (o un clic) lo abre con ejes.
 
 Las filas de un panel comparten escala; la línea de puntos es una guía (el suelo de entropía,
 el umbral de recorte, lr_max). Una **×** roja marca un NaN, **▲**/**▼** un valor infinito: la
@@ -294,7 +298,10 @@ del cursor), el mínimo y el máximo de lo que se ve.
 Pérdida de entrenamiento en cada paso y de validación cada {eval_every} pasos, en nats por
 token objetivo. La línea de puntos es el **suelo de entropía**: la menor pérdida media que un
 modelo puede alcanzar en este corpus cuando predice cada token a partir de los anteriores
-(cada ejemplo es una conjugación de una tabla finita, elegida al azar). Un modelo recién
+(cada ejemplo es una conjugación de una tabla finita, elegida al azar). El suelo limita la
+pérdida de **validación**, una media sobre todo el conjunto: un solo batch de entrenamiento de 32
+ejemplos puede bajar de él al final de una ejecución sana (un batch fácil), y eso no dice nada.
+Un modelo recién
 iniciado debería empezar cerca de ln(vocab) = {ln_vocab}: adivinar al azar. Mira dónde empieza,
 lo rápido que baja, si validación sigue a entrenamiento y dónde acaba frente al suelo.
 
