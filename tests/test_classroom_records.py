@@ -1,12 +1,12 @@
 """The bundles folder's records hold: each student's feedback language from the roster, the
-manifest in roster order (jobs > 1, and on a cluster), a deleted bundle dealt again under its
-manifest code, a deleted `deal-settings.json` checked against what the bundles say, and the
-files today's version writes still open (written here as literal text)."""
+manifest in roster order (jobs > 1; on a cluster in tests/test_cluster.py, on its cluster), a
+deleted bundle dealt again under its manifest code, a deleted `deal-settings.json` checked
+against what the bundles say, and the files today's version writes still open (written here as
+literal text)."""
 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import shutil
 
@@ -17,7 +17,7 @@ from diagnose import __version__, classroom
 from diagnose.cli import cli
 from diagnose.scenario import ENGINE_VERSION, ScenarioError
 from grading import autograder, gradebook
-from grading.seal import fingerprint, new_secret, read_key_file
+from grading.seal import fingerprint, read_key_file
 
 STEPS = "5"
 
@@ -90,26 +90,6 @@ def test_an_unknown_language_is_refused_with_its_line(tmp_path, key):
     assert result.output == (f"Error: {roster}:3: lang 'fr': expected en, es (the student's "
                              "feedback language), or nothing\n")
     assert not (tmp_path / "bundles").exists()
-
-
-@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
-                    reason="needs the [cluster] extra (dask.distributed)")
-def test_a_cluster_deal_writes_the_manifest_in_roster_order(tmp_path):
-    import distributed
-
-    from diagnose import cluster
-
-    secret, out = new_secret(), tmp_path / "bundles"
-    classroom.deal(out, ["cy"], secret, steps=int(STEPS))
-    (out / "manifest.csv").unlink()  # cy's bundle is kept: a deal resumes it, first to finish
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as lc:
-        client = cluster.connect(lc.scheduler_address, timeout=30)
-        try:
-            classroom.deal(out, ["ana", "bo", "cy"], secret, steps=int(STEPS), client=client)
-        finally:
-            client.close()
-    assert [r[0] for r in manifest_rows(out)[1:]] == ["ana", "bo", "cy"]
 
 
 # --- a deleted bundle ---------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """`diagnose deal` on a Dask cluster, as people run it: a real LocalCluster over TLS (its
-certificates made here) deals the same bytes as a local deal (at every student's level),
-survives a worker killed mid-task, gives no task to a worker of another version that joins, and
-waits for late workers; a silent peer, a lost scheduler (real `dask scheduler` and `dask worker`
-processes) and a cluster that cannot deal each end in one Error line within their deadline."""
+certificates made here) deals the same bytes as a local deal (at every student's level) and
+writes the manifest in roster order, survives a worker killed mid-task, gives no task to a
+worker of another version that joins, and waits for late workers; a silent peer, a lost
+scheduler (real `dask scheduler` and `dask worker` processes) and a cluster that cannot deal
+each end in one Error line within their deadline."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
@@ -159,6 +161,17 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
                                f"{s}:{resumed}"))
     assert {"ana:True", "borja:True", "chen:False"} <= set(seen)  # a rerun resumes
     assert [row[0] for row in again] == ["ana", "borja", "chen"]
+
+
+def test_a_cluster_deal_writes_the_manifest_in_roster_order(local_cluster, tmp_path):
+    """cy's bundle is kept from a local deal: the cluster deal resumes it, first to finish."""
+    _, checked, _ = local_cluster
+    secret, out = new_secret(), tmp_path / "bundles"
+    classroom.deal(out, ["cy"], secret, steps=STEPS)
+    (out / "manifest.csv").unlink()
+    classroom.deal(out, ["ana", "bo", "cy"], secret, steps=STEPS, client=checked)
+    with (out / "manifest.csv").open(newline="", encoding="utf-8") as stream:
+        assert [row[0] for row in csv.reader(stream)][1:] == ["ana", "bo", "cy"]
 
 
 def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_files,

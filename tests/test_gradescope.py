@@ -5,7 +5,10 @@ temporary /autograder (apt-get stubbed: no apt call when the image has Python 3.
 real `run_autograder` grades chains of uploads in that layout with `submission_metadata.json`
 as Gradescope writes it now: the results of the latest previous submission only, and
 `autograder_error` on runs that failed on Gradescope's side. setup.sh's other paths (a Python
-3.10 image, with and without the distribution's python3.11) run against stubbed commands."""
+3.10 image, with and without the distribution's python3.11) run against stubbed commands.
+
+The image's pip installs from a wheelhouse downloaded once per session from the package index
+as this machine configures it (the grader's tests skip, saying why, when it is unreachable)."""
 
 from __future__ import annotations
 
@@ -162,13 +165,32 @@ def _stub(path: Path, text: str) -> None:
     path.chmod(0o755)
 
 
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> Path:
+    """The bounded cryptography and what it needs, as wheels for this Python (the image's), from the
+    package index this machine is configured with; the tests that install it skip without."""
+    folder = tmp_path_factory.mktemp("wheelhouse")
+    try:
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q",
+                               "--disable-pip-version-check", "--only-binary", ":all:",
+                               "--dest", str(folder), CRYPTOGRAPHY],
+                              capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"the package index did not answer within 300 s for {CRYPTOGRAPHY}")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"the package index is unreachable for {CRYPTOGRAPHY}: {last}")
+    return folder
+
+
 def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_ready=(),
-                stub_python: bool = True) -> tuple[subprocess.CompletedProcess, list[str]]:
+                stub_python: bool = True, wheelhouse: Path | None = None
+                ) -> tuple[subprocess.CompletedProcess, list[str]]:
     """Run the zip's setup.sh in `tmp` (its /autograder) with only stubs on PATH.
 
     `pythons`: command -> "3 12" already in the image; `repo`: packages the distribution
-    offers; `venv_ready`: versions whose venv module is installed. Returns the run and the
-    commands it called, in order."""
+    offers; `venv_ready`: versions whose venv module is installed; `wheelhouse`: where the
+    real pip finds its wheels. Returns the run and the commands it called, in order."""
     root, bin_, state = tmp / "autograder", tmp / "bin", tmp / "state"
     for folder in (bin_, state / "repo", state / "installs"):
         folder.mkdir(parents=True)
@@ -204,6 +226,8 @@ def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_rea
            "STUB_STATE": str(state), "STUB_BIN": str(bin_), "HOME": str(tmp),
            "STUB_TOOLS": str(tmp / "tools")}
     env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_")})
+    if wheelhouse is not None:  # setup.sh's own pip command, reading the wheels fetched once
+        env.update({"PIP_FIND_LINKS": str(wheelhouse), "PIP_NO_INDEX": "1"})
     done = subprocess.run(["/bin/bash", str(root / "source" / "setup.sh")], env=env,
                           capture_output=True, text=True, timeout=300)
     return done, log.read_text().splitlines()
@@ -243,11 +267,12 @@ def test_setup_prefers_the_image_s_python_then_the_distribution_s_then_the_ppa(
 # --- Gradescope, as documented today -------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def image(course, tmp_path_factory):
+def image(course, wheelhouse, tmp_path_factory):
     """The zip's real setup.sh run once with this machine's Python 3.11 as the image's own: a
     real venv that holds only what setup.sh installs (apt-get must not be called)."""
     tmp = tmp_path_factory.mktemp("image")
-    done, log = setup_image(course, tmp, pythons={"python3.11": "3 11"}, stub_python=False)
+    done, log = setup_image(course, tmp, pythons={"python3.11": "3 11"}, stub_python=False,
+                            wheelhouse=wheelhouse)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not [c for c in log if c.startswith(("apt", "add-apt"))], log
     assert "ERROR" not in done.stdout + done.stderr  # no resolver complaint
