@@ -891,5 +891,36 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
     click.echo(render(levels, lang), nl=False)
 
 
+@cli.command()
+@click.argument("run", metavar="RUN", type=PathArg())
+@click.option("--reference", type=PathArg(), default=None, metavar="REF",
+              help="A healthy run of the same model and data (its metrics.jsonl or folder).")
+@click.option("--json", "as_json", is_flag=True, help="Print the reading as JSON, for scripts.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the reading.")
+def check(run: Path, reference: Path | None, as_json: bool, lang: str) -> None:
+    """Read your own run as the diagnostician would, against a healthy reference.
+
+    RUN is a metrics.jsonl (recorded with diagnose.record.Recorder) or its folder; it may
+    still be training. Prints which break of the catalog the panels resemble, how sure the
+    reading is, and each sign with the run's number beside the reference's. A reading, not
+    a verdict; two breaks the panels cannot tell apart are printed as a tie.
+
+    \b
+    Example:
+      diagnose check runs/lr-test --reference runs/baseline
+      diagnose check runs/lr-test/metrics.jsonl --reference runs/baseline --json
+    """
+    import json
+
+    from diagnose.check import check_run
+
+    reading = check_run(run, reference, lang)
+    if as_json:
+        click.echo(printable(json.dumps(reading.as_json(), ensure_ascii=False, indent=2)))
+        return
+    click.echo("\n".join(printable(line) for line in reading.lines(lang)))
+
+
 def main() -> None:
     cli(prog_name="diagnose")
