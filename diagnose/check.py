@@ -92,7 +92,8 @@ TEXT = {
         "also": "The same setting at a smaller magnitude shows too: {titles}.",
         "why": "What weighed:",
         "not_recorded": "Not recorded: {keys}. Not weighed, for want of them: {slugs}.",
-        "nothing": "–",
+        "in_reference": "Not weighed, as the reference shows their signature too (a threshold "
+                        "of the course's model that does not fit this one): {slugs}.",
         "caveat": "A reading of the curves, not a verdict: the thresholds come from the "
                   "course's model.",
         "no_reference": "check needs a reference run of the same model and data",
@@ -114,7 +115,8 @@ TEXT = {
         "also": "El mismo ajuste con una magnitud menor también asoma: {titles}.",
         "why": "Lo que pesó:",
         "not_recorded": "No registrado: {keys}. Sin pesar, por faltar: {slugs}.",
-        "nothing": "–",
+        "in_reference": "Sin pesar, porque la referencia también muestra su firma (un umbral "
+                        "del modelo del curso que no encaja con este): {slugs}.",
         "caveat": "Una lectura de las curvas, no un veredicto: los umbrales vienen del modelo "
                   "del curso.",
         "no_reference": "check necesita una ejecución de referencia del mismo modelo y datos",
@@ -159,6 +161,7 @@ class Reading:
     not_recorded: tuple[str, ...]
     not_weighed: tuple[str, ...]
     also: tuple[str, ...] = ()
+    in_reference: tuple[str, ...] = ()  # signatures the reference shows too: not weighed
     titles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
@@ -174,7 +177,8 @@ class Reading:
                 "findings": [{"panel": f.panel, "sign": f.name, "value": number(f.value),
                               "text": f.text} for f in self.findings],
                 "also_shows": list(self.also), "not_recorded": list(self.not_recorded),
-                "not_weighed": list(self.not_weighed)}
+                "not_weighed": list(self.not_weighed),
+                "shown_by_reference": list(self.in_reference)}
 
     def lines(self, lang: str = "en") -> list[str]:
         from diagnose.panels import format_number
@@ -206,6 +210,8 @@ class Reading:
         if self.not_recorded:
             out.append(t["not_recorded"].format(keys=", ".join(self.not_recorded),
                                                 slugs=", ".join(self.not_weighed) or "–"))
+        if self.in_reference:
+            out.append(t["in_reference"].format(slugs=", ".join(self.in_reference)))
         out.append(t["caveat"])
         return out
 
@@ -291,7 +297,12 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
 
     missing = tuple(k for k in (*STEP_OPTIONAL, "entropy_floor")
                     if not (_has(run_header, k) and _has(ref_header, k)))
-    weighed = tuple(s for s in ALL_BREAKS if not set(NEEDS[s]) & set(missing))
+    readable = tuple(s for s in ALL_BREAKS if not set(NEEDS[s]) & set(missing))
+    # a signature the healthy reference shows against itself is a threshold that does not fit
+    # this model (the thresholds are the course model's), not a sign: it is not weighed
+    in_reference = tuple(s for s in readable if diagnostician.diagnose_run(
+        ref_read, ref_read, header, deck=(s,)).slug == s)
+    weighed = tuple(s for s in readable if s not in in_reference)
     catalog = scenarios.breaks(None)
     resembles, confidence, findings, also = _read(run_read, ref_read, header, weighed, catalog)
     fig_run = diagnostician.figures(run_read, ref_read, header)
@@ -305,7 +316,8 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
                    reference_steps=len(ref_records), resembles=resembles,
                    confidence=confidence, signs=signs, findings=findings,
                    not_recorded=missing,
-                   not_weighed=tuple(s for s in ALL_BREAKS if s not in weighed),
+                   not_weighed=tuple(s for s in ALL_BREAKS if s not in readable),
+                   in_reference=in_reference,
                    also=also, titles={s: catalog[s].title for s in (*resembles, *also)})
 
 

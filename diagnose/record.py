@@ -126,7 +126,7 @@ class Recorder:
             raise RecordError(f"{self.path}: the recorder is closed")
         if step is not None and _number(step, "step") != self._step:
             raise RecordError(f"step: expected {self._step}, got {step!r:.60}")
-        record = self._check(values)
+        record = self._validated(values)
         line = (dumps(record) + "\n").encode("utf-8")
         if self._size + len(line) > MAX_BYTES:
             raise RecordError(f"{self.path}: would pass {MAX_BYTES >> 20} MB, the size every "
@@ -136,7 +136,7 @@ class Recorder:
         self._step += 1
         return record
 
-    def _check(self, values: dict[str, Any]) -> dict[str, Any]:
+    def _validated(self, values: dict[str, Any]) -> dict[str, Any]:
         at = f"step {self._step}"
         allowed = (*STEP_REQUIRED, *self.recorded)
         for key in values:
