@@ -102,7 +102,7 @@ TEXT = {
         "unrevealed_hint": "diagnose them yourself first, or run diagnose reveal",
         "differ": "{run} and the reference {ref} are not runs of the same model and data: "
                   "{key} {a} against {b}",
-        "differ_hint": "check compares a run with a healthy run of the same setup",
+        "differ_hint": "a reference is a healthy run of the same setup",
         "no_steps": "{path} has no step yet",
     },
     "es": {
@@ -126,7 +126,7 @@ TEXT = {
         "unrevealed_hint": "diagnostícalas tú primero, o ejecuta diagnose reveal",
         "differ": "{run} y la referencia {ref} no son ejecuciones del mismo modelo y datos: "
                   "{key} {a} frente a {b}",
-        "differ_hint": "check compara una ejecución con una sana de la misma configuración",
+        "differ_hint": "una referencia es una ejecución sana de la misma configuración",
         "no_steps": "{path} aún no tiene ningún paso",
     },
 }
@@ -237,20 +237,30 @@ def _as_diagnostician_reads(records: list[dict[str, Any]]) -> list[dict[str, Any
     return [{**r, **{k: math.nan for k in nan_if_none if r[k] is None}} for r in records]
 
 
-def _same_setup(run: tuple[dict, list], ref: tuple[dict, list], names: tuple[str, str],
-                lang: str) -> None:
-    (run_header, run_records), (ref_header, ref_records) = run, ref
+def _differ(names: tuple[str, str], lang: str, key: str, a: Any, b: Any) -> CheckError:
     t = TEXT[lang]
+    return CheckError(t["differ"].format(run=names[0], ref=names[1], key=key, a=a, b=b),
+                      t["differ_hint"])
 
-    def differ(key: str, a: Any, b: Any) -> CheckError:
-        return CheckError(t["differ"].format(run=names[0], ref=names[1], key=key,
-                                             a=a, b=b), t["differ_hint"])
 
+def same_model(run_header: dict[str, Any], ref_header: dict[str, Any],
+               names: tuple[str, str], lang: str = "en") -> None:
+    """Refuse a reference whose header names another model or data (`SAME_RUN_KEYS`)."""
     for key in SAME_RUN_KEYS:
         a, b = run_header.get(key), ref_header.get(key)
         if a != b and not (isinstance(a, float) and isinstance(b, float)
                            and math.isclose(a, b, rel_tol=1e-9)):
-            raise differ(key, a, b)
+            raise _differ(names, lang, key, a, b)
+
+
+def _same_setup(run: tuple[dict, list], ref: tuple[dict, list], names: tuple[str, str],
+                lang: str) -> None:
+    (run_header, run_records), (ref_header, ref_records) = run, ref
+    same_model(run_header, ref_header, names, lang)
+
+    def differ(key: str, a: Any, b: Any) -> CheckError:
+        return _differ(names, lang, key, a, b)
+
     first_run, first_ref = run_records[0], ref_records[0]
     if first_run["act_mean_abs"] and first_ref["act_mean_abs"] and (
             len(first_run["act_mean_abs"]) != len(first_ref["act_mean_abs"])):

@@ -894,6 +894,40 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
 @cli.command()
 @click.argument("run", metavar="RUN", type=PathArg())
 @click.option("--reference", type=PathArg(), default=None, metavar="REF",
+              help="A healthy run of the same model and data, drawn under yours.")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the panels.")
+def watch(run: Path, reference: Path | None, lang: str) -> None:
+    """Open the game's six panels on your own run while it trains.
+
+    RUN is a metrics.jsonl written by diagnose.record.Recorder (or its folder); the panels
+    grow as your loop appends steps. No IDs, no grading. Keys: l log/linear, r the reference
+    under the run, z the first steps, q quit.
+
+    \b
+    Example:
+      diagnose watch runs/lr-test --reference runs/baseline
+    """
+    from diagnose.check import metrics_path, same_model
+    from diagnose.metrics import read_metrics
+    from diagnose.tui.watch_app import WatchApp
+
+    run_file = metrics_path(run)
+    ref = None
+    if reference is not None:
+        ref = read_metrics(metrics_path(reference))
+    app = WatchApp(run_file, ref, lang=lang)
+    if ref is not None:
+        same_model(app.store.header, ref[0], (str(run_file), str(metrics_path(reference))),
+                   lang)
+    app.run()
+    if app.problem:
+        raise UserError(app.problem)
+
+
+@cli.command()
+@click.argument("run", metavar="RUN", type=PathArg())
+@click.option("--reference", type=PathArg(), default=None, metavar="REF",
               help="A healthy run of the same model and data (its metrics.jsonl or folder).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reading as JSON, for scripts.")
 @click.option("--lang", type=LANG, default="en", show_default=True,

@@ -126,7 +126,7 @@ def test_check_refuses_another_model(runs, tmp_path):
     assert result.output == (
         f"Error: {runs['bad-init'] / 'metrics.jsonl'} and the reference "
         f"{other / 'metrics.jsonl'} are not runs of the same model and data: model minigpt "
-        "against gpt-4L (check compares a run with a healthy run of the same setup)\n")
+        "against gpt-4L (a reference is a healthy run of the same setup)\n")
 
 
 def test_check_refuses_an_unrevealed_game_workspace(runs, tmp_path):
