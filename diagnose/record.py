@@ -119,6 +119,11 @@ class Recorder:
         except OSError as err:
             raise RecordError(f"{self.path}: cannot be written ({err.strerror})") from None
 
+    @property
+    def steps_written(self) -> int:
+        """How many steps this recorder has written: the next step's number."""
+        return self._step
+
     def log(self, *, step: int | None = None, **values: Any) -> dict[str, Any]:
         """Write the next step's record; returns it as written (non-finite kept as floats).
         `step`, when given, must be the next one (0, 1, ...): a skipped step is an error."""
