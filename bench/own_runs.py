@@ -37,6 +37,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None, help="default: the healthy config's")
     parser.add_argument("--breaks", default=",".join(LEVELS_1_2))
     parser.add_argument("--other", action="store_true", help="the model the game never saw")
+    parser.add_argument("--cost", action="store_true",
+                        help="only time a run with and without the hooks (the README's cost)")
     parser.add_argument("--out", type=Path, default=None, help="write the readings as JSON")
     args = parser.parse_args()
 
@@ -51,6 +53,9 @@ def main() -> None:
         name = "gpt-4x128"
     if args.steps:
         healthy = dataclasses.replace(healthy, steps=args.steps)
+    if args.cost:
+        cost(healthy, train_recorded)
+        return
     catalog = scenarios.breaks(None)
     slugs = [s for s in args.breaks.split(",") if s]
     folder = Path(tempfile.mkdtemp(prefix="own-runs-"))
@@ -81,6 +86,24 @@ def main() -> None:
               + (f" ({ties} as a tie)" if ties else ""))
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
+
+
+def cost(config, train_recorded) -> None:
+    """The hooks' share of a step: the same run with and without them, alternated twice."""
+    import statistics
+
+    with tempfile.TemporaryDirectory() as folder:
+        times = {True: [], False: []}
+        for round_ in range(2):
+            for hooks in (False, True):
+                seconds = train_recorded(config, 7, Path(folder) / f"{round_}-{hooks}.jsonl",
+                                         hooks=hooks)
+                times[hooks] += seconds
+    plain, hooked = (statistics.median(times[h]) for h in (False, True))
+    mean_plain, mean_hooked = (statistics.fmean(times[h]) for h in (False, True))
+    print(f"median step {plain * 1e3:.1f} ms without the hooks, {hooked * 1e3:.1f} ms with "
+          f"(+{(hooked / plain - 1) * 100:.0f}%); mean with evaluations {mean_plain * 1e3:.1f}"
+          f" / {mean_hooked * 1e3:.1f} ms (+{(mean_hooked / mean_plain - 1) * 100:.0f}%)")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ training forward pass uses (a forward pre-hook on the model, in training mode on
   "not recorded".
 
 Left out: anything that changes training. The hooks read tensors under `torch.no_grad()`; the
-probe runs in eval mode and restores the mode it found. Imports torch, so nothing else in the
-package imports this module.
+probe runs in eval mode and restores the mode it found. Nothing else in the package imports
+this module; it imports without torch (so every module of the package does), and a
+`ModelRecorder` made without torch is one error line saying how to install it.
 """
 
 from __future__ import annotations
@@ -42,9 +43,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import torch
-
 from diagnose.record import Recorder, RecordError
+from scenarios.errors import UserError
+
+try:
+    import torch
+except ImportError:  # the optional [torch] extra is not installed
+    torch = None
 
 FIRST_ITERATIONS = 64
 HEAD_UNIFORM_ENTROPY = 0.9   # the game's (scenarios/healthy.toml), for the same meaning
@@ -61,6 +66,9 @@ class ModelRecorder:
                  attention: Sequence[str] = (), mlp: Sequence[str] = (),
                  probe: Callable[[], Any] | None = None, eval_every: int | None = None,
                  iterations: int = 4, record_val_loss: bool = True, **header: Any) -> None:
+        if torch is None:
+            raise UserError("diagnose.torch_hooks needs PyTorch",
+                            "pip install 'diagnose-training[torch]'")
         modules = dict(model.named_modules())
         for name in (*blocks, *((final_norm,) if final_norm else ()), *attention, *mlp):
             if name not in modules:
@@ -153,9 +161,12 @@ class ModelRecorder:
     def _step(self) -> int:
         return self.recorder.steps_written
 
-    @torch.no_grad()
     def spectral_norms(self) -> dict[str, float]:
         """Each 2-D parameter's largest singular value, power iteration warm-started."""
+        with torch.no_grad():
+            return self._spectral_norms()
+
+    def _spectral_norms(self) -> dict[str, float]:
         out = {}
         for name, weight in self.matrices.items():
             w = weight.detach().float()
@@ -219,10 +230,10 @@ class ModelRecorder:
         share = degenerate.sum((0, 2)) / counted.sum((0, 2)).clamp(min=1)   # (H,)
         return [int(h) for h in torch.nonzero(share >= HEAD_QUERY_FRACTION).flatten()]
 
-    @torch.no_grad()
     def grad_norm(self) -> float:
         """The global L2 norm of the gradients, recorded as both pre- and post-clip."""
-        norm = self._global_norm()
+        with torch.no_grad():
+            norm = self._global_norm()
         self._norms = (norm, norm)
         return norm
 

@@ -236,3 +236,15 @@ def test_a_1_1_file_must_hold_what_its_header_lists(tmp_path):
                     '"recorded":["loss"]}\n')
     with pytest.raises(MetricsError, match="header's recorded must list some of"):
         read_metrics(path)
+
+
+def test_the_torch_helper_without_torch_is_one_line(tmp_path, monkeypatch):
+    import diagnose.torch_hooks as hooks
+    from scenarios.errors import UserError
+
+    monkeypatch.setattr(hooks, "torch", None)
+    with pytest.raises(UserError) as err:
+        hooks.ModelRecorder(object(), tmp_path / "m.jsonl", steps=5, lr_max=0.1)
+    assert str(err.value) == ("diagnose.torch_hooks needs PyTorch (pip install "
+                              "'diagnose-training[torch]')")
+    assert not (tmp_path / "m.jsonl").exists()

@@ -139,9 +139,13 @@ def copy_init(model: MiniGPT, seed: int) -> MiniGPT:
 
 
 def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
-                   threads: int = 1) -> None:
+                   threads: int = 1, hooks: bool = True) -> list[float]:
     """Train the module on the course's corpus as a user's loop would, recorded through
-    `diagnose.torch_hooks.ModelRecorder`: the config's schedule, clipping and evaluations."""
+    `diagnose.torch_hooks.ModelRecorder`: the config's schedule, clipping and evaluations.
+    `hooks=False`: the same loop unrecorded (what the hooks cost). Returns each step's seconds."""
+    import contextlib
+    import time
+
     from diagnose.engine import lr_at
     from diagnose.engine.corpus import build_corpus, probe_batch
     from diagnose.torch_hooks import ModelRecorder
@@ -154,7 +158,7 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
     probe = tuple(torch.as_tensor(a) for a in probe_batch(config))
     val = tuple(torch.as_tensor(a) for a in corpus.split("val"))
     L = config.n_layers
-    recorder = ModelRecorder(
+    recorder = None if not hooks else ModelRecorder(
         model, path, steps=config.steps, lr_max=config.lr_max,
         blocks=[f"h.{i}" for i in range(L)], final_norm="ln_f",
         attention=[f"h.{i}.attn.probs" for i in range(L)],
@@ -163,15 +167,20 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
         vocab_size=config.vocab_size, model=model_name, data="verbs",
         heads_total=L * config.n_heads, neurons_total=L * config.d_ff)
     batches = corpus.batches("train", config.batch_size, np.random.default_rng([seed, 1]))
-    with recorder:
+    seconds = []
+    with recorder or contextlib.nullcontext():
         for step in range(config.steps):
+            started = time.perf_counter()
             x, y = next(batches)
             model.train()
             lr = lr_at(step, config)
             loss = model(torch.as_tensor(x), torch.as_tensor(y))
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            recorder.clip_grad_norm(config.grad_clip)
+            if recorder:
+                recorder.clip_grad_norm(config.grad_clip)
+            else:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
             for group in opt.param_groups:
                 group["lr"] = lr
             opt.step()
@@ -180,4 +189,7 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
                 model.eval()
                 with torch.no_grad():
                     val_loss = float(model(*val))
-            recorder.log(lr=lr, train_loss=float(loss.detach()), val_loss=val_loss)
+            if recorder:
+                recorder.log(lr=lr, train_loss=float(loss.detach()), val_loss=val_loss)
+            seconds.append(time.perf_counter() - started)
+    return seconds
