@@ -51,6 +51,89 @@ class MetricsError(UserError, ValueError):
     """A metrics file is missing, truncated or not of this schema; one line naming the file."""
 
 
+SPARSE = ("val_loss", "dead_heads", "dead_neurons_frac")  # may be None at a step (not measured)
+MAX_NAME = 200  # a run's, model's or data's name, a matrix's
+
+
+def number(value: Any, what: str, error: type[UserError] = MetricsError) -> float:
+    """`value` as a float (NaN and ±inf are data); a string, a bool or None is an error."""
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise error(f"{what}: expected a number, got {value!r:.60}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise error(f"{what}: expected a number, got {value!r:.60}") from None
+
+
+def name(value: Any, what: str, error: type[UserError] = MetricsError) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME or any(
+            ord(c) < 32 for c in value):
+        raise error(f"{what}: expected a one-line name of at most {MAX_NAME} characters")
+    return value
+
+
+class StepValues:
+    """The one check of a /1.1 step's values, for the recorder before it writes and for the
+    reader: numbers where numbers go, the activations' length and the matrices' names fixed by
+    the first step, a share between 0 and 1. Returns the values as floats."""
+
+    def __init__(self, recorded: Iterable[str], error: type[UserError] = MetricsError) -> None:
+        self.recorded = tuple(recorded)
+        self.error = error
+        self.act_len: int | None = None
+        self.matrices: tuple[str, ...] | None = None
+
+    def check(self, values: dict[str, Any], at: str) -> dict[str, Any]:
+        error = self.error
+        record: dict[str, Any] = {}
+        for key in ("lr", "train_loss", *self.recorded):
+            value = values.get(key)
+            what = f"{at}: {key}"
+            if value is None:
+                if key in SPARSE:
+                    record[key] = None
+                    continue
+                raise error(f"{what}: missing (this run records it at every step)")
+            if key == "act_mean_abs":
+                record[key] = self._activations(value, what)
+            elif key == "spectral_norm":
+                record[key] = self._spectral(value, what)
+            else:
+                record[key] = number(value, what, error)
+                if key in ("lr", "dead_heads") and record[key] < 0:
+                    raise error(f"{what}: expected a number of at least 0")
+                if key == "dead_neurons_frac" and not 0 <= record[key] <= 1:
+                    raise error(f"{what}: expected a share between 0 and 1")
+        return record
+
+    def _activations(self, value: Any, what: str) -> list[float]:
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            raise self.error(f"{what}: expected a list: one mean |x| per block, then the "
+                             "final norm's")
+        numbers = [number(v, f"{what}[{i}]", self.error) for i, v in enumerate(value)]
+        if self.act_len is None:
+            if len(numbers) < 2:
+                raise self.error(f"{what}: expected at least 2 values (a block, the final "
+                                 "norm)")
+            self.act_len = len(numbers)
+        if len(numbers) != self.act_len:
+            raise self.error(f"{what}: {len(numbers)} values where step 0 had "
+                             f"{self.act_len}")
+        return numbers
+
+    def _spectral(self, value: Any, what: str) -> dict[str, float]:
+        if not hasattr(value, "items") or not value:
+            raise self.error(f"{what}: expected a mapping from matrix name to its largest "
+                             "singular value")
+        out = {name(k, f"{what}: a matrix name", self.error):
+               number(v, f"{what}[{k!r:.60}]", self.error) for k, v in value.items()}
+        if self.matrices is None:
+            self.matrices = tuple(out)
+        if tuple(out) != self.matrices:
+            raise self.error(f"{what}: not the matrices step 0 named")
+        return out
+
+
 def encode(value: Any) -> Any:
     """Turn non-finite floats (also inside lists and dicts) into their strict-JSON strings."""
     if isinstance(value, float):
@@ -139,6 +222,7 @@ class MetricsParser:
         self.path = path
         self.header: dict[str, Any] | None = None
         self.records: list[dict[str, Any]] = []
+        self._values: StepValues | None = None  # a /1.1 file's value checks
 
     def feed(self, number: int, line: str) -> None:
         if not line.strip():
@@ -160,7 +244,10 @@ class MetricsParser:
         if obj["step"] != len(self.records):
             raise MetricsError(f"{where}: expected step {len(self.records)}, "
                                f"got {obj['step']!r}")
-        self.records.append({k: decode(obj.get(k)) for k in STEP_KEYS})
+        record = {k: decode(obj.get(k)) for k in STEP_KEYS}
+        if self._values is not None:
+            record |= self._values.check(record, where)
+        self.records.append(record)
 
     def _header(self, obj: dict[str, Any], where: str) -> dict[str, Any]:
         schema = obj.get("schema")
@@ -182,6 +269,7 @@ class MetricsParser:
                                f"{', '.join(STEP_OPTIONAL)}")
         header = {k: decode(obj.get(k)) for k in (*HEADER_KEYS, *OWN_HEADER_EXTRA)}
         header["recorded"] = [k for k in STEP_OPTIONAL if k in listed]
+        self._values = StepValues(header["recorded"])
         return header
 
     def result(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:

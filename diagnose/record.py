@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,12 @@ from diagnose.metrics import (
     STEP_OPTIONAL,
     STEP_REQUIRED,
     MetricsError,
+    StepValues,
     dumps,
+    name,
+    number,
 )
 from scenarios.files import atomic_write
-
-SPARSE = ("val_loss", "dead_heads", "dead_neurons_frac")  # may be None at a step (not measured)
-MAX_NAME = 200  # a run's, model's or data's name, a matrix's
 
 
 class RecordError(MetricsError):
@@ -46,33 +46,25 @@ class RecordError(MetricsError):
 
 
 def _number(value: Any, what: str) -> float:
-    if isinstance(value, (bool, str, bytes)) or value is None:
-        raise RecordError(f"{what}: expected a number, got {value!r:.60}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise RecordError(f"{what}: expected a number, got {value!r:.60}") from None
+    return number(value, what, RecordError)
 
 
 def _positive(value: Any, what: str) -> float:
-    number = _number(value, what)
-    if not (math.isfinite(number) and number > 0):
+    got = _number(value, what)
+    if not (math.isfinite(got) and got > 0):
         raise RecordError(f"{what}: expected a finite number above 0, got {value!r:.60}")
-    return number
+    return got
 
 
 def _count(value: Any, what: str) -> int:
-    number = _number(value, what)
-    if not (math.isfinite(number) and number == int(number) and number >= 1):
+    got = _number(value, what)
+    if not (math.isfinite(got) and got == int(got) and got >= 1):
         raise RecordError(f"{what}: expected a whole number of at least 1, got {value!r:.60}")
-    return int(number)
+    return int(got)
 
 
 def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME or any(
-            ord(c) < 32 for c in value):
-        raise RecordError(f"{what}: expected a one-line name of at most {MAX_NAME} characters")
-    return value
+    return name(value, what, RecordError)
 
 
 class Recorder:
@@ -108,8 +100,7 @@ class Recorder:
                 header[key] = _name(value, key)
         self.header = header
         self._step = 0
-        self._act_len: int | None = None
-        self._matrices: tuple[str, ...] | None = None
+        self._values = StepValues(self.recorded, RecordError)
         if self.path.exists() or self.path.is_symlink():
             raise RecordError(f"{self.path}: already exists; record each run to a new file")
         atomic_write(self.path, dumps(header) + "\n", error=RecordError)
@@ -149,54 +140,9 @@ class Recorder:
                 why = ("not recorded by this run: list it in recorded=" if key in STEP_OPTIONAL
                        else f"not a metrics key ({', '.join(k for k in allowed if k != 'step')})")
                 raise RecordError(f"{at}: {key!r:.60}: {why}")
-        record: dict[str, Any] = {"step": self._step}
-        for key in ("lr", "train_loss", *self.recorded):
-            value = values.get(key)
-            what = f"{at}: {key}"
-            if value is None:
-                if key in SPARSE:
-                    record[key] = None
-                    continue
-                raise RecordError(f"{what}: missing (this run records it at every step)")
-            if key == "act_mean_abs":
-                record[key] = self._activations(value, what)
-            elif key == "spectral_norm":
-                record[key] = self._spectral(value, what)
-            else:
-                record[key] = _number(value, what)
-                if key in ("lr", "dead_heads") and record[key] < 0:
-                    raise RecordError(f"{what}: expected a number of at least 0")
-                if key == "dead_neurons_frac" and not 0 <= record[key] <= 1:
-                    raise RecordError(f"{what}: expected a share between 0 and 1")
+        record = {"step": self._step, **self._values.check(values, at)}
         return {k: record[k] for k in ("step", "lr", "train_loss", *STEP_OPTIONAL)
                 if k in record}
-
-    def _activations(self, value: Any, what: str) -> list[float]:
-        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-            raise RecordError(f"{what}: expected a list: one mean |x| per block, then the "
-                              "final norm's")
-        numbers = [_number(v, f"{what}[{i}]") for i, v in enumerate(value)]
-        if self._act_len is None:
-            if len(numbers) < 2:
-                raise RecordError(f"{what}: expected at least 2 values (a block, the final "
-                                  "norm)")
-            self._act_len = len(numbers)
-        if len(numbers) != self._act_len:
-            raise RecordError(f"{what}: {len(numbers)} values where step 0 had "
-                              f"{self._act_len}")
-        return numbers
-
-    def _spectral(self, value: Any, what: str) -> dict[str, float]:
-        if not isinstance(value, Mapping) or not value:
-            raise RecordError(f"{what}: expected a mapping from matrix name to its largest "
-                              "singular value")
-        out = {_name(k, f"{what}: a matrix name"): _number(v, f"{what}[{k!r:.60}]")
-               for k, v in value.items()}
-        if self._matrices is None:
-            self._matrices = tuple(out)
-        if tuple(out) != self._matrices:
-            raise RecordError(f"{what}: not the matrices step 0 named")
-        return out
 
     def close(self) -> None:
         if self._fd is not None:

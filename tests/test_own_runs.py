@@ -152,6 +152,41 @@ def test_an_empty_run_is_one_line(runs, tmp_path):
         check_run(path, runs["reference"])
 
 
+json_value = st.one_of(st.none(), st.booleans(), st.floats(width=32).map(
+    lambda v: v if math.isfinite(v) else str(v).replace("inf", "Infinity").replace(
+        "nan", "NaN")), st.text(max_size=3), st.lists(st.floats(0, 10), max_size=3),
+    st.dictionaries(st.sampled_from(["w", "v"]), st.floats(0, 10), max_size=2))
+
+
+VALID = {"lr": st.floats(0, 1), "train_loss": st.floats(width=32).map(
+    lambda v: v if math.isfinite(v) else "NaN"), "val_loss": st.none() | st.floats(0, 10),
+    "act_mean_abs": st.lists(st.floats(0, 1e6), min_size=2, max_size=2),
+    "spectral_norm": st.fixed_dictionaries({"w": st.floats(0, 1e3), "v": st.floats(0, 1e3)})}
+
+
+@given(rows=st.lists(st.fixed_dictionaries({k: st.one_of(valid, valid, valid, json_value)
+                                            for k, valid in VALID.items()}),
+                     min_size=1, max_size=6))
+def test_check_on_any_hand_written_run_is_a_reading_or_one_line(runs, tmp_path_factory, rows):
+    """A /1.1 file written by hand, with any JSON values: a reading, or one UserError line."""
+    from scenarios.errors import UserError
+
+    path = tmp_path_factory.mktemp("hand") / "metrics.jsonl"
+    recorded = ["val_loss", "act_mean_abs", "spectral_norm"]
+    lines = [json.dumps({"schema": "diagnose.metrics/1.1", "run": "r", "steps": len(rows),
+                         "lr_max": 0.1, "recorded": recorded})]
+    lines += [json.dumps({"step": i, **row}) for i, row in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    for run, reference in ((path, path), (path, runs["reference"])):
+        try:
+            reading = check_run(run, reference)
+        except UserError as err:
+            assert "\n" not in str(err)
+            continue
+        json.dumps(reading.as_json(), allow_nan=False)
+        assert reading.lines("es") and reading.lines("en")
+
+
 # --- the recorder ----------------------------------------------------------------------------
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=32)
