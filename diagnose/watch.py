@@ -85,6 +85,7 @@ def _spectral_summary(pick) -> Any:
     return read
 
 
+NOTHING = Series("n.a", dict(NOT_RECORDED), lambda record: None)
 DEAD_FIELDS = {"dead_heads": "dead_heads", "dead_neurons": "dead_neurons_frac"}
 
 
@@ -111,17 +112,21 @@ def own_panels(header: dict[str, Any], first: dict[str, Any] | None) -> tuple[Pa
         if panel.number == 4 and not acts:
             changes["series"] = ()
         if panel.number == 5:
-            changes["series"] = tuple(Series(f"spectral.{name}", {
+            # keys the terminal shortens to "σ.max", "σ.med", "σ.min" (tui.frames.short_label)
+            changes["series"] = tuple(Series(f"σ.{short}", {
                 "en": f"{name} of the matrices", "es": f"{es} de las matrices"},
-                _spectral_summary(pick), group=i) for i, (name, es, pick) in enumerate((
-                    ("largest", "la mayor", max), ("median", "la mediana", statistics.median),
-                    ("smallest", "la menor", min))))
+                _spectral_summary(pick), group=i) for i, (short, name, es, pick) in enumerate((
+                    ("max", "largest", "la mayor", max),
+                    ("med", "median", "la mediana", statistics.median),
+                    ("min", "smallest", "la menor", min))))
         if panel.number == 6:
             changes["series"] = tuple(
                 _without_total(s, heads if s.key == "dead_heads" else neurons)
                 for s in panel.series if recorded(header, DEAD_FIELDS[s.key]))
         if panel.number in (1, 3):
             changes["series"] = tuple(s for s in panel.series if recorded(header, s.key))
+        if not changes.get("series", panel.series):
+            changes["series"] = (NOTHING,)  # a row that says "–", under the title that says why
         if missing:
             words = ", ".join(missing) if len(missing) < len(PANEL_FIELDS[panel.number]) else ""
             changes["title"] = {lang: f"{text} · {NOT_RECORDED[lang]}" + (f": {words}" if words

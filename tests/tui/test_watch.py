@@ -106,7 +106,7 @@ def test_own_panels_draw_what_the_run_recorded(tmp_path):
     header, records = source(REFERENCE)
     panels = own_panels({**header, "schema": "diagnose.metrics/1.1", "recorded": list(KEEP),
                          "heads_total": None}, records[0])
-    assert [len(p.series) for p in panels] == [2, 1, 2, 3, 3, 0]
+    assert [len(p.series) for p in panels] == [2, 1, 2, 3, 3, 1]
     assert panels[5].title["es"] == "Unidades muertas · no registrado"
     assert panels[2].guides == ()  # a run's clip threshold is its own
 
