@@ -142,7 +142,8 @@ def _interrupt_exit_code(err: KeyboardInterrupt) -> int:
 @DIR_OPTION
 @click.option("--seed", "code", metavar="CODE",
               help="Scenario code: any printable text of 1-64 characters. The same code and "
-                   "secret give the same scenario, bit for bit. Default: a fresh random code.")
+                   "secret give the same scenario, bit for bit on the same machine (another "
+                   "CPU kind: the same deal, values within ~1e-6). Default: a fresh random code.")
 @STEPS_OPTION
 @JOBS_OPTION
 @click.option("--force", is_flag=True, help="Replace a scenario already in --dir.")

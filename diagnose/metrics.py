@@ -15,8 +15,8 @@ Files are written fixed-width: every number (and string, and null) is followed b
 to `VALUE_WIDTH` characters, which JSON ignores, so a line's length depends only on its keys,
 never on its values, and every run of a scenario has a metrics file of the same size (a file's
 size must not tell a NaN run from a healthy one). Reading is `read_small` from
-`scenarios.files`, writing its `atomic_write`; the bytes of a scenario's files are pinned by
-a test (tests/test_sizes.py).
+`scenarios.files`, writing its `atomic_write`; tests/test_sizes.py checks the sizes and
+pins the first steps' values.
 """
 
 from __future__ import annotations

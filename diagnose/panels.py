@@ -288,21 +288,26 @@ def _snap_up(value: float) -> float:
     return min(m * power for m in (1, 2, 5, 10) if m * power >= value * (1 - 1e-9))
 
 
+AXIS_LIMIT = 1e300
+
+
 def fit_axis(values: Iterable[float | None], log: bool) -> Axis:
     """An axis holding every drawable value, ending at nice numbers. A linear axis starts at
     0 (learning rates and dead shares are read against zero); a log axis spans at least one
     decade, so a flat curve is drawn flat instead of as magnified noise."""
+    # Finite values beyond these (a hand-edited file, a float64 overflow's neighbours) are
+    # drawn at the axis's end: its nice ends and ticks would overflow or underflow a float.
+    values = [max(-AXIS_LIMIT, min(v, AXIS_LIMIT)) for v in values if finite(v)]
     if log:
-        positive = [v for v in values if finite(v) and v > 0]
+        positive = [max(v, 1 / AXIS_LIMIT) for v in values if v > 0]
         if not positive:
             return Axis(0.1, 10.0, True)
         lo, hi = min(positive), max(positive)
         if hi / lo < 10:
-            middle = math.sqrt(lo * hi)
+            middle = math.sqrt(lo) * math.sqrt(hi)  # lo * hi may overflow
             lo, hi = min(lo, middle / math.sqrt(10)), max(hi, middle * math.sqrt(10))
         return Axis(_snap_down(lo), _snap_up(hi), True)
-    drawable = [v for v in values if finite(v)]
-    lo, hi = min([0.0, *drawable]), max([0.0, *drawable])
+    lo, hi = min([0.0, *values]), max([0.0, *values])
     if hi - lo <= 0:
         hi = lo + 1.0
     step = nice_step(hi - lo, 5)

@@ -376,23 +376,16 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
 
 def _write_dashboards(root: Path, code: str, headers: dict[str, dict[str, Any]],
                       records: dict[str, list[dict[str, Any]]], lang: str) -> None:
-    """Every run's page, padded with trailing spaces to the size of the largest.
-
-    A page's size follows its curves (a NaN run draws shorter paths); equal sizes keep `ls -l`
-    from naming the breaks. Whitespace after `</html>` is ignored by every browser.
-    """
-    from diagnose.dashboard import render_dashboard  # numpy-free, but not needed before here
+    """Every run's page, all of one size and one line count (`diagnose.dashboard.one_size`)."""
+    from diagnose.dashboard import one_size, render_dashboard  # not needed before here
 
     reference = (headers[REFERENCE], records[REFERENCE])
-    pages = {run: render_dashboard(headers[run], records[run],
-                                   reference=None if run == REFERENCE else reference,
-                                   lang=lang, code=code).encode("utf-8")
-             for run in headers}
-    size = max(len(page) for page in pages.values())
+    pages = one_size({run: render_dashboard(headers[run], records[run],
+                                            reference=None if run == REFERENCE else reference,
+                                            lang=lang, code=code)
+                      for run in headers})
     for run, page in pages.items():
-        padding = size - len(page)
-        (root / run / DASHBOARD_FILE).write_bytes(
-            page + (b" " * (padding - 1) + b"\n" if padding else b""))
+        (root / run / DASHBOARD_FILE).write_bytes(page)
 
 
 def _same_mtime(root: Path) -> None:
@@ -424,7 +417,8 @@ Verdict = Callable[[dict[str, list[dict[str, Any]]], dict[str, str]], bool]
 
 @dataclass(frozen=True)
 class ScenarioSpec:
-    """What to make: the same spec and secret give the same scenario, bit for bit.
+    """What to make: the same spec and secret give the same scenario, bit for bit on one
+    machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
     `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the

@@ -5,7 +5,9 @@ A *secret* is a Fernet key (44 URL-safe base64 characters): the instructor's key
 `answer-key.sealed` is JSON holding the scenario code, the IDs, a fingerprint of the secret (so
 "sealed with another key" can be said plainly) and a Fernet token: the assignment encrypted
 under a key derived from the secret and the code with HKDF-SHA256. The token carries the code
-too, so a key copied from another scenario is refused. Nothing here chooses the assignment.
+too, so a key copied from another scenario is refused. Its plaintext is padded to a size that
+depends only on the code and the IDs (both public), never on the slugs dealt: a key's size
+names no break. Nothing here chooses the assignment.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from scenarios.catalog import SLUG_MAX
 from scenarios.errors import UserError
 from scenarios.files import read_small, readable_by_others
 
@@ -111,11 +114,30 @@ def _fernet(secret: bytes, code: str) -> Fernet:
     return Fernet(scenario_key(secret, code))
 
 
+def _payload(code: str, assignment: dict[str, str]) -> bytes:
+    return json.dumps({"code": code, "assignment": assignment}, sort_keys=True).encode("utf-8")
+
+
+def padded_payload(code: str, assignment: dict[str, str]) -> bytes:
+    """The plaintext a key seals: the assignment as JSON, then spaces (JSON ignores them) up
+    to a size set by the code and the IDs alone, with room for a slug of SLUG_MAX characters
+    per ID (the catalog refuses a longer slug). Keys sealed before the padding hold the same
+    JSON without it and open alike."""
+    too_long = [slug for slug in assignment.values() if len(json.dumps(slug)) - 2 > SLUG_MAX]
+    if too_long:
+        raise SealError(f"break slug {too_long[0][:SLUG_MAX]}... is longer than {SLUG_MAX} "
+                        "characters: a sealed key has no room for it",
+                        hint="shorten the slug in the break's TOML file")
+    payload = _payload(code, assignment)
+    size = len(_payload(code, dict.fromkeys(assignment, ""))) + SLUG_MAX * len(assignment)
+    return payload + b" " * (size - len(payload))
+
+
 def seal(code: str, assignment: dict[str, str], secret: bytes) -> str:
-    """The text of `answer-key.sealed` for `assignment` (ID -> break slug)."""
+    """The text of `answer-key.sealed` for `assignment` (ID -> break slug); its size depends
+    on the code and the IDs only (`padded_payload`)."""
     secret = _check_secret(secret, "key")
-    payload = json.dumps({"code": code, "assignment": assignment}, sort_keys=True)
-    token = _fernet(secret, code).encrypt(payload.encode("utf-8")).decode("ascii")
+    token = _fernet(secret, code).encrypt(padded_payload(code, assignment)).decode("ascii")
     return json.dumps({"format": FORMAT, "code": code, "ids": sorted(assignment),
                        "fingerprint": fingerprint(secret), "token": token}, indent=2) + "\n"
 

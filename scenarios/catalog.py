@@ -32,6 +32,7 @@ from scenarios.langs import LANGS
 LEVELS = (1, 2, 3)  # the lab's breaks; the same mistakes at subtle magnitudes; new bugs
 HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
 PANELS = tuple(str(n) for n in range(1, 7))
 
@@ -232,6 +233,8 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     slug = data.get("slug")
     if not isinstance(slug, str) or not SLUG.match(slug):
         raise _fail(shown, f"slug: expected lowercase words joined by hyphens, got {slug!r}")
+    if len(slug) > SLUG_MAX:
+        raise _fail(shown, f"slug: at most {SLUG_MAX} characters, got {len(slug)}")
     if (slug == HEALTHY) != decoy:
         raise _fail(shown, f'slug: "{HEALTHY}" is the slug of the healthy decoy '
                     "(healthy = true) and of nothing else")

@@ -19,9 +19,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import scenarios
-from diagnose.dashboard import render_dashboard, write_dashboard
+from diagnose.dashboard import one_size, render_dashboard, write_dashboard
 from diagnose.dashboard.plot import Frame, curve_path
 from diagnose.metrics import make_header
 from diagnose.panels import Axis, panels_for
@@ -259,7 +261,8 @@ def test_no_break_word_anywhere_in_the_page(runs, reference):
 
 
 GEOMETRY = {"d", "x", "y", "x1", "x2", "y1", "y2", "transform", "text-anchor", "dy"}
-DATA_GROUPS = {"axes", "guides", "ref-curves", "curves", "marks"}
+# The NaN note is drawn from the numbers too (where they stop being finite).
+DATA_GROUPS = {"axes", "guides", "ref-curves", "curves", "marks", "alarm-note"}
 NUMBER = re.compile(r"[-+]?(\d[\d,.]*(e[-+]?\d+)?|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+|NaN|inf)")
 
 
@@ -291,6 +294,55 @@ def test_the_pages_of_01_02_03_differ_only_in_their_data(runs):
     # comparison would see a word that differs.
     assert len({runs[r] for r in runs}) == 3
     assert skeleton(runs["01"].replace("after clipping", "after clip")) != first
+
+
+# --- one size for a scenario's pages -----------------------------------------------------------
+
+ODD_VALUES = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                       st.sampled_from([0.0, -0.0, 5e-324, 1e308, -1e308, math.nan, math.inf]))
+
+
+@st.composite
+def scenario_runs(draw):
+    """A reference and three runs of one length: each of any scale and shape, maybe diverging,
+    with any values (NaN, inf, negative, subnormal, huge) dropped in anywhere."""
+    steps = draw(st.integers(2, 40))
+    runs = {}
+    for run in ("reference", "01", "02", "03"):
+        header, records = fake_run(
+            run, steps, scale=10 ** draw(st.floats(-3, 4)), seed=draw(st.integers(0, 9)),
+            warmup=draw(st.integers(1, 20)), floor=draw(st.floats(1e-3, 3)),
+            nan_at=draw(st.none() | st.integers(0, steps - 1)))
+        for _ in range(draw(st.integers(0, 4))):
+            record = records[draw(st.integers(0, steps - 1))]
+            key = draw(st.sampled_from(["lr", "train_loss", "val_loss", "grad_norm_preclip",
+                                        "grad_norm_postclip", "act_mean_abs"]))
+            value = draw(ODD_VALUES)
+            if key == "act_mean_abs":
+                record[key] = [value, *record[key][1:]]
+            elif record[key] is not None:
+                record[key] = value
+        runs[run] = (header, records)
+    return runs
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(runs=scenario_runs(), lang=st.sampled_from(["en", "es"]))
+def test_one_size_pads_without_a_line_or_a_byte_outside_the_data(runs, lang):
+    reference = runs["reference"]
+    pages = {run: render_dashboard(*runs[run], lang=lang, code="7KQ2-M9XF",
+                                   reference=None if run == "reference" else reference)
+             for run in runs}
+    padded = one_size(pages)
+    assert len({len(page) for page in padded.values()}) == 1
+    assert len({page.count(b"\n") for page in padded.values()}) == 1
+    first, *others = (skeleton(padded[run].decode("utf-8"))[0] for run in ("01", "02", "03"))
+    assert all(other == first for other in others)
+    for run, page in padded.items():  # the padding is blank JSON space before its </script>
+        text = page.decode("utf-8")
+        assert re.sub(r" *</script>", "</script>", text, count=1) == pages[run]
+        data = re.search(r'id="dashboard-data">(.*?)</script>', text, re.S).group(1)
+        assert json.loads(data)["panels"]
 
 
 def test_a_diverging_run_is_marked_where_it_starts(reference):

@@ -13,7 +13,8 @@ links nothing and opens offline.
 
 Left out on purpose: anything that tells runs apart besides their data. The pages of 01, 02 and
 03 are built by the same code path with the same words, ids and classes in the same order; the
-scenario's breaks are never consulted here.
+scenario's breaks are never consulted here. `one_size` pads a scenario's pages to one size
+without a line or a byte outside their data.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -30,9 +31,10 @@ from typing import Any
 from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, RunData, panel_svg
 from diagnose.panels import Panel, Series, format_number, guide_values, panels_for, summarize
 
-__all__ = ["render_dashboard", "write_dashboard"]
+__all__ = ["one_size", "render_dashboard", "write_dashboard"]
 
 Record = dict[str, Any]
+DATA_OPEN = '<script type="application/json" id="dashboard-data">'
 
 WORDS = {
     "en": {"run": "Run {run}", "reference_run": "Reference run", "scenario": "scenario {code}",
@@ -68,7 +70,8 @@ def _json_value(value: float | None) -> float | str | None:
         return "NaN"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return float(f"{value:.4g}")
+    rounded = float(f"{value:.4g}")
+    return rounded if math.isfinite(rounded) else value  # 1.7977e308 would round to inf
 
 
 def _reference_records(reference: Any) -> list[Record] | None:
@@ -192,8 +195,26 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
         f'<span class="at" id="cursor-step"></span></div>\n</header>\n'
         f'<main class="panels">\n' + "\n".join(sections) + "\n</main>\n" + appendix +
         f'<footer>{escape(words["foot"].format(version=__version__))}</footer>\n'
-        f'<script type="application/json" id="dashboard-data">{payload_json}</script>\n'
+        f"{DATA_OPEN}{payload_json}</script>\n"
         f"<script>{_asset('dashboard.js')}</script>\n</body>\n</html>\n")
+
+
+def one_size(pages: Mapping[str, str]) -> dict[str, bytes]:
+    """The pages of one scenario's runs, each padded to the largest's size, as UTF-8 bytes.
+
+    A page's size follows its curves (a NaN run draws shorter paths), so `ls -l` would name a
+    break. The padding is spaces at the end of the JSON data, before its `</script>`: JSON
+    ignores them, so the pages keep their line count and every byte outside the data (`wc -l`,
+    `diff` and `tail` tell nothing either). The what-if pages are not padded: they are written
+    after the reveal, when the breaks are known.
+    """
+    encoded = {run: page.encode("utf-8") for run, page in pages.items()}
+    size = max((len(page) for page in encoded.values()), default=0)
+    padded = {}
+    for run, page in encoded.items():
+        end = page.index(b"</script>", page.index(DATA_OPEN.encode("ascii")))
+        padded[run] = page[:end] + b" " * (size - len(page)) + page[end:]
+    return padded
 
 
 def write_dashboard(path: Path | str, header: dict[str, Any], records: Sequence[Record], *,

@@ -10,7 +10,8 @@ of about 1 MB. Two defaults of the process cost more than the arithmetic:
 - OpenBLAS splits even these small matmuls over threads; on a busy machine (other runs, other
   programs) a thread that waits for a descheduled sibling turns a 0.3 ms matmul into 10 ms.
   `single_threaded_blas` sets numpy's OpenBLAS to one thread, which is also what makes a run's
-  numbers the same on every machine with the same library, whatever its core count.
+  numbers the same whatever the core count. They are the same bytes on one machine, not on
+  every machine: OpenBLAS picks its kernels by CPU kind, and other kernels round otherwise.
 
 `Trainer` calls `tune_process()` once. Both are best effort: elsewhere than glibc, and
 without a BLAS that threadpoolctl knows, they do nothing. Nothing else in the engine has
