@@ -5,6 +5,12 @@ strings "NaN", "Infinity" and "-Infinity" and read back as floats. The header ho
 identical across the runs of a scenario, so it tells nothing about which break a run holds.
 The schema is documented in the README. stdlib only: reading a run never imports numpy.
 
+Two minor versions are read. `diagnose.metrics/1` is the game's: every key present. `/1.1` is
+a run the user recorded from their own loop (`diagnose.record`): the header lists in
+`recorded` which optional step keys the run has, and the game-only header keys may be absent.
+Once read, both look alike: an absent key reads as None, and `recorded(header, key)` says
+whether a None means "not measured at this step" or "not recorded at all".
+
 Files are written fixed-width: every number (and string, and null) is followed by spaces up
 to `VALUE_WIDTH` characters, which JSON ignores, so a line's length depends only on its keys,
 never on its values, and every run of a scenario has a metrics file of the same size (a file's
@@ -18,7 +24,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,10 +32,16 @@ from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
 
 SCHEMA = "diagnose.metrics/1"
+SCHEMA_OWN = "diagnose.metrics/1.1"  # a user's own run: optional keys (see the docstring)
 HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval_every",
                "entropy_floor", "ln_vocab")
 STEP_KEYS = ("step", "lr", "train_loss", "val_loss", "grad_norm_preclip", "grad_norm_postclip",
              "act_mean_abs", "spectral_norm", "dead_heads", "dead_neurons_frac")
+# /1.1: what every own run has; the rest of HEADER_KEYS, and these, may be absent
+OWN_HEADER_REQUIRED = ("schema", "run", "steps", "lr_max", "recorded")
+OWN_HEADER_EXTRA = ("heads_total", "neurons_total", "model", "data")
+STEP_REQUIRED = ("step", "lr", "train_loss")
+STEP_OPTIONAL = tuple(k for k in STEP_KEYS if k not in STEP_REQUIRED)
 MAX_BYTES = 256 << 20  # a default run's file is about 200 KB; refuse what cannot be one
 NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 VALUE_WIDTH = 24  # the longest float repr: -2.2250738585072014e-308
@@ -37,6 +49,89 @@ VALUE_WIDTH = 24  # the longest float repr: -2.2250738585072014e-308
 
 class MetricsError(UserError, ValueError):
     """A metrics file is missing, truncated or not of this schema; one line naming the file."""
+
+
+SPARSE = ("val_loss", "dead_heads", "dead_neurons_frac")  # may be None at a step (not measured)
+MAX_NAME = 200  # a run's, model's or data's name, a matrix's
+
+
+def number(value: Any, what: str, error: type[UserError] = MetricsError) -> float:
+    """`value` as a float (NaN and ±inf are data); a string, a bool or None is an error."""
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise error(f"{what}: expected a number, got {value!r:.60}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise error(f"{what}: expected a number, got {value!r:.60}") from None
+
+
+def name(value: Any, what: str, error: type[UserError] = MetricsError) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME or any(
+            ord(c) < 32 for c in value):
+        raise error(f"{what}: expected a one-line name of at most {MAX_NAME} characters")
+    return value
+
+
+class StepValues:
+    """The one check of a /1.1 step's values, for the recorder before it writes and for the
+    reader: numbers where numbers go, the activations' length and the matrices' names fixed by
+    the first step, a share between 0 and 1. Returns the values as floats."""
+
+    def __init__(self, recorded: Iterable[str], error: type[UserError] = MetricsError) -> None:
+        self.recorded = tuple(recorded)
+        self.error = error
+        self.act_len: int | None = None
+        self.matrices: tuple[str, ...] | None = None
+
+    def check(self, values: dict[str, Any], at: str) -> dict[str, Any]:
+        error = self.error
+        record: dict[str, Any] = {}
+        for key in ("lr", "train_loss", *self.recorded):
+            value = values.get(key)
+            what = f"{at}: {key}"
+            if value is None:
+                if key in SPARSE:
+                    record[key] = None
+                    continue
+                raise error(f"{what}: missing (this run records it at every step)")
+            if key == "act_mean_abs":
+                record[key] = self._activations(value, what)
+            elif key == "spectral_norm":
+                record[key] = self._spectral(value, what)
+            else:
+                record[key] = number(value, what, error)
+                if key in ("lr", "dead_heads") and record[key] < 0:
+                    raise error(f"{what}: expected a number of at least 0")
+                if key == "dead_neurons_frac" and not 0 <= record[key] <= 1:
+                    raise error(f"{what}: expected a share between 0 and 1")
+        return record
+
+    def _activations(self, value: Any, what: str) -> list[float]:
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            raise self.error(f"{what}: expected a list: one mean |x| per block, then the "
+                             "final norm's")
+        numbers = [number(v, f"{what}[{i}]", self.error) for i, v in enumerate(value)]
+        if self.act_len is None:
+            if len(numbers) < 2:
+                raise self.error(f"{what}: expected at least 2 values (a block, the final "
+                                 "norm)")
+            self.act_len = len(numbers)
+        if len(numbers) != self.act_len:
+            raise self.error(f"{what}: {len(numbers)} values where step 0 had "
+                             f"{self.act_len}")
+        return numbers
+
+    def _spectral(self, value: Any, what: str) -> dict[str, float]:
+        if not hasattr(value, "items") or not value:
+            raise self.error(f"{what}: expected a mapping from matrix name to its largest "
+                             "singular value")
+        out = {name(k, f"{what}: a matrix name", self.error):
+               number(v, f"{what}[{k!r:.60}]", self.error) for k, v in value.items()}
+        if self.matrices is None:
+            self.matrices = tuple(out)
+        if tuple(out) != self.matrices:
+            raise self.error(f"{what}: not the matrices step 0 named")
+        return out
 
 
 def encode(value: Any) -> Any:
@@ -112,43 +207,86 @@ def write_metrics(path: Path, header: dict[str, Any], records: Iterable[dict[str
     atomic_write(Path(path), buffer.getvalue(), error=MetricsError)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    text = read_small_text(path, "a metrics file", MAX_BYTES, error=MetricsError,
-                           missing="missing metrics file")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield number, line
+def recorded(header: dict[str, Any], key: str) -> bool:
+    """Whether the run records step key `key` at all (a game run records every key)."""
+    return key in STEP_REQUIRED or key in header.get("recorded", STEP_OPTIONAL)
 
 
-def read_metrics(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Read a metrics file: (header, step records), non-finite strings back to floats."""
-    path = Path(path)
-    header: dict[str, Any] | None = None
-    records: list[dict[str, Any]] = []
-    for number, line in _lines(path):
+class MetricsParser:
+    """Reads a metrics file line by line: the header first, then step records in order.
+
+    One parser serves a whole file (`read_metrics`) and a file still growing (`diagnose.watch`
+    feeds it each complete line as it arrives)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: dict[str, Any] | None = None
+        self.records: list[dict[str, Any]] = []
+        self._values: StepValues | None = None  # a /1.1 file's value checks
+
+    def feed(self, number: int, line: str) -> None:
+        if not line.strip():
+            return
+        where = f"{self.path}:{number}"
         try:
             obj = loads_json(line)
         except json.JSONDecodeError:
-            raise MetricsError(f"{path}:{number}: not valid JSON (corrupt or truncated)") from None
+            raise MetricsError(f"{where}: not valid JSON (corrupt or truncated)") from None
         except ValueError as err:
-            raise MetricsError(f"{path}:{number}: not a metrics record ({err})") from None
+            raise MetricsError(f"{where}: not a metrics record ({err})") from None
         if not isinstance(obj, dict):
-            raise MetricsError(f"{path}:{number}: expected a JSON object")
-        if header is None:
-            if obj.get("schema") != SCHEMA:
-                raise MetricsError(f"{path}:{number}: expected a header with schema {SCHEMA!r}, "
-                                   f"got {obj.get('schema')!r}")
+            raise MetricsError(f"{where}: expected a JSON object")
+        if self.header is None:
+            self.header = self._header(obj, where)
+            return
+        keys = {k for k in STEP_KEYS if recorded(self.header, k)}
+        if set(obj) != keys:
+            expected = ", ".join(k for k in STEP_KEYS if k in keys)
+            raise MetricsError(f"{where}: expected the keys {expected}")
+        if obj["step"] != len(self.records):
+            raise MetricsError(f"{where}: expected step {len(self.records)}, "
+                               f"got {obj['step']!r}")
+        record = {k: decode(obj.get(k)) for k in STEP_KEYS}
+        if self._values is not None:
+            record |= self._values.check(record, where)
+        self.records.append(record)
+
+    def _header(self, obj: dict[str, Any], where: str) -> dict[str, Any]:
+        schema = obj.get("schema")
+        if schema == SCHEMA:
             missing = [k for k in HEADER_KEYS if k not in obj]
             if missing:
-                raise MetricsError(f"{path}:{number}: header lacks {', '.join(missing)}")
-            header = decode(obj)
-            continue
-        if set(obj) != set(STEP_KEYS):
-            raise MetricsError(f"{path}:{number}: expected the keys {', '.join(STEP_KEYS)}")
-        if obj["step"] != len(records):
-            raise MetricsError(f"{path}:{number}: expected step {len(records)}, "
-                               f"got {obj['step']!r}")
-        records.append(decode(obj))
-    if header is None:
-        raise MetricsError(f"{path}: empty metrics file")
-    return header, records
+                raise MetricsError(f"{where}: header lacks {', '.join(missing)}")
+            return decode(obj)
+        if schema != SCHEMA_OWN:
+            raise MetricsError(f"{where}: expected a header with schema {SCHEMA!r} or "
+                               f"{SCHEMA_OWN!r}, got {schema!r}")
+        missing = [k for k in OWN_HEADER_REQUIRED if k not in obj]
+        if missing:
+            raise MetricsError(f"{where}: header lacks {', '.join(missing)}")
+        listed = obj["recorded"]
+        if (not isinstance(listed, list) or not all(isinstance(k, str) for k in listed)
+                or not set(listed) <= set(STEP_OPTIONAL)):
+            raise MetricsError(f"{where}: header's recorded must list some of "
+                               f"{', '.join(STEP_OPTIONAL)}")
+        header = {k: decode(obj.get(k)) for k in (*HEADER_KEYS, *OWN_HEADER_EXTRA)}
+        header["recorded"] = [k for k in STEP_OPTIONAL if k in listed]
+        self._values = StepValues(header["recorded"])
+        return header
+
+    def result(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        if self.header is None:
+            raise MetricsError(f"{self.path}: empty metrics file")
+        return self.header, self.records
+
+
+def read_metrics(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Read a metrics file: (header, step records), non-finite strings back to floats; in a
+    /1.1 file an absent key reads as None (`recorded` tells the two Nones apart)."""
+    path = Path(path)
+    parser = MetricsParser(path)
+    text = read_small_text(path, "a metrics file", MAX_BYTES, error=MetricsError,
+                           missing="missing metrics file")
+    for number, line in enumerate(text.split("\n"), start=1):
+        parser.feed(number, line)
+    return parser.result()

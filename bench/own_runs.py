@@ -1,0 +1,110 @@
+"""The proof of "your own runs": `diagnose check` on PyTorch runs recorded through
+`diagnose.torch_hooks`, on seeds nobody calibrated on.
+
+    python bench/own_runs.py --seeds 20 --first-seed 100             # the course's model
+    python bench/own_runs.py --seeds 3 --other --breaks bad-init,no-warmup,broken-mask
+
+An `nn.Module` port of the course's MiniGPT (tests/engine/torch_module.py) is trained healthy
+once (seed 0: the reference), then, for each seed, healthy and with each break, every run
+recorded by `ModelRecorder` and read by `check_run` against the reference. A break counts as
+named when the reading names it (a tie that names it among the two it cannot tell apart is
+counted, and counted apart as a tie); a healthy run when the reading is healthy.
+
+`--other` trains a model the game never saw: 4 layers, d_model 128, d_ff 512, batch 16, on the
+same corpus. Needs torch (pip install 'diagnose-training[torch]'); one thread per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+LEVELS_1_2 = ("bad-init", "no-warmup", "broken-mask", "big-init", "short-warmup", "leaky-mask")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first-seed", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=None, help="default: the healthy config's")
+    parser.add_argument("--breaks", default=",".join(LEVELS_1_2))
+    parser.add_argument("--other", action="store_true", help="the model the game never saw")
+    parser.add_argument("--cost", action="store_true",
+                        help="only time a run with and without the hooks (the README's cost)")
+    parser.add_argument("--out", type=Path, default=None, help="write the readings as JSON")
+    args = parser.parse_args()
+
+    import scenarios
+    from diagnose.check import check_run
+    from tests.engine.torch_module import train_recorded
+
+    healthy = scenarios.healthy_config()
+    name = "minigpt"
+    if args.other:
+        healthy = dataclasses.replace(healthy, n_layers=4, d_model=128, d_ff=512, batch_size=16)
+        name = "gpt-4x128"
+    if args.steps:
+        healthy = dataclasses.replace(healthy, steps=args.steps)
+    if args.cost:
+        cost(healthy, train_recorded)
+        return
+    catalog = scenarios.breaks(None)
+    slugs = [s for s in args.breaks.split(",") if s]
+    folder = Path(tempfile.mkdtemp(prefix="own-runs-"))
+    started = time.perf_counter()
+    reference = folder / "reference.jsonl"
+    train_recorded(healthy, 0, reference, model_name=name)
+    per_run = time.perf_counter() - started
+    print(f"{name}: {healthy.steps} steps, reference trained in {per_run:.1f} s", flush=True)
+    results: dict[str, list[dict]] = {s: [] for s in ["healthy", *slugs]}
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        for slug in ["healthy", *slugs]:
+            config = healthy if slug == "healthy" else catalog[slug].apply(healthy)
+            path = folder / f"{slug}-{seed}.jsonl"
+            train_recorded(config, seed, path, model_name=name)
+            reading = check_run(path, reference)
+            named = (not reading.resembles) if slug == "healthy" else slug in reading.resembles
+            results[slug].append({"seed": seed, "named": named,
+                                  "resembles": list(reading.resembles),
+                                  "confidence": reading.confidence,
+                                  "shown_by_reference": list(reading.in_reference)})
+            print(f"seed {seed} {slug:13} -> {','.join(reading.resembles) or 'healthy':24} "
+                  f"{reading.confidence:.2f} {'ok' if named else 'MISSED'}", flush=True)
+    print(f"\n{name}, seeds {args.first_seed}-{args.first_seed + args.seeds - 1}, "
+          f"{healthy.steps} steps, {time.perf_counter() - started:.0f} s:")
+    for slug, rows in results.items():
+        ties = sum(len(r["resembles"]) > 1 for r in rows if r["named"])
+        print(f"  {slug:13} named {sum(r['named'] for r in rows)}/{len(rows)}"
+              + (f" ({ties} as a tie)" if ties else ""))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+def cost(config, train_recorded) -> None:
+    """The hooks' share of a step: the same run with and without them, alternated twice."""
+    import statistics
+
+    with tempfile.TemporaryDirectory() as folder:
+        times = {True: [], False: []}
+        for round_ in range(2):
+            for hooks in (False, True):
+                seconds = train_recorded(config, 7, Path(folder) / f"{round_}-{hooks}.jsonl",
+                                         hooks=hooks)
+                times[hooks] += seconds
+    plain, hooked = (statistics.median(times[h]) for h in (False, True))
+    mean_plain, mean_hooked = (statistics.fmean(times[h]) for h in (False, True))
+    print(f"median step {plain * 1e3:.1f} ms without the hooks, {hooked * 1e3:.1f} ms with "
+          f"(+{(hooked / plain - 1) * 100:.0f}%); mean with evaluations {mean_plain * 1e3:.1f}"
+          f" / {mean_hooked * 1e3:.1f} ms (+{(mean_hooked / mean_plain - 1) * 100:.0f}%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""Record a PyTorch model's six panels with one object (the optional `[torch]` extra).
+
+    from diagnose.torch_hooks import ModelRecorder
+
+    rec = ModelRecorder(model, "runs/mine/metrics.jsonl", steps=2000, lr_max=3e-4,
+                        blocks=["h.0", "h.1"], final_norm="ln_f",
+                        attention=["h.0.attn.probs", "h.1.attn.probs"],
+                        mlp=["h.0.mlp.act", "h.1.mlp.act"], probe=probe_loss, eval_every=100)
+    for step in range(2000):
+        loss = loss_fn(model(x), y)            # the panels' numbers are taken here
+        loss.backward()
+        rec.clip_grad_norm(1.0)                # pre- and post-clip norms (or rec.grad_norm())
+        opt.step(); opt.zero_grad()
+        rec.log(lr=lr, train_loss=loss.item(), val_loss=val_or_None)
+
+What it measures, with the game's meanings (README "Files"), on the weights each step's
+training forward pass uses (a forward pre-hook on the model, in training mode only):
+
+- Panel 4: mean |output| of each module named in `blocks` (the residual stream after a block)
+  and of `final_norm`.
+- Panel 5: the largest singular value of every 2-D parameter, by power iteration warm-started
+  from the previous step's vector (`FIRST_ITERATIONS` the first time, `iterations` after).
+- Panel 3: `clip_grad_norm` clips as `torch.nn.utils.clip_grad_norm_` and records the global
+  norm before and after.
+- Panel 6, every `eval_every` steps, step 0 and the last, when the model exposes them: a
+  module of `attention` must output attention probabilities (B, H, T, T), a module of `mlp`
+  must take the MLP's pre-activation as input. A head is dead when its attention is
+  degenerate on most probe queries (near-uniform or collapsed, the game's thresholds) and
+  zeroing its probabilities changes `probe()`'s loss by less than 0.01 nats; a neuron when its
+  input is negative on every probe token. Without `attention`, `mlp` and `probe`, Panel 6 is
+  "not recorded".
+
+Left out: anything that changes training. The hooks read tensors under `torch.no_grad()`; the
+probe runs in eval mode and restores the mode it found. Nothing else in the package imports
+this module; it imports without torch (so every module of the package does), and a
+`ModelRecorder` made without torch is one error line saying how to install it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from diagnose.record import Recorder, RecordError
+from scenarios.errors import UserError
+
+try:
+    import torch
+except ImportError:  # the optional [torch] extra is not installed
+    torch = None
+
+FIRST_ITERATIONS = 64
+HEAD_UNIFORM_ENTROPY = 0.9   # the game's (scenarios/healthy.toml), for the same meaning
+HEAD_COLLAPSE_WEIGHT = 0.95
+HEAD_QUERY_FRACTION = 0.8
+HEAD_ABLATION_NATS = 0.01
+
+
+class ModelRecorder:
+    """A `Recorder` fed by hooks on an `nn.Module` (see the module docstring)."""
+
+    def __init__(self, model: torch.nn.Module, path: str | os.PathLike[str], /, *, steps: int,
+                 lr_max: float, blocks: Sequence[str] = (), final_norm: str | None = None,
+                 attention: Sequence[str] = (), mlp: Sequence[str] = (),
+                 probe: Callable[[], Any] | None = None, eval_every: int | None = None,
+                 iterations: int = 4, record_val_loss: bool = True, **header: Any) -> None:
+        if torch is None:
+            raise UserError("diagnose.torch_hooks needs PyTorch",
+                            "pip install 'diagnose-training[torch]'")
+        modules = dict(model.named_modules())
+        for name in (*blocks, *((final_norm,) if final_norm else ()), *attention, *mlp):
+            if name not in modules:
+                raise RecordError(f"{name!r}: no module of that name in the model "
+                                  f"(model.named_modules() lists them)")
+        if (attention or mlp) and (probe is None or not eval_every):
+            raise RecordError("dead heads and neurons need probe= (a function returning the "
+                              "probe batch's loss) and eval_every=")
+        if blocks and not final_norm:
+            raise RecordError("blocks= needs final_norm= too (Panel 4's last line)")
+        self.model = model
+        self.steps = int(steps)
+        self.eval_every = eval_every
+        self.iterations = int(iterations)
+        self.probe = probe
+        self.matrices = {name: p for name, p in model.named_parameters() if p.ndim == 2}
+        recorded = ["grad_norm_preclip", "grad_norm_postclip", "spectral_norm"]
+        if record_val_loss:
+            recorded.append("val_loss")
+        if blocks:
+            recorded.append("act_mean_abs")
+        if attention:
+            recorded.append("dead_heads")
+        if mlp:
+            recorded.append("dead_neurons_frac")
+        self.recorder = Recorder(path, steps=steps, lr_max=lr_max, recorded=recorded,
+                                 eval_every=eval_every, **header)
+        self._vectors: dict[str, torch.Tensor] = {}
+        self._acts: dict[str, float] = {}
+        self._measured: dict[str, Any] | None = None
+        self._norms: tuple[float, float] | None = None
+        self._probing = False
+        self._probs: dict[str, torch.Tensor] = {}
+        self._inputs: dict[str, torch.Tensor] = {}
+        self._ablate: tuple[str, int] | None = None
+        self._act_order = [*blocks, *((final_norm,) if final_norm else ())]
+        self._attention, self._mlp = list(attention), list(mlp)
+        self._handles = [model.register_forward_pre_hook(self._before_forward)]
+        for name in self._act_order:
+            self._handles.append(modules[name].register_forward_hook(self._activation(name)))
+        for name in self._attention:
+            self._handles.append(modules[name].register_forward_hook(self._attention_hook(name)))
+        for name in self._mlp:
+            self._handles.append(modules[name].register_forward_hook(self._mlp_hook(name)))
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def _before_forward(self, module: torch.nn.Module, args: Any) -> None:
+        if self._probing or not module.training or self._measured is not None:
+            return
+        step = self._step()
+        measured: dict[str, Any] = {"spectral_norm": self.spectral_norms()}
+        if self.probe is not None and self.eval_every and (
+                step % self.eval_every == 0 or step == self.steps - 1):
+            heads, neurons = self.dead_units()
+            if self._attention:
+                measured["dead_heads"] = heads
+            if self._mlp:
+                measured["dead_neurons_frac"] = neurons
+        self._measured = measured
+
+    def _activation(self, name: str) -> Callable:
+        def hook(module: torch.nn.Module, args: Any, output: Any) -> None:
+            if self.model.training and not self._probing:
+                out = output[0] if isinstance(output, tuple) else output
+                with torch.no_grad():
+                    self._acts[name] = float(out.detach().abs().mean())
+        return hook
+
+    def _attention_hook(self, name: str) -> Callable:
+        def hook(module: torch.nn.Module, args: Any, output: torch.Tensor) -> Any:
+            if not self._probing:
+                return None
+            self._probs[name] = output.detach()
+            if self._ablate is not None and self._ablate[0] == name:
+                output = output.clone()
+                output[:, self._ablate[1]] = 0.0
+                return output
+            return None
+        return hook
+
+    def _mlp_hook(self, name: str) -> Callable:
+        def hook(module: torch.nn.Module, args: Any, output: Any) -> None:
+            if self._probing:
+                self._inputs[name] = args[0].detach()
+        return hook
+
+    # --- measurements --------------------------------------------------------------------
+
+    def _step(self) -> int:
+        return self.recorder.steps_written
+
+    def spectral_norms(self) -> dict[str, float]:
+        """Each 2-D parameter's largest singular value, power iteration warm-started."""
+        with torch.no_grad():
+            return self._spectral_norms()
+
+    def _spectral_norms(self) -> dict[str, float]:
+        out = {}
+        for name, weight in self.matrices.items():
+            w = weight.detach().float()
+            v = self._vectors.get(name)
+            count = self.iterations
+            if v is None:
+                generator = torch.Generator().manual_seed(len(self._vectors))
+                v = torch.randn(w.shape[1], generator=generator).to(w.device)
+                count = FIRST_ITERATIONS
+            sigma = math.nan
+            for _ in range(count):
+                u = w @ v
+                sigma = float(u.norm())
+                if not math.isfinite(sigma) or sigma == 0:
+                    break
+                v = w.T @ (u / sigma)
+                v = v / v.norm()
+            self._vectors[name] = v
+            out[name] = sigma
+        return out
+
+    def dead_units(self) -> tuple[float, float]:
+        """(dead heads, dead share of MLP neurons) on the probe (see the module docstring)."""
+        mode = self.model.training
+        self.model.eval()
+        self._probing = True
+        try:
+            with torch.no_grad():
+                loss = float(self.probe())
+                heads = 0
+                for name, probs in list(self._probs.items()):
+                    for head in self._degenerate(probs):
+                        self._ablate = (name, head)
+                        ablated = float(self.probe())
+                        self._ablate = None
+                        heads += abs(ablated - loss) < HEAD_ABLATION_NATS
+                dead = total = 0
+                for inputs in self._inputs.values():
+                    flat = inputs.reshape(-1, inputs.shape[-1])
+                    dead += int((flat < 0).all(0).sum())
+                    total += flat.shape[-1]
+        finally:
+            self._probing = False
+            self._ablate = None
+            self._probs.clear()
+            self._inputs.clear()
+            self.model.train(mode)
+        return float(heads), dead / total if total else math.nan
+
+    @staticmethod
+    def _degenerate(probs: torch.Tensor) -> list[int]:
+        """The heads whose attention is near-uniform or collapsed on most queries that may see
+        two keys or more (the keys a query may see: those with a probability above 0)."""
+        p = probs.float()                                          # (B, H, T, T)
+        n_keys = (p > 0).sum(-1)                                   # (B, H, T)
+        counted = n_keys >= 2
+        entropy = -(p * torch.log(torch.where(p > 0, p, torch.ones_like(p)))).sum(-1)
+        uniform = entropy >= HEAD_UNIFORM_ENTROPY * torch.log(n_keys.clamp(min=1).float())
+        collapsed = p.amax(-1) >= HEAD_COLLAPSE_WEIGHT
+        degenerate = (uniform | collapsed) & counted
+        share = degenerate.sum((0, 2)) / counted.sum((0, 2)).clamp(min=1)   # (H,)
+        return [int(h) for h in torch.nonzero(share >= HEAD_QUERY_FRACTION).flatten()]
+
+    def grad_norm(self) -> float:
+        """The global L2 norm of the gradients, recorded as both pre- and post-clip."""
+        with torch.no_grad():
+            norm = self._global_norm()
+        self._norms = (norm, norm)
+        return norm
+
+    def clip_grad_norm(self, max_norm: float) -> float:
+        """Clip as `torch.nn.utils.clip_grad_norm_`; records the norm before and after."""
+        params = [p for p in self.model.parameters() if p.grad is not None]
+        pre = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
+        with torch.no_grad():
+            self._norms = (pre, self._global_norm())
+        return pre
+
+    def _global_norm(self) -> float:
+        grads = [p.grad.detach().float().norm() for p in self.model.parameters()
+                 if p.grad is not None]
+        return float(torch.stack(grads).norm()) if grads else math.nan
+
+    # --- the step ------------------------------------------------------------------------
+
+    def log(self, *, lr: float, train_loss: float, val_loss: float | None = None,
+            **extra: Any) -> dict[str, Any]:
+        """Write this step: what the hooks measured on its forward pass, and the numbers given."""
+        if self._measured is None:
+            raise RecordError(f"step {self._step()}: no training forward pass since the last "
+                              "log (call model.train() and run the step first)")
+        if self._norms is None:
+            self.grad_norm()
+        values = dict(self._measured)
+        if self._act_order:
+            values["act_mean_abs"] = [self._acts.get(n, math.nan) for n in self._act_order]
+        pre, post = self._norms
+        if "val_loss" in self.recorder.recorded:
+            values["val_loss"] = val_loss
+        record = self.recorder.log(lr=lr, train_loss=train_loss, grad_norm_preclip=pre,
+                                   grad_norm_postclip=post, **values, **extra)
+        self._measured, self._norms = None, None
+        self._acts.clear()
+        return record
+
+    def close(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+        self.recorder.close()
+
+    def __enter__(self) -> ModelRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

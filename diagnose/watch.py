@@ -1,0 +1,136 @@
+"""`diagnose watch`'s reading side: a metrics file that is still growing, and the six panels for
+a run the game did not train. No Textual (the app is `diagnose/tui/watch_app.py`).
+
+`MetricsTail` reads only the bytes added since its last poll, hands each complete line to the
+same parser `read_metrics` uses, and keeps a partial last line (a step the recorder is writing)
+for the next poll. It refuses what every reader refuses: a file that is not a regular file, or
+one past `metrics.MAX_BYTES`.
+
+`own_panels` adapts the game's panels (`diagnose.panels`) to a run of any model: a panel whose
+field the run did not record says so in its title; Panel 5 summarises however many matrices the
+run names as their largest, median and smallest singular value; Panel 3 draws no clip threshold
+(a run's is its own, not the game's); the dead-heads row is a count unless the header gives
+`heads_total`. The entropy floor is drawn only when the header has one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import stat
+import statistics
+from pathlib import Path
+from typing import Any
+
+from diagnose.metrics import MAX_BYTES, MetricsError, MetricsParser, recorded
+from diagnose.panels import Panel, Series, build_panels, finite
+
+PANEL_FIELDS = {1: ("train_loss", "val_loss"), 2: ("lr",),
+                3: ("grad_norm_preclip", "grad_norm_postclip"), 4: ("act_mean_abs",),
+                5: ("spectral_norm",), 6: ("dead_heads", "dead_neurons_frac")}
+NOT_RECORDED = {"en": "not recorded", "es": "no registrado"}
+CHUNK = 1 << 20
+
+
+class MetricsTail:
+    """A metrics file read as it grows: `poll()` returns the step records added since."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.parser = MetricsParser(self.path)
+        self._offset = 0
+        self._partial = b""
+        self._line = 0
+
+    @property
+    def header(self) -> dict[str, Any] | None:
+        return self.parser.header
+
+    def poll(self) -> list[dict[str, Any]]:
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            raise MetricsError(f"{self.path}: missing metrics file") from None
+        except OSError as err:
+            raise MetricsError(f"{self.path}: cannot be read ({err.strerror})") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise MetricsError(f"{self.path}: not a metrics file (not a regular file)")
+        if info.st_size > MAX_BYTES:
+            raise MetricsError(f"{self.path}: larger than {MAX_BYTES >> 20} MB: not a metrics "
+                               "file")
+        if info.st_size < self._offset:
+            raise MetricsError(f"{self.path}: shrank while watched (another run replaced it)")
+        if info.st_size == self._offset:
+            return []
+        with open(self.path, "rb") as stream:
+            stream.seek(self._offset)
+            data = stream.read(min(info.st_size - self._offset, MAX_BYTES))
+        self._offset += len(data)
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        before = len(self.parser.records)
+        for raw in lines:
+            self._line += 1
+            try:
+                text = raw.decode("utf-8-sig" if self._line == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise MetricsError(f"{self.path}:{self._line}: not UTF-8 text") from None
+            self.parser.feed(self._line, text)
+        return self.parser.records[before:]
+
+
+def _spectral_summary(pick) -> Any:
+    def read(record: dict[str, Any]) -> float | None:
+        norms = record["spectral_norm"]
+        values = [v for v in (norms or {}).values() if finite(v)]
+        return pick(values) if values else None
+    return read
+
+
+NOTHING = Series("n.a", dict(NOT_RECORDED), lambda record: None)
+DEAD_FIELDS = {"dead_heads": "dead_heads", "dead_neurons": "dead_neurons_frac"}
+
+
+def _without_total(series: Series, total: int | None) -> Series:
+    """A dead-units row whose total the header does not give: no "(of N)" in its label."""
+    if total:
+        return series
+    return dataclasses.replace(series, total=None, label={
+        lang: text.split(" (")[0] for lang, text in series.label.items()})
+
+
+def own_panels(header: dict[str, Any], first: dict[str, Any] | None) -> tuple[Panel, ...]:
+    """The six panels for a run with this header, shaped by its first record."""
+    acts = first["act_mean_abs"] if first else None
+    layers = len(acts) - 1 if acts else 1
+    heads, neurons = header.get("heads_total"), header.get("neurons_total")
+    game = build_panels(layers, heads or 0, neurons or 0)
+    panels = []
+    for panel in game:
+        missing = [k for k in PANEL_FIELDS[panel.number] if not recorded(header, k)]
+        changes: dict[str, Any] = {}
+        if panel.number == 3:
+            changes["guides"] = ()
+        if panel.number == 4 and not acts:
+            changes["series"] = ()
+        if panel.number == 5:
+            # keys the terminal shortens to "σ.max", "σ.med", "σ.min" (tui.frames.short_label)
+            changes["series"] = tuple(Series(f"σ.{short}", {
+                "en": f"{name} of the matrices", "es": f"{es} de las matrices"},
+                _spectral_summary(pick), group=i) for i, (short, name, es, pick) in enumerate((
+                    ("max", "largest", "la mayor", max),
+                    ("med", "median", "la mediana", statistics.median),
+                    ("min", "smallest", "la menor", min))))
+        if panel.number == 6:
+            changes["series"] = tuple(
+                _without_total(s, heads if s.key == "dead_heads" else neurons)
+                for s in panel.series if recorded(header, DEAD_FIELDS[s.key]))
+        if panel.number in (1, 3):
+            changes["series"] = tuple(s for s in panel.series if recorded(header, s.key))
+        if not changes.get("series", panel.series):
+            changes["series"] = (NOTHING,)  # a row that says "–", under the title that says why
+        if missing:
+            words = ", ".join(missing) if len(missing) < len(PANEL_FIELDS[panel.number]) else ""
+            changes["title"] = {lang: f"{text} · {NOT_RECORDED[lang]}" + (f": {words}" if words
+                                                                          else "")
+                                for lang, text in panel.title.items()}
+        panels.append(dataclasses.replace(panel, **changes))
+    return tuple(panels)
