@@ -40,6 +40,8 @@ NEEDS = {
     "no-warmup": (),
     "broken-mask": ("val_loss", "entropy_floor"),
     "big-init": ("act_mean_abs", "spectral_norm"),
+    "small-init": ("act_mean_abs", "spectral_norm"),
+    "raised-lr": (),
     "short-warmup": (),
     "leaky-mask": ("val_loss", "entropy_floor"),
     "high-lr": (),
@@ -344,7 +346,7 @@ def _read(run: list, ref: list, header: dict[str, Any], weighed: tuple[str, ...]
     knob = set(catalog[best.slug].override)
     kin = [s for s in weighed if s != best.slug and set(catalog[s].override) & knob
            and diagnostician.diagnose_run(run, ref, header, deck=(s,)).slug == s]
-    showing = sorted((best.slug, *kin), key=lambda s: catalog[s].level)
+    showing = sorted((best.slug, *kin), key=lambda s: min(catalog[s].levels))
     deck = tuple(s for s in weighed if s not in showing[1:])
     best = diagnostician.diagnose_run(run, ref, header, deck=deck)
     named = best.slug

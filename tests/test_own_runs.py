@@ -283,3 +283,11 @@ def test_the_torch_helper_without_torch_is_one_line(tmp_path, monkeypatch):
     assert str(err.value) == ("diagnose.torch_hooks needs PyTorch (pip install "
                               "'diagnose-training[torch]')")
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_every_break_of_every_deck_says_what_its_signature_reads():
+    """A break added to a deck must say which recorded fields its reading needs (check.NEEDS),
+    else `check` cannot tell when a run lacks them."""
+    from diagnose import check
+
+    assert set(check.ALL_BREAKS) <= set(check.NEEDS)
