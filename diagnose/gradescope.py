@@ -16,8 +16,6 @@ The grading itself is `grading.autograder`.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +27,7 @@ from grading.grade import open_key, read_scenario, same_code
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
 from grading.seal import scenario_key
 from scenarios.errors import UserError
-from scenarios.files import read_json, read_small
+from scenarios.files import atomic_output, read_json, read_small
 from scenarios.langs import LANGS
 
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
@@ -194,30 +192,19 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
         raise AutograderError(f"{bundles}: no bundle holds the scenario its manifest deals ("
                               + "; ".join(left_out) + ")")
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle, partial = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial",
-                                       dir=out.parent)
-    os.close(handle)
-    partial = Path(partial)
-    try:
-        with zipfile.ZipFile(partial, "w") as archive:
-            _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
-            _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
-            for package in GRADER_PACKAGES:
-                for name, path in package_files(package):
-                    _add(archive, f"{GRADER}/{name}", path.read_bytes())
-            _add(archive, f"{COURSE}/{SETTINGS}",
-                 (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
-            _add(archive, f"{COURSE}/{MANIFEST}",
-                 read_small(Path(bundles) / MANIFEST, "a manifest", COPIED_MAX))
-            for name, workspace in workspaces:
-                for file in (SCENARIO_FILE, KEY_FILE):
-                    _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
-                         read_small(workspace / file, "a bundle's file", COPIED_MAX))
-        os.replace(partial, out)
-    except OSError as err:
-        partial.unlink(missing_ok=True)
-        raise AutograderError(f"{out}: cannot be written ({err.strerror or err})") from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with (atomic_output(out, error=AutograderError) as partial,
+          zipfile.ZipFile(partial, "w") as archive):
+        _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
+        _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
+        for package in GRADER_PACKAGES:
+            for name, path in package_files(package):
+                _add(archive, f"{GRADER}/{name}", path.read_bytes())
+        _add(archive, f"{COURSE}/{SETTINGS}",
+             (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
+        _add(archive, f"{COURSE}/{MANIFEST}",
+             read_small(Path(bundles) / MANIFEST, "a manifest", COPIED_MAX))
+        for name, workspace in workspaces:
+            for file in (SCENARIO_FILE, KEY_FILE):
+                _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
+                     read_small(workspace / file, "a bundle's file", COPIED_MAX))
     return Packed(len(workspaces), tuple(left_out))

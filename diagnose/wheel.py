@@ -18,7 +18,6 @@ import base64
 import hashlib
 import importlib
 import importlib.metadata
-import os
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from diagnose import __version__
 from scenarios.errors import UserError
+from scenarios.files import atomic_output
 
 DISTRIBUTION = "diagnose-training"
 PACKAGES = ("diagnose", "grading", "scenarios")
@@ -105,26 +105,18 @@ def write_wheel(folder: Path) -> Path:
     except OSError as err:
         raise WheelError(f"{folder}: cannot be made ({err.strerror or err})") from None
     out = folder / wheel_name()
-    partial = folder / f".{out.name}.partial"
     record = []
-    try:
-        with zipfile.ZipFile(partial, "w") as archive:
-            files = [(name, path.read_bytes()) for package in PACKAGES
-                     for name, path in package_files(package)]
-            files += [(f"{info}/METADATA", metadata.encode("utf-8")),
-                      (f"{info}/WHEEL", wheel_file.encode("utf-8"))]
-            if entry_points:
-                files.append((f"{info}/entry_points.txt", entry_points.encode("utf-8")))
-            for name, data in files:
-                _add(archive, name, data)
-                record.append(f"{name},{_record_hash(data)},{len(data)}")
-            record.append(f"{info}/RECORD,,")
-            _add(archive, f"{info}/RECORD", ("\n".join(record) + "\n").encode("utf-8"))
-        os.replace(partial, out)
-    except OSError as err:
-        partial.unlink(missing_ok=True)
-        raise WheelError(f"{out}: cannot be written ({err.strerror or err})") from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with (atomic_output(out, error=WheelError) as partial,
+          zipfile.ZipFile(partial, "w") as archive):
+        files = [(name, path.read_bytes()) for package in PACKAGES
+                 for name, path in package_files(package)]
+        files += [(f"{info}/METADATA", metadata.encode("utf-8")),
+                  (f"{info}/WHEEL", wheel_file.encode("utf-8"))]
+        if entry_points:
+            files.append((f"{info}/entry_points.txt", entry_points.encode("utf-8")))
+        for name, data in files:
+            _add(archive, name, data)
+            record.append(f"{name},{_record_hash(data)},{len(data)}")
+        record.append(f"{info}/RECORD,,")
+        _add(archive, f"{info}/RECORD", ("\n".join(record) + "\n").encode("utf-8"))
     return out

@@ -37,7 +37,7 @@ import re
 import secrets
 import stat
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +252,29 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
             tmp.unlink()
         raise
     return path
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path, *, error: ErrorType = UserError) -> Iterator[Path]:
+    """A temporary path beside `path` for a writer that needs a file name (a zip archive);
+    when the block ends, the file is forced to disk and renamed onto `path`, whole or not at
+    all. An OSError becomes `error("<path>: cannot be written (...)")`; no temporary file
+    stays, whatever ends the block."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+    try:
+        yield tmp
+        with open(tmp, "rb+") as stream:
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise error(f"{path}: cannot be written ({err.strerror or err})") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def atomic_create(path: Path, data: bytes, *, mode: int = 0o600,

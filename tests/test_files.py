@@ -371,3 +371,18 @@ def test_the_depth_bound_is_exactly_the_nesting(value, wrap):
     else:
         with pytest.raises(FormatError, match="nested deeper"):
             loads_json(text)
+
+
+def test_atomic_output_leaves_the_whole_file_or_nothing(tmp_path):
+    """A writer that needs a file name (a zip) goes through atomic_output: a failure inside
+    the block leaves neither the target nor a temporary file; success leaves the whole file."""
+    from scenarios.files import atomic_output
+
+    target = tmp_path / "out.zip"
+    with pytest.raises(RuntimeError), atomic_output(target) as partial:
+        partial.write_bytes(b"half")
+        raise RuntimeError("killed mid-write")
+    assert list(tmp_path.iterdir()) == []
+    with atomic_output(target) as partial:
+        partial.write_bytes(b"whole")
+    assert target.read_bytes() == b"whole" and list(tmp_path.iterdir()) == [target]
