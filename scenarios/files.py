@@ -221,7 +221,8 @@ def read_csv(path: Path, what: str, max_bytes: int, *, error: ErrorType = UserEr
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
                  error: ErrorType = UserError, sync: bool = True) -> Path:
-    """Write `data` to `path` through a temporary file in the same folder, then rename it.
+    """Write `data` to `path` through a temporary file in the same folder, then rename it
+    (`atomic_output`).
 
     `mode` is the new file's permission bits before any byte is written (the umask applies).
     `sync=False` skips forcing the bytes to disk before the rename, for exports written by
@@ -230,42 +231,28 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    try:
+    with atomic_output(path, error=error, sync=sync) as tmp:
         handle = os.open(tmp, flags, 0o666 if mode is None else mode)  # the umask applies
-    except OSError as err:
-        raise error(f"{path}: cannot be written ({err.strerror or err})") from None
-    try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(payload)
-            stream.flush()
-            if sync:
-                os.fsync(stream.fileno())
-        os.replace(tmp, path)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise error(f"{path}: cannot be written ({err.strerror or err})") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
     return path
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path, *, error: ErrorType = UserError) -> Iterator[Path]:
-    """A temporary path beside `path` for a writer that needs a file name (a zip archive);
-    when the block ends, the file is forced to disk and renamed onto `path`, whole or not at
-    all. An OSError becomes `error("<path>: cannot be written (...)")`; no temporary file
-    stays, whatever ends the block."""
+def atomic_output(path: Path, *, error: ErrorType = UserError,
+                  sync: bool = True) -> Iterator[Path]:
+    """A temporary path beside `path` for the block to write (a zip archive needs a name);
+    when the block ends, the file is forced to disk (unless `sync=False`) and renamed onto
+    `path`, whole or not at all. An OSError becomes `error("<path>: cannot be written (...)")`;
+    no temporary file stays, whatever ends the block."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         yield tmp
-        with open(tmp, "rb+") as stream:
-            os.fsync(stream.fileno())
+        if sync:
+            with open(tmp, "rb+") as stream:
+                os.fsync(stream.fileno())
         os.replace(tmp, path)
     except OSError as err:
         with contextlib.suppress(OSError):
