@@ -101,9 +101,10 @@ def cost(config, train_recorded) -> None:
                 times[hooks] += seconds
     plain, hooked = (statistics.median(times[h]) for h in (False, True))
     mean_plain, mean_hooked = (statistics.fmean(times[h]) for h in (False, True))
-    print(f"median step {plain * 1e3:.1f} ms without the hooks, {hooked * 1e3:.1f} ms with "
-          f"(+{(hooked / plain - 1) * 100:.0f}%); mean with evaluations {mean_plain * 1e3:.1f}"
-          f" / {mean_hooked * 1e3:.1f} ms (+{(mean_hooked / mean_plain - 1) * 100:.0f}%)")
+    print(f"CPU time of the training thread: median step {plain * 1e3:.1f} ms without the "
+          f"hooks, {hooked * 1e3:.1f} ms with (+{(hooked / plain - 1) * 100:.0f}%); mean with "
+          f"evaluations {mean_plain * 1e3:.1f} / {mean_hooked * 1e3:.1f} ms "
+          f"(+{(mean_hooked / mean_plain - 1) * 100:.0f}%)")
 
 
 if __name__ == "__main__":

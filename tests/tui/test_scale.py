@@ -5,8 +5,8 @@ import math
 import pytest
 
 from diagnose.columns import bucket, columns, cursor_columns, held, summarise
-from diagnose.panels import panels_for
-from diagnose.tui.frames import envelope, panel_frame, short_label, shown_series
+from diagnose.panels import envelope, panels_for
+from diagnose.tui.frames import panel_frame, short_label, shown_series
 from diagnose.tui.scale import row_of, ticks, window, windowed
 from diagnose.tui.state import RunStore, View
 
