@@ -64,11 +64,13 @@ def short_matrix(name: str) -> str:
 def short_label(series: Series, lang: str) -> str:
     if series.key in SHORT:
         return pick(SHORT[series.key], lang)
-    if ".envelope." in series.key:
-        return pick(ENVELOPE_SHORT[series.key.rsplit(".", 1)[1]], lang)
-    if ".layer." in series.key:  # spectral.layer.h.3.max -> "3 max"
-        scope, _, which = series.key.partition(".layer.")[2].rpartition(".")
-        return f"{scope.rsplit('.', 1)[-1] or '·'} {pick(ENVELOPE_SHORT[which], lang)}"[:6]
+    if series.which is not None:  # a summary: spectral.envelope.max, spectral.layer.h.3.max
+        scope, _, which = series.key.rpartition(".")
+        word = pick(ENVELOPE_SHORT[which], lang)
+        _, per_layer, layer = scope.partition(".layer.")
+        if not per_layer:
+            return word
+        return f"{layer.rsplit('.', 1)[-1] or '·'} {word}"[:6]  # "3 max"
     if series.key.startswith("act."):  # act.0 -> h.0: the residual after block h.0
         return "h." + series.key.removeprefix("act.")
     return short_matrix(series.key)
