@@ -37,6 +37,7 @@ class DetailScreen(Screen[None]):
     def __init__(self, panel: Panel, play: ViewApp) -> None:
         super().__init__()
         self.panel, self.play = panel, play
+        self._mounting = 0  # plots asked for and not mounted yet
 
     def compose(self) -> ComposeResult:
         yield Readout(id="detail-title")
@@ -55,17 +56,25 @@ class DetailScreen(Screen[None]):
         self.redraw()
 
     async def _complete(self, count: int) -> None:
+        """Mount `count` more plots (counted in `_mounting` by the redraw that asked), then
+        redraw."""
+        try:
+            if self.is_attached:
+                await self.query_one("#detail-plots").mount_all(
+                    [SeriesPlot(self.play.lang) for _ in range(count)])
+        finally:
+            self._mounting -= count
         if self.is_attached:
-            await self.query_one("#detail-plots").mount_all(
-                [SeriesPlot(self.play.lang) for _ in range(count)])
             self.redraw()
 
     def redraw(self) -> None:
         play, lang = self.play, self.play.lang
         frame = panel_frame(self.panel, play.store, play.view, lang, rows=DETAIL_ROWS)
         plots = list(self.query(SeriesPlot))
-        if len(frame.lines) > len(plots):  # `r` turned the matrices into their summary or back
-            self.call_later(self._complete, len(frame.lines) - len(plots))
+        missing = len(frame.lines) - len(plots) - self._mounting
+        if missing > 0:  # `r` turned the matrices into their summary or back
+            self._mounting += missing  # at once: a second redraw before the mount adds none
+            self.call_later(self._complete, missing)
         for plot, line in zip(plots, frame.lines, strict=False):
             plot.display = True
             plot.show(line, frame)

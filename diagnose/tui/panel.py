@@ -7,9 +7,9 @@ and, when the panel shows fewer series than it has, how many are hidden and that
 them; the cursor's step is the status line's, since a border change repaints the whole box.
 The box decides how many rows it has room for and asks `panel_frame` for a frame of that size
 (a panel's many spectral norms become their per-layer summary, or their envelope, in a small
-box); `row_layout` gives every row
-the same height, so a bar's size means the same in every row. A click focuses the panel and
-opens the detail view (the screen listens for `PanelChosen`).
+box, and the bottom edge says so); `row_layout` gives every row the same height, so a bar's
+size means the same in every row. A click focuses the panel and opens the detail view (the
+screen listens for `PanelChosen`).
 """
 
 from __future__ import annotations

@@ -209,3 +209,24 @@ async def test_watch_has_the_games_cursor_detail_and_reference_keys(tmp_path):
         assert len(app.screen.query(SeriesPlot)) == 9  # the game's model: every matrix
         await pilot.press("escape", "q")
     rec.close()
+
+
+async def test_the_detail_view_summarises_when_the_reference_doubles_its_plots(tmp_path):
+    """26 matrices fit the detail view (40 plots) alone, not with the reference under each:
+    `r` there turns them into their per-layer summary and back."""
+    path = record_deep_run(tmp_path / "metrics.jsonl", layers=4)
+    app = WatchApp(path, read_metrics(path), poll=0.05)
+
+    def shown() -> int:
+        return sum(plot.display for plot in app.screen.query(SeriesPlot))
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#panel-5")
+        await until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert app.view.overlay and shown() == 2 + 4 * 3
+        await pilot.press("r")
+        await until(pilot, lambda: shown() == 26)
+        await pilot.press("r")
+        await until(pilot, lambda: shown() == 14)
+        assert len(app.screen.query(SeriesPlot)) == 26
+        await pilot.press("escape", "q")
