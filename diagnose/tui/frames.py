@@ -42,6 +42,7 @@ SHORT = {  # series key -> (en, es): a compact row's label, at most 6 cells
     "grad_norm_preclip": ("pre", "antes"), "grad_norm_postclip": ("post", "desp."),
     "act.ln_f": ("ln_f", "ln_f"), "wte": ("wte", "wte"),
     "dead_heads": ("heads", "cabez."), "dead_neurons": ("mlp", "mlp"),
+    "n.a": ("n.a.", "n.d."),  # diagnose.watch.NOTHING: a panel whose fields were not recorded
 }
 ENVELOPE_SHORT = {"max": ("max", "máx"), "med": ("med", "med"), "min": ("min", "mín")}
 GUIDE_SHORT = {  # guide key -> (en, es): a panel's bottom edge names its guides briefly

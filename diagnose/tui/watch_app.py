@@ -58,6 +58,7 @@ WATCH_BINDINGS = [
 class WatchApp(ViewApp):
     CSS_PATH = "play.tcss"
     BINDINGS = WATCH_BINDINGS
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, run: Path, reference: tuple[dict[str, Any], list] | None = None, *,
                  lang: str = "en", poll: float = POLL_SECONDS) -> None:
