@@ -137,3 +137,10 @@ def test_short_labels_of_any_matrix_and_summary_fit_a_compact_row():
     assert max(map(len, labels)) <= 6
     assert [short_label(s, "en") for s in per_layer(panel)] == [
         "3 max", "3 med", "3 min", "mx", "wte"]
+
+
+def test_the_games_nine_matrices_summarise_per_layer_between_the_envelope_and_all():
+    spectral = PANELS["spectral"]
+    per_layer = [short_label(s, "es") for s in shown_series(spectral, rows=7, overlay=False)]
+    assert per_layer == ["wte", "0 máx", "0 med", "0 mín", "1 máx", "1 med", "1 mín"]
+    assert len(shown_series(spectral, rows=13, overlay=True)) == 2  # 7 × 2 > 13: the envelope
