@@ -37,9 +37,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None, help="default: the healthy config's")
     parser.add_argument("--breaks", default=",".join(LEVELS_1_2))
     parser.add_argument("--other", action="store_true", help="the model the game never saw")
+    parser.add_argument("--no-healthy", action="store_true",
+                        help="train only the breaks (the healthy runs of these seeds are done)")
     parser.add_argument("--cost", action="store_true",
                         help="only time a run with and without the hooks (the README's cost)")
     parser.add_argument("--out", type=Path, default=None, help="write the readings as JSON")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="a reference this bench already trained (same model and steps): "
+                             "several processes over other seeds or breaks share it")
     args = parser.parse_args()
 
     import scenarios
@@ -60,13 +65,15 @@ def main() -> None:
     slugs = [s for s in args.breaks.split(",") if s]
     folder = Path(tempfile.mkdtemp(prefix="own-runs-"))
     started = time.perf_counter()
-    reference = folder / "reference.jsonl"
-    train_recorded(healthy, 0, reference, model_name=name)
+    reference = args.reference or folder / "reference.jsonl"
+    if args.reference is None:
+        train_recorded(healthy, 0, reference, model_name=name)
     per_run = time.perf_counter() - started
     print(f"{name}: {healthy.steps} steps, reference trained in {per_run:.1f} s", flush=True)
-    results: dict[str, list[dict]] = {s: [] for s in ["healthy", *slugs]}
+    runs = slugs if args.no_healthy else ["healthy", *slugs]
+    results: dict[str, list[dict]] = {s: [] for s in runs}
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        for slug in ["healthy", *slugs]:
+        for slug in runs:
             config = healthy if slug == "healthy" else catalog[slug].apply(healthy)
             path = folder / f"{slug}-{seed}.jsonl"
             train_recorded(config, seed, path, model_name=name)
