@@ -387,7 +387,7 @@ RANGE_OR_RATE = re.compile(r"−?\d+(?:[.,]\d+)*%?(?:-|–| to | a )−?\d+(?:[.
                            r"|\b\d+ (?:of|de) \d+\b")
 WINDOW = ("step ", "steps ", "paso ", "pasos ", "Panels ", "paneles ")
 NOT_FIGURES = {  # (owner, field) -> the ranges there that are not the deck's measurements
-    ("README", "deck"): ("0–19", "1000–1019", "5000–5019", "2 of 12"),  # seeds, a config
+    ("README", "deck"): ("0–19", "1000–1011", "5000–5019", "2 of 12"),  # seeds, a config
     ("bad-init", "real_world"): ("2-5", "2 a 5"),  # real-world bugs, not this engine's runs
 }
 
@@ -483,7 +483,10 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
 
 
 def measure(folder: Path, firsts: list[int], seeds: int) -> dict:
-    """Every claimed figure over the stored runs, each against another seed's reference."""
+    """Every claimed figure over the stored runs, each against another seed's reference.
+
+    A range stops at its first seed that lacks a run of the deck (every run kind then counts
+    the same seeds); `ranges` says which seeds each range gave."""
     sys.path.insert(0, str(ROOT / "bench"))
     import fidelity  # bench/fidelity.py: the loader and the cross-seed pairing
 
@@ -494,12 +497,18 @@ def measure(folder: Path, firsts: list[int], seeds: int) -> dict:
     header = run_header_fields(healthy)
     ranged = []
     for first in firsts:
-        ranged.append([fidelity.load(folder, seed, fidelity.plans_for(seed, healthy, [1, 2, 3]))
-                       for seed in range(first, first + seeds)])
+        kept = []
+        for seed in range(first, first + seeds):
+            plans = fidelity.plans_for(seed, healthy, [1, 2, 3])
+            records = fidelity.stored(folder, seed, plans)
+            if len(records) < len(plans):
+                break
+            kept.append(records)
+        ranged.append(kept)
     spread = fidelity.cross_seed_figures(ranged, header)
     wanted = {(c.run, c.figure) for *_, made in claims() for c in made}
     wanted |= {(run, "loss0") for run, _ in wanted}   # how many runs of each kind
-    return {"first_seeds": firsts, "seeds_per_range": seeds,
+    return {"ranges": [[first, len(kept)] for first, kept in zip(firsts, ranged, strict=True)],
             "figures": {run: {figure: summarise(spread[run][figure])
                               for r, figure in sorted(wanted) if r == run}
                         for run in sorted({r for r, _ in wanted})}}
@@ -521,6 +530,8 @@ def main() -> None:
         print("\n".join(problems) or f"every claim holds ({len(claims())} texts)")
         sys.exit(1 if problems else 0)
     fresh = measure(args.load, [int(n) for n in args.first_seed.split(",")], args.seeds)
+    print("seeds: " + ", ".join(f"{first}-{first + count - 1}" if count else f"{first} (none)"
+                                for first, count in fresh["ranges"]))
     for owner, field, lang, made in claims():
         if lang != "en":
             continue
