@@ -3,7 +3,7 @@
 A bundles folder is what `diagnose deal` writes: `<bundles>/<student>/experiments/19-break-it/`
 per student and `<bundles>/manifest.csv` (student, code). A submission is placed by the name
 the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
-borja, compared by `layout.student_key`); what is inside is only cross-checked, never trusted
+borja, compared by `scenarios.names.name_key`); what is inside is only cross-checked, never trusted
 alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
 that is not that student's code, is a mismatch. The instructor's side is the truth: the
 manifest binds each student to the code dealt, and a bundle holding another scenario (swapped
@@ -51,11 +51,12 @@ from grading.grade import (
     same_code,
     sealing,
 )
-from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable, student_key
+from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
 from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
 from grading.texts import say
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_csv, read_small_text
+from scenarios.names import name_key
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
@@ -96,12 +97,12 @@ class Roster(tuple):
 
     def __new__(cls, students: Iterable[Student]) -> Roster:
         roster = super().__new__(cls, students)
-        roster.by_key = {student_key(s.name): s for s in roster}
+        roster.by_key = {name_key(s.name): s for s in roster}
         roster.by_code = {code_key(s.code): s for s in roster}
         return roster
 
     def named(self, name: str) -> Student | None:
-        return self.by_key.get(student_key(name))
+        return self.by_key.get(name_key(name))
 
     def owner(self, code: str) -> Student | None:
         return self.by_code.get(code_key(code))
@@ -173,7 +174,7 @@ def as_typed(name: str) -> str:
 def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
     file = Path(as_typed(str(file)))
-    stem = student_key(file.stem)
+    stem = name_key(file.stem)
     for suffix in NAME_SUFFIXES:
         for joint in ("-", "_", " ", "."):
             stem = stem.removesuffix(joint + suffix)
