@@ -418,8 +418,8 @@ def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
 
 def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
     """Every round a scenario may need, dealt from the level's breaks as a local deal's
-    (`choose_breaks(None, level)`), planned here: the worker never sees the secret."""
-    slugs = choose_breaks(None, level)
+    (`choose_breaks(level)`), planned here: the worker never sees the secret."""
+    slugs = choose_breaks(level)
     return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
 
 

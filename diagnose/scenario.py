@@ -52,7 +52,6 @@ from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
 
 ENGINE_VERSION = "1"
-LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
@@ -130,34 +129,18 @@ def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
     return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
-def choose_breaks(requested: Sequence[str] | None, level: int = 1) -> list[str]:
-    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them).
-    Above level 1, the level's whole deck, from which `assignment` deals three."""
+def choose_breaks(level: int = 1) -> list[str]:
+    """The breaks a scenario of `level` deals from: the level's whole deck (level 1 permutes
+    its three; above, `assignment` deals three of them)."""
     if level not in scenarios.LEVELS:
         raise ScenarioError(f"--level must be one of {', '.join(map(str, scenarios.LEVELS))}, "
                             f"got {level}")
-    if level != 1:
-        if requested is not None:
-            raise ScenarioError("--breaks chooses level 1's breaks; a level above 1 deals from "
-                                "its own deck (drop --breaks or --level)")
-        return list(scenarios.breaks(level))
-    catalog = scenarios.breaks()
-    if requested is None:
-        wanted = list(LAB_BREAKS) if set(LAB_BREAKS) <= set(catalog) else list(catalog)
-    else:
-        wanted = list(dict.fromkeys(requested))
-        unknown = [slug for slug in wanted if slug not in catalog]
-        if unknown:
-            raise ScenarioError(f"unknown break {unknown[0]!r}; the catalog has "
-                                + ", ".join(catalog))
-    if not 3 <= len(wanted) <= 99:
-        raise ScenarioError(f"a scenario deals 3 or more breaks, got {len(wanted)}")
-    return wanted
+    return list(scenarios.breaks(level))
 
 
-def planned_runs(breaks: Sequence[str] | None = None, level: int = 1) -> tuple[str, ...]:
+def planned_runs(level: int = 1) -> tuple[str, ...]:
     """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
-    dealt = len(choose_breaks(breaks, level)) if level == 1 else DEALT
+    dealt = len(choose_breaks(level)) if level == 1 else DEALT
     return (REFERENCE, *run_ids(dealt))
 
 
@@ -421,15 +404,12 @@ class ScenarioSpec:
     machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
-    `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the
-    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle). `level` picks
-    the deck: 1 deals `breaks` in a permutation; 2 and 3 deal three IDs from the level's deck
-    (then `breaks` holds that deck).
+    `steps` are healthy.toml's. `key` says who opens the sealed answers: "self-study" (the
+    player) or "instructor" (a dealt bundle). `level` picks the deck (`choose_breaks`).
     """
 
     code: str | None = None
     steps: int | None = None
-    breaks: tuple[str, ...] | None = None
     lang: str = "en"
     key: str = "self-study"
     level: int = 1
@@ -446,7 +426,7 @@ class ScenarioSpec:
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())
         object.__setattr__(self, "steps", steps)
-        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks, self.level)))
+        choose_breaks(self.level)  # an unknown level is refused here, before any training
 
 
 @dataclass(frozen=True)
@@ -474,7 +454,7 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
     """
     target = Path(target)
     progress = progress or Progress()
-    code, steps, slugs = spec.code, spec.steps, list(spec.breaks)
+    code, steps, slugs = spec.code, spec.steps, choose_breaks(spec.level)
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):

@@ -75,13 +75,12 @@ def test_a_spec_is_one_checked_value():
 
     spec = ScenarioSpec(steps=5)
     assert len(spec.code) == 9 and spec.steps == 5 and spec.lang == "en"
-    assert spec.breaks == ("bad-init", "no-warmup", "broken-mask") and spec.key == "self-study"
+    assert spec.key == "self-study" and spec.level == 1
     assert ScenarioSpec().steps == scenarios.healthy_config().steps
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.steps = 6
     for bad, message in [({"lang": "fr"}, "--lang must be one of en, es"),
-                         ({"code": "a-->"}, "cannot hold"), ({"breaks": ["x", "y", "z"]},
-                                                              "unknown break 'x'")]:
+                         ({"code": "a-->"}, "cannot hold")]:
         with pytest.raises(ScenarioError, match=message):
             ScenarioSpec(**bad)
 

@@ -34,10 +34,6 @@ def to_axis(value: float, log: bool) -> float | None:
     return math.log10(value) if value > 0 else None
 
 
-def from_axis(height: float, log: bool) -> float:
-    return 10.0 ** height if log else height
-
-
 def ticks(value_range: tuple[float, float], log: bool, count: int) -> list[float]:
     """The range's two ends, then about `count` round values inside it (decades on a log axis).
 
