@@ -42,9 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from diagnose import __version__
 from diagnose.scenario import (
-    ENGINE_VERSION,
     OnStep,
     Progress,
     ScenarioError,
@@ -52,8 +50,11 @@ from diagnose.scenario import (
     TrainingPool,
     check_code,
     check_target,
+    checks_runs,
     create_scenario,
+    engine_version,
     new_code,
+    redeal_message,
     workspace_lock,
     write_workspace,
 )
@@ -216,7 +217,7 @@ DASHBOARD_LANG = re.compile(r'<html lang="([a-z]{2})">')
 def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
     """What every bundle of one folder shares; `level` joins it with levelled scenarios."""
     return {"schema": SETTINGS_SCHEMA, "steps": steps, "lang": lang,
-            "key": fingerprint(secret), "engine_version": f"{__version__}+engine{ENGINE_VERSION}"}
+            "key": fingerprint(secret), "engine_version": engine_version()}
 
 
 def _refuse(out: Path, differ: Sequence[str], why: str = "") -> ScenarioError:
@@ -466,17 +467,14 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
             orders.append(cluster.Order(student.name, target, fresh_code(student),
                                         int(student.level)))
             students[student.name] = student
-    check = plan.steps == healthy_config().steps  # as create_scenario: the full run only
     results = cluster.train_on_cluster(client, orders, secret=secret, steps=plan.steps,
-                                       check=check)
+                                       check=checks_runs(plan.steps))
     with contextlib.closing(results):
         for trained in results:
             order = trained.order
-            for redeal in range(trained.redeals):
+            for failed in range(trained.redeals):
                 if on_redeal is not None:
-                    on_redeal(f"scenario {order.code}: the runs could not be told apart from "
-                              f"their metrics (deal {redeal + 1}); trained again with fresh "
-                              "seeds")
+                    on_redeal(redeal_message(order.code, failed))
             if on_step is not None:
                 for run, records in trained.records.items():
                     for record in records:

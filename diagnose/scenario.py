@@ -61,6 +61,12 @@ BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys firs
 OnStep = Callable[[str, dict[str, Any]], None]
 
 
+def engine_version() -> str:
+    """This diagnose and its engine, as `scenario.json` and the deal settings record them: what
+    must match between two machines (a cluster's workers) for their bundles to match."""
+    return f"{__version__}+engine{ENGINE_VERSION}"
+
+
 class ScenarioError(UserError):
     """A scenario cannot be made as asked; one line saying why and what to do."""
 
@@ -162,6 +168,16 @@ def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
     return deal, plans
+
+
+Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (deal, plans) per round
+
+
+def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
+    """Every round a scenario may need (`REDEALS`): the same deal, each with fresh seeds.
+    Planned from the secret on the dealer's machine; training them needs no secret."""
+    slugs = choose_breaks(level)
+    return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
 
 
 # --- training in worker processes ---------------------------------------------------------
@@ -346,7 +362,7 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
             write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
         _write_dashboards(staging, code, headers, records, lang)
         (staging / SCENARIO_FILE).write_text(
-            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key, level),
+            scenario_json(code, ids, steps, engine_version(), key, level),
             encoding="utf-8")
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
@@ -454,38 +470,70 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
     """
     target = Path(target)
     progress = progress or Progress()
-    code, steps, slugs = spec.code, spec.steps, choose_breaks(spec.level)
+    code, steps = spec.code, spec.steps
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict(spec.level) if steps == scenarios.healthy_config().steps else None
+        rounds = plan_rounds(secret, code, steps, spec.level)
         own_pool = pool is None
         pool = pool or TrainingPool(jobs, background=background)
+
+        def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
+            return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
+                            prefix=prefix)
+
+        def redealt(failed: int) -> None:
+            if progress.on_redeal is not None:
+                progress.on_redeal(redeal_message(code, failed))
+
         try:
-            for redeal in range(REDEALS):
-                deal, plans = plan_runs(secret, code, slugs, steps, redeal, spec.level)
-                records = pool.run(plans, on_step=progress.on_step,
-                                   should_stop=progress.should_stop, prefix=prefix)
-                if verdict is None or verdict(records, deal):
-                    break
-                if progress.on_redeal is not None:
-                    progress.on_redeal(f"scenario {code}: the runs could not be told apart "
-                                       f"from their metrics (deal {redeal + 1}); training "
-                                       "again with fresh seeds")
+            check = deal_check(spec.level) if checks_runs(steps) else None
+            kept, records = train_rounds(rounds, train, check, redealt)
         except BaseException:
             if own_pool:
                 pool.close(graceful=False)
             raise
         if own_pool:
             pool.close()
+        deal, _ = rounds[kept]
         return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
                                records=records, steps=steps, lang=spec.lang, level=spec.level)
 
 
-def _verdict(level: int = 1) -> Verdict:
+def checks_runs(steps: int) -> bool:
+    """Whether a deal of `steps` is checked by the diagnostician: a full-length one only (a
+    shortened run has not shown its signatures yet)."""
+    return steps == scenarios.healthy_config().steps
+
+
+def deal_check(level: int) -> Verdict:
     """The automatic diagnostician's check, against the level's deck, that every run shows its
     break (and the decoy none)."""
     from diagnose.diagnostician import DECKS, runs_distinguishable
 
-    return lambda records, deal: runs_distinguishable(records, deal, deck=DECKS[level])
+    deck = DECKS[level]
+    return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
+
+
+def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
+                 check: Verdict | None, on_redeal: Callable[[int], None] | None = None
+                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """Train each round until `check` tells its runs apart (every round passes without one),
+    or the last round, which is kept whatever it shows; (the kept round, its records by run).
+    `on_redeal(round)` hears of each round refused before another is trained. Local deals
+    (`create_scenario`) and a cluster's tasks (`diagnose.cluster.train_scenario`) both deal
+    through here."""
+    for kept, (deal, plans) in enumerate(rounds):
+        records = train(plans)
+        if check is None or kept == len(rounds) - 1 or check(records, deal):
+            return kept, records
+        if on_redeal is not None:
+            on_redeal(kept)
+    raise ScenarioError("no round to train")
+
+
+def redeal_message(code: str, failed: int) -> str:
+    """What a dealer is told when round `failed` (from 0) was refused and another trains."""
+    return (f"scenario {code}: the runs could not be told apart from their metrics (deal "
+            f"{failed + 1}); trained again with fresh seeds")

@@ -28,6 +28,7 @@ import scenarios
 from diagnose import classroom, cluster
 from diagnose.classroom import Student
 from diagnose.cli import cli
+from diagnose.scenario import plan_rounds
 from grading.seal import new_secret, unseal, write_key_file
 
 # skipped without the [cluster] extra; imported by the fixture, not at collection (0.5 s a worker)
@@ -458,7 +459,7 @@ def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
         return len(decks) > 1
 
     monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
-    rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
+    rounds = plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
     kept, records = cluster.train_scenario(rounds, 3, True, cluster.engine_version())
     assert decks == [diagnostician.DECKS[3]] * 2 and kept == 1  # as a local deal: re-dealt
     assert sorted(records) == ["01", "02", "03", "reference"]
