@@ -11,11 +11,10 @@ already sealed with the same key are kept. The bundles folder holds two files of
   level is a setting of their own bundle: a later deal asking another is refused too. With the
   file deleted, what the bundles and the manifest say was dealt is the record
   (`dealt_settings`): a deal that differs from it is refused the same way;
-- `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level,lang`, one row per
-  student ever dealt there, in roster order (a later deal appends its new students in theirs).
-  It only grows: a student missing from a later roster stays listed, and a student whose
-  bundle was deleted is dealt again with the manifest's code, so the same scenario (older
-  manifests, without `lang`, still read).
+- `manifest.csv` (read and written by `grading.manifest`): one row per student ever dealt
+  there, in roster order (a later deal appends its new students in theirs). It only grows: a
+  student missing from a later roster stays listed, and a student whose bundle was deleted is
+  dealt again with the manifest's code, so the same scenario.
 
 A roster is CSV: `name`, then optional `email`, `level` and `lang` columns (`level` is 1, 2 or
 3, the deck that student is dealt; empty: `deal --level`, else 1; `lang` is the student's
@@ -32,8 +31,6 @@ Not here: grading the class (`grading.gradebook`) and the training itself (`diag
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import re
 import unicodedata
@@ -66,6 +63,7 @@ from diagnose.workspace import (
     open_workspace,
 )
 from grading.layout import MANIFEST, MAX_STUDENTS
+from grading.manifest import ManifestRow, read_manifest, write_manifest
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
@@ -73,10 +71,8 @@ from scenarios.langs import LANGS
 from scenarios.names import mixed_scripts, name_key
 
 ROSTER_MAX_BYTES = 1024 * 1024
-MANIFEST_MAX_BYTES = 16 * 1024 * 1024
 SETTINGS_FILE = "deal-settings.json"
 SETTINGS_SCHEMA = "diagnose.deal/1"
-MANIFEST_COLUMNS = ("student", "code", "email", "level", "lang")  # graders read the first two
 ROSTER_COLUMNS = ("name", "email", "level", "lang")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
@@ -292,37 +288,13 @@ def check_settings(out: Path, wanted: dict[str, object], secret: bytes) -> bool:
     return False
 
 
-def read_manifest(out: Path) -> dict[str, list[str]]:
-    """The rows of the folder's manifest by student, each as `MANIFEST_COLUMNS` (empty when
-    there is none yet). A header row names the columns (a manifest of an older version has
-    no `lang`); without one they are positional."""
-    path = Path(out) / MANIFEST
-    if not path.exists():
-        return {}
-    text = read_small_text(path, "a manifest", MANIFEST_MAX_BYTES, error=ScenarioError)
-    try:
-        rows = [row for row in loads_csv(text) if row[0].strip()]
-    except ValueError as err:
-        raise ScenarioError(f"{path}: not a CSV manifest ({err})") from None
-    columns = list(MANIFEST_COLUMNS)
-    if rows and rows[0][0].strip().casefold() == MANIFEST_COLUMNS[0]:
-        columns = [c.strip().casefold() for c in rows.pop(0)]
-    listed = {}
-    for row in rows:
-        cells = dict(zip(columns, (c.strip() for c in row), strict=False))
-        listed[cells["student"]] = [cells.get(c, "") for c in MANIFEST_COLUMNS]
-    return listed
+def listed_by_student(out: Path) -> dict[str, ManifestRow]:
+    """The folder's manifest rows by student (`grading.manifest`); empty when it has none."""
+    return {row.student: row for row in read_manifest(out)}
 
 
-def write_manifest(out: Path, rows: dict[str, list[str]]) -> Path:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(MANIFEST_COLUMNS)
-    writer.writerows(rows.values())
-    return atomic_write(Path(out) / MANIFEST, buffer.getvalue(), error=ScenarioError)
-
-
-def _check_against_manifest(students: Sequence[Student], listed: dict[str, list[str]]) -> None:
+def _check_against_manifest(students: Sequence[Student],
+                            listed: dict[str, ManifestRow]) -> None:
     """A roster name that is an already dealt student's in another spelling is refused."""
     by_key = {name_key(name): name for name in listed}
     for student in students:
@@ -342,7 +314,7 @@ class DealPlan:
     lang: str
     settings: dict[str, object]
     new_folder: bool
-    listed: dict[str, list[str]]  # the manifest's rows, by student
+    listed: dict[str, ManifestRow]  # the manifest's rows, by student
     bundles: list[tuple[Student, Path, str | None]]  # code when already sealed here
     codes: set[str]
     # a student whose bundle is gone is dealt again under the manifest's code: same scenario
@@ -362,17 +334,18 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     healthy = healthy_config()  # reads the whole catalog: a typo stops the deal here
     steps = healthy.steps if steps is None else steps
     settings = deal_settings(secret, steps, lang)
-    listed = read_manifest(out)
+    listed = listed_by_student(out)
     new_folder = check_settings(out, settings, secret)
     _check_against_manifest(students, listed)
     bundles: list[tuple[Student, Path, str | None]] = []
-    codes: set[str] = {row[1] for row in listed.values()}
+    codes: set[str] = {row.code for row in listed.values()}
     kept: dict[str, str] = {}
     for student in students:
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
         existing = existing_bundle(target, secret)
-        _, code, _, dealt_level, _ = listed.get(student.name, ["", "", "", "", ""])
+        dealt = listed.get(student.name, ManifestRow(student.name, ""))
+        code, dealt_level = dealt.code, dealt.level
         if existing is not None:
             codes.add(existing.code)
             code, dealt_level = existing.code, str(existing.level)
@@ -428,11 +401,11 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
 
     def dealt(student: Student, code: str, resumed: bool) -> None:
         rows.append((student.name, code))
-        _, _, email, level, lang = listed.get(student.name, [""] * len(MANIFEST_COLUMNS))
-        listed[student.name] = [student.name, code, student.email or email,
-                                student.level or level,  # plan_deal gave every student one
-                                student.lang or lang]    # a roster may omit email and lang
-        write_manifest(out, {name: listed[name] for name in order if name in listed})
+        before = listed.get(student.name, ManifestRow(student.name, code))
+        listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
+                                           student.level or before.level,  # plan_deal: one each
+                                           student.lang or before.lang)  # a roster may omit them
+        write_manifest(out, [listed[name] for name in order if name in listed])
         if on_student is not None:
             on_student(student.name, code, resumed)
 

@@ -38,7 +38,7 @@ from grading.grade import read_scenario, same_code
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable
 from grading.seal import SealError, unseal_scenario
 from grading.texts import say
-from scenarios.files import atomic_write, loads_csv, loads_json, read_small, read_small_text
+from scenarios.files import atomic_write, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
 from scenarios.names import name_key
 
@@ -169,24 +169,6 @@ class Course:
         """The student a name names (`name_key`), else None."""
         key = name_key(name)
         return next((e for e in self.entries if name_key(e.student) == key), None)
-
-
-def read_manifest(path: Path) -> list[dict[str, str]]:
-    """The rows of a bundles folder's `manifest.csv` as dicts (student, code, then any of
-    email, level, lang); the first two columns are positional, as every grader reads them.
-    (`grading.gradebook.read_manifest` reads the first two only, for the class grader.)"""
-    text = read_small_text(path, "a manifest", 16 * 1024 * 1024, error=GradeError)
-    try:
-        rows = [r for r in loads_csv(text) if r[0].strip()]
-    except ValueError as err:
-        raise GradeError(f"{path}: not a manifest ({err})") from None
-    header = ["student", "code"]
-    if rows and rows[0][0].strip().lower() == "student":
-        header = [c.strip().lower() for c in rows[0]]
-        rows = rows[1:]
-    header[:2] = ["student", "code"]
-    return [{name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(header)}
-            for row in rows]
 
 
 def load_course(source: Path) -> Course:
