@@ -530,8 +530,6 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
-    from diagnose.home import self_study_secret
-    from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
@@ -554,29 +552,22 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
                               as_json)
         return
-    if scenario.key == "instructor":
-        raise UserError(
-            f"{found}: this scenario was dealt by an instructor and only their key opens it; "
-            f"check your file with `diagnose grade {file} --check` and hand it in")
-    secret = self_study_secret()
-    report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
-                                   evidence=feedback_numbers(found, lang, secret))
-    from diagnose.levels import record_report
+    from diagnose.self_study import grade_self_study
 
-    solutions, warnings = reveal_after_grading(found, lang, secret)
-    passed, more = record_report(scenario, report, lang)
-    for warning in warnings + more:
+    graded = grade_self_study(file, found, lang, reading)
+    for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
     if as_json:
-        _echo_json({**report.to_json(), "solutions": solutions and str(solutions)})
+        _echo_json({**graded.report.to_json(),
+                    "solutions": graded.solutions and str(graded.solutions)})
         return
-    _echo(report.render(_grade_style))
-    if solutions:
+    _echo(graded.report.render(_grade_style))
+    if graded.solutions:
         from grading.texts import say
 
-        _echo(say(lang, "solutions", path=solutions))
-    if passed:
-        _echo(_grade_style(passed, "right"))
+        _echo(say(lang, "solutions", path=graded.solutions))
+    if graded.passed:
+        _echo(_grade_style(graded.passed, "right"))
 
 
 def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,
