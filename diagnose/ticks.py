@@ -6,8 +6,9 @@ has room for and writes the labels itself (a terminal cell is not an SVG glyph).
 
 - Linear: the multiples of a 1-2-2.5-5 step (`nice_step`) inside the range.
 - Log: the powers of ten inside the range, labelled, thinned to about `labels` of them (the
-  exponents divisible by one stride, so at least one); when fewer than three fit, 2 and 5 of each decade are labelled too, so a short axis still reads;
-  over six decades or fewer, every other whole mantissa is an unlabelled minor tick.
+  exponents divisible by one stride, so at least one); when fewer than three fit, 2 and 5 of
+  each decade are labelled too, so a short axis still reads; over six decades or fewer, every
+  other whole mantissa is an unlabelled minor tick.
 """
 
 from __future__ import annotations
