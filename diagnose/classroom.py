@@ -34,13 +34,12 @@ import contextlib
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from diagnose.scenario import (
-    OnStep,
     Progress,
     ScenarioError,
     ScenarioSpec,
@@ -371,17 +370,19 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
 
 
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
-              on_step: OnStep | None = None,
+              progress: Progress | None = None,
               on_student: Callable[[str, str, bool], None] | None = None,
-              on_redeal: Callable[[str], None] | None = None, client: Any = None,
-              codes: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+              client: Any = None) -> list[tuple[str, str]]:
     """Train and seal the bundles `plan` still lacks; returns its roster's (student, code).
 
-    With `client` (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios
-    train on its workers and their bundles are written here as they come back. `codes` fixes
-    some students' codes (tests and benchmarks compare deals with them). The manifest is
-    written after each bundle, in roster order whatever order the bundles finish in.
+    `progress` hears every step and re-deal (its `should_stop` is not asked: Ctrl-C stops a
+    deal); `on_student(student, code, resumed)` hears each bundle sealed or kept. With `client`
+    (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios train on its
+    workers and their bundles are written here as they come back. A student the manifest
+    already lists keeps its code. The manifest is written after each bundle, in roster order
+    whatever order the bundles finish in.
     """
+    progress = progress or Progress()
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
@@ -393,7 +394,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     def fresh_code(student: Student) -> str:
         if student.name in plan.kept:
             return plan.kept[student.name]
-        code = check_code((codes or {}).get(student.name) or new_code())
+        code = new_code()
         while code in used:
             code = new_code()
         used.add(code)
@@ -410,7 +411,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
             on_student(student.name, code, resumed)
 
     if client is not None:
-        _deal_on_cluster(client, plan, secret, fresh_code, dealt, on_step, on_redeal)
+        _deal_on_cluster(client, plan, secret, fresh_code, dealt, progress)
         return rows
     with TrainingPool(jobs) as pool:
         for student, target, code in plan.bundles:
@@ -420,15 +421,14 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
                                     level=int(student.level))
                 create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
-                                progress=Progress(on_step=on_step, on_redeal=on_redeal))
+                                progress=progress)
             dealt(student, code, resumed)
     return rows
 
 
 def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
                      fresh_code: Callable[[Student], str],
-                     dealt: Callable[[Student, str, bool], None], on_step: OnStep | None,
-                     on_redeal: Callable[[str], None] | None) -> None:
+                     dealt: Callable[[Student, str, bool], None], progress: Progress) -> None:
     """Train the new bundles on the cluster; write each one as it comes back, as `deal` does."""
     from diagnose import cluster
 
@@ -446,12 +446,12 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
         for trained in results:
             order = trained.order
             for failed in range(trained.redeals):
-                if on_redeal is not None:
-                    on_redeal(redeal_message(order.code, failed))
-            if on_step is not None:
+                if progress.on_redeal is not None:
+                    progress.on_redeal(redeal_message(order.code, failed))
+            if progress.on_step is not None:
                 for run, records in trained.records.items():
                     for record in records:
-                        on_step(f"{order.student}/{run}", record)
+                        progress.on_step(f"{order.student}/{run}", record)
             order.target.parent.mkdir(parents=True, exist_ok=True)
             with workspace_lock(order.target):
                 check_target(order.target, force=False)

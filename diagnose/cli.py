@@ -353,6 +353,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
+    from diagnose.scenario import Progress
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -384,8 +385,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
         rows = _train_with_bars(
             lambda on_step: classroom.carry_out(
-                plan, secret, jobs=jobs, on_step=on_step, on_student=on_student,
-                on_redeal=lambda msg: click.echo(msg, err=True), client=client),
+                plan, secret, jobs=jobs, on_student=on_student, client=client,
+                progress=Progress(on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
             [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
