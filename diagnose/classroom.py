@@ -44,6 +44,7 @@ from diagnose.scenario import (
     ScenarioError,
     ScenarioSpec,
     TrainingPool,
+    Workers,
     check_code,
     check_target,
     checks_runs,
@@ -420,8 +421,8 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
                 code = fresh_code(student)
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
                                     level=int(student.level))
-                create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
-                                progress=progress)
+                create_scenario(target, spec, secret=secret, progress=progress,
+                                workers=Workers(pool=pool, prefix=f"{student.name}/"))
             dealt(student, code, resumed)
     return rows
 
@@ -455,7 +456,8 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
             order.target.parent.mkdir(parents=True, exist_ok=True)
             with workspace_lock(order.target):
                 check_target(order.target, force=False)
-                write_workspace(order.target, code=order.code, secret=secret, key="instructor",
-                                deal=trained.deal, records=trained.records, steps=plan.steps,
-                                lang=plan.lang, level=order.level)
+                spec = ScenarioSpec(code=order.code, steps=plan.steps, lang=plan.lang,
+                                    key="instructor", level=order.level)
+                write_workspace(order.target, spec, secret=secret, deal=trained.deal,
+                                records=trained.records)
             dealt(students[order.student], order.code, False)

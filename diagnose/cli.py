@@ -175,7 +175,13 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
+    from diagnose.scenario import (
+        Progress,
+        ScenarioSpec,
+        Workers,
+        create_scenario,
+        planned_runs,
+    )
 
     directory = _level_dir(directory, level)
     spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level or 1)
@@ -185,7 +191,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         secret = self_study_secret(create=True)
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
-                directory, spec, secret=secret, jobs=jobs, force=force,
+                directory, spec, secret=secret, workers=Workers(jobs), force=force,
                 progress=Progress(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
             planned_runs(level=spec.level), spec.steps, f"scenario {code}")

@@ -343,10 +343,11 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{existing}: not writable")
 
 
-def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: dict[str, str],
-                    records: dict[str, list[dict[str, Any]]], steps: int,
-                    lang: str = "en", level: int = 1) -> Workspace:
-    """Write every file into a temp folder beside `target`, then move it into place."""
+def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: dict[str, str],
+                    records: dict[str, list[dict[str, Any]]]) -> Workspace:
+    """Write every file of the scenario `spec` (dealt as `deal`, trained as `records`) into a
+    temp folder beside `target`, then move it into place."""
+    code, steps, lang = spec.code, spec.steps, spec.lang
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
     from diagnose.engine import run_header_fields  # numpy: only once training is done
 
@@ -362,7 +363,7 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
             write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
         _write_dashboards(staging, code, headers, records, lang)
         (staging / SCENARIO_FILE).write_text(
-            scenario_json(code, ids, steps, engine_version(), key, level),
+            scenario_json(code, ids, steps, engine_version(), spec.key, spec.level),
             encoding="utf-8")
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
@@ -459,15 +460,25 @@ class Progress:
     on_redeal: Callable[[str], None] | None = None
 
 
-def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
-                    progress: Progress | None = None, jobs: int = 2, force: bool = False,
-                    pool: TrainingPool | None = None, prefix: str = "",
-                    background: bool = False) -> Workspace:
-    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+@dataclass(frozen=True)
+class Workers:
+    """Where a scenario trains: `jobs` worker processes of its own, at a lower priority and
+    silent when `background`; or the caller's `pool` (a class's deal shares one), whose
+    labels for this scenario's runs start with `prefix`."""
 
-    How it runs: `jobs` worker processes (or the caller's `pool`, whose labels get `prefix`),
-    at a lower priority and silent when `background`; `force` replaces a scenario in `target`.
-    """
+    jobs: int = 2
+    background: bool = False
+    pool: TrainingPool | None = None
+    prefix: str = ""
+
+
+def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
+                    progress: Progress | None = None, workers: Workers | None = None,
+                    force: bool = False) -> Workspace:
+    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+    `workers` says where it trains; `force` replaces a scenario in `target`."""
+    workers = workers or Workers()
+    pool, prefix = workers.pool, workers.prefix
     target = Path(target)
     progress = progress or Progress()
     code, steps = spec.code, spec.steps
@@ -477,7 +488,7 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
         check_target(target, force)  # again, now that we hold the lock
         rounds = plan_rounds(secret, code, steps, spec.level)
         own_pool = pool is None
-        pool = pool or TrainingPool(jobs, background=background)
+        pool = pool or TrainingPool(workers.jobs, background=workers.background)
 
         def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
             return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
@@ -497,8 +508,7 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
         if own_pool:
             pool.close()
         deal, _ = rounds[kept]
-        return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
-                               records=records, steps=steps, lang=spec.lang, level=spec.level)
+        return write_workspace(target, spec, secret=secret, deal=deal, records=records)
 
 
 def checks_runs(steps: int) -> bool:

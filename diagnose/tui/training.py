@@ -6,9 +6,9 @@ as the step sink, and the two things a Textual app needs from a training pool:
 - multiprocessing's resource tracker must be started before the app runs (`prepare`): the
   first worker process starts it with sys.stderr's file descriptor, and inside the app
   sys.stderr is Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
-- the training processes run in the background (`create_scenario(background=True)`): at a
-  lower CPU priority than the screen, or on a machine with as many busy cores as runs every
-  key would wait behind them, and silent, since their stderr is the screen.
+- the training processes run in the background (`Workers(background=True)`): at a lower CPU
+  priority than the screen, or on a machine with as many busy cores as runs every key would
+  wait behind them, and silent, since their stderr is the screen.
 
 No Textual here; numpy only through the engine, imported by the worker thread.
 """
@@ -47,7 +47,7 @@ def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None
     """
     from diagnose.engine import run_header_fields
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Cancelled, Progress, ScenarioSpec, create_scenario
+    from diagnose.scenario import Cancelled, Progress, ScenarioSpec, Workers, create_scenario
     from scenarios import healthy_config
 
     store.header.update(run_header_fields(healthy_config()))  # the guides, before the files
@@ -55,7 +55,7 @@ def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None
     try:
         return (make or create_scenario)(
             directory, spec=ScenarioSpec(code=code, steps=steps, lang=lang, level=level),
-            secret=self_study_secret(create=True), jobs=jobs, background=True,
+            secret=self_study_secret(create=True), workers=Workers(jobs, background=True),
             progress=Progress(on_step=store.add, should_stop=should_stop, on_redeal=on_redeal))
     except Cancelled:
         return None
