@@ -198,19 +198,11 @@ class RunData:
         return RunData(self.steps[:keep], [v[:keep] for v in self.values])
 
 
-def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
-              guides: Sequence[tuple[Guide, float]], x_label: str, view: str) -> str:
-    """The chart of one panel, its y axis fitted to what it draws. `view` names the chart
-    among a panel's charts (a CSS class); its step range is the data's."""
-    steps, ref_steps = run.steps, reference.steps if reference else ()
-    ref_values = reference.values if reference else None
-    axis = panel_axis(panel, [run.values] if ref_values is None else [run.values, ref_values],
-                      [value for _, value in guides])
-    last_step = max([*steps[-1:], *ref_steps[-1:]], default=0)
-    frame = Frame(steps[0] if steps else 0, last_step, axis)
-
+def _axes(frame: Frame, x_label: str, y_label: str) -> str:
+    """The grid, the frame, the tick labels (`axis_ticks`, and the steps below) and the two
+    axis labels."""
     grid, labels = [], []
-    for value, label in axis_ticks(axis):
+    for value, label in axis_ticks(frame.axis):
         y = _num(frame.y(value))
         kind = "gridline" if label else "gridline minor"
         grid.append(f'<line class="{kind}" x1="{LEFT}" x2="{RIGHT}" y1="{y}" y2="{y}"/>')
@@ -222,6 +214,26 @@ def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
         grid.append(f'<line class="gridline" x1="{x}" x2="{x}" y1="{TOP}" y2="{BOTTOM}"/>')
         labels.append(f'<text class="tick" x="{x}" y="{BOTTOM + 15}" '
                       f'text-anchor="middle">{step:g}</text>')
+    y_mid = (TOP + BOTTOM) / 2
+    return (f'<g class="axes">{"".join(grid)}'
+            f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
+            f'height="{BOTTOM - TOP}"/>{"".join(labels)}'
+            f'<text class="axis-label" x="{(LEFT + RIGHT) / 2:g}" y="{HEIGHT - 4}" '
+            f'text-anchor="middle">{escape(x_label)}</text>'
+            f'<text class="axis-label" transform="translate(13 {y_mid:g}) rotate(-90)" '
+            f'text-anchor="middle">{escape(y_label)}</text></g>')
+
+
+def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
+              guides: Sequence[tuple[Guide, float]], x_label: str, view: str) -> str:
+    """The chart of one panel, its y axis fitted to what it draws. `view` names the chart
+    among a panel's charts (a CSS class); its step range is the data's."""
+    steps, ref_steps = run.steps, reference.steps if reference else ()
+    ref_values = reference.values if reference else None
+    axis = panel_axis(panel, [run.values] if ref_values is None else [run.values, ref_values],
+                      [value for _, value in guides])
+    last_step = max([*steps[-1:], *ref_steps[-1:]], default=0)
+    frame = Frame(steps[0] if steps else 0, last_step, axis)
 
     points = [(frame.x(step), y) for curve_steps, values in
               [(steps, run.values), *([(ref_steps, ref_values)] if ref_values else [])]
@@ -240,19 +252,11 @@ def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
 
     ref_curves = _curves(frame, panel, ref_steps, ref_values, " ref") if ref_values else ""
     curves = _curves(frame, panel, steps, run.values, "")
-    y_mid = (TOP + BOTTOM) / 2
     return (
         f'<svg class="plot {view}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{escape(panel.title_in(lang))}" data-panel="{panel.number}" '
         f'data-first="{frame.first_step}" data-last="{frame.last_step}">'
-        f'<g class="axes">{"".join(grid)}'
-        f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
-        f'height="{BOTTOM - TOP}"/>{"".join(labels)}'
-        f'<text class="axis-label" x="{(LEFT + RIGHT) / 2:g}" y="{HEIGHT - 4}" '
-        f'text-anchor="middle">{escape(x_label)}</text>'
-        f'<text class="axis-label" transform="translate(13 {y_mid:g}) rotate(-90)" '
-        f'text-anchor="middle">{escape(panel.y_label[lang])}'
-        f'</text></g>'
+        f"{_axes(frame, x_label, panel.y_label[lang])}"
         f'<g class="guides">{"".join(guide_markup)}</g>'
         f'<g class="ref-curves">{ref_curves}</g>'
         f'<g class="curves">{curves}</g>'
