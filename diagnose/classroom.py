@@ -62,7 +62,7 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
-from grading.layout import MANIFEST, MAX_STUDENTS
+from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
 from grading.manifest import ManifestRow, read_manifest, write_manifest
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import LEVELS, healthy_config
@@ -71,7 +71,7 @@ from scenarios.langs import LANGS
 from scenarios.names import mixed_scripts, name_key
 
 ROSTER_MAX_BYTES = 1024 * 1024
-SETTINGS_FILE = "deal-settings.json"
+SETTINGS_FILE = DEAL_SETTINGS  # the graders find a deal folder by it too
 SETTINGS_SCHEMA = "diagnose.deal/1"
 ROSTER_COLUMNS = ("name", "email", "level", "lang")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot

@@ -10,7 +10,7 @@ tells which break an ID holds: headers use the healthy config, files are written
 after every run has finished, and all of them get the same modification time.
 
 Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
-the reveal (`diagnose.reveal`) and the CLI's progress bars (`diagnose.cli`).
+the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.progress`).
 """
 
 from __future__ import annotations
