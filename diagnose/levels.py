@@ -161,16 +161,11 @@ def next_level(progress: dict[int, LevelProgress]) -> int | None:
     return next((level for level in LEVELS if not progress[level].passed), None)
 
 
-def following_level(level: int) -> int | None:
-    """The level after `level`, passed or not; None after the last. The one rule for "next"."""
-    return level + 1 if level < max(LEVELS) else None
-
-
 def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     """The level a player at `level` may go on to: the next one once `level` is passed (at
     any time after, not only on the grading that passed it); None before, and after the last.
     The grade screen's offer and the main screen's `n` both ask here."""
-    return following_level(level) if progress[level].passed else None
+    return level + 1 if progress[level].passed and level < max(LEVELS) else None
 
 
 WORDS = {
@@ -202,10 +197,9 @@ def say(lang: str, key: str, **values: object) -> str:
 
 def passed_message(level: int, lang: str) -> str:
     """What a player who just passed `level` is offered."""
-    upcoming = following_level(level)
-    if upcoming is None:
+    if level == max(LEVELS):
         return say(lang, "passed_last", level=level)
-    return say(lang, "passed_now", level=level, next=upcoming)
+    return say(lang, "passed_now", level=level, next=level + 1)
 
 
 def play_command(level: int) -> str:

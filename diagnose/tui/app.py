@@ -131,7 +131,7 @@ class PlayApp(App[None]):
     def action_next_level(self) -> None:
         """`n`: the next level once this one is passed (on the grade screen, or at any time
         after it); else a notice saying why not."""
-        from diagnose.levels import following_level, level_after, load_progress
+        from diagnose.levels import level_after, load_progress
 
         if self.training:
             self.notify(tr(self.lang, "wait_training"))
@@ -140,8 +140,8 @@ class PlayApp(App[None]):
         upcoming = level_after(self.level, progress)
         if upcoming is not None:
             self._open_level(upcoming)
-        elif (following := following_level(self.level)) is not None:
-            self.notify(tr(self.lang, "next_locked", level=self.level, next=following))
+        elif self.level + 1 in progress:
+            self.notify(tr(self.lang, "next_locked", level=self.level, next=self.level + 1))
         else:
             self.notify(tr(self.lang, "next_none", level=self.level))
 
