@@ -53,6 +53,7 @@ from diagnose.scenario import (
     ScenarioError,
     deal_check,
     engine_version,
+    level_deck,
     plan_rounds,
     train_rounds,
 )
@@ -387,10 +388,11 @@ def _client(address: str, security: Any, deadline: float, timeout: float) -> Any
                        f"({type(err).__name__})")
 
 
-def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
+def train_scenario(rounds: Rounds, deck: tuple[str, ...], check: bool, expected: str
                    ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     """The task, on a worker: `diagnose.scenario.train_rounds` over `rounds`, each checked
-    against `level`'s deck when `check`; (the kept round, its records by run)."""
+    against `deck` (the student's level's, read on the dealer's machine) when `check`; (the
+    kept round, its records by run)."""
     if engine_version() != expected:  # a worker that claimed the resource by hand
         from distributed import get_worker
 
@@ -401,7 +403,7 @@ def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
     def train_round(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
         return {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
 
-    return train_rounds(rounds, train_round, deal_check(level) if check else None)
+    return train_rounds(rounds, train_round, deal_check(deck) if check else None)
 
 
 def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret: bytes,
@@ -418,7 +420,8 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     pending: dict[Any, tuple[Order, Rounds]] = {}
 
     def submit(order: Order, rounds: Rounds, attempt: int = 0) -> None:
-        future = client.submit(train_scenario, rounds, order.level, check, cluster.expected,
+        future = client.submit(train_scenario, rounds, level_deck(order.level), check,
+                               cluster.expected,
                                key=f"diagnose-{batch}-{order.code}-{attempt}", pure=False,
                                retries=RETRIES, resources={cluster.resource: 1})
         pending[future] = (order, rounds)

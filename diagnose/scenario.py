@@ -499,7 +499,7 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
                 progress.on_redeal(redeal_message(code, failed))
 
         try:
-            check = deal_check(spec.level) if checks_runs(steps) else None
+            check = deal_check(level_deck(spec.level)) if checks_runs(steps) else None
             kept, records = train_rounds(rounds, train, check, redealt)
         except BaseException:
             if own_pool:
@@ -517,13 +517,19 @@ def checks_runs(steps: int) -> bool:
     return steps == scenarios.healthy_config().steps
 
 
-def deal_check(level: int) -> Verdict:
-    """The automatic diagnostician's check, against the level's deck, that every run shows its
+def deal_check(deck: Sequence[str]) -> Verdict:
+    """The automatic diagnostician's check, against a level's `deck`, that every run shows its
     break (and the decoy none)."""
-    from diagnose.diagnostician import DECKS, runs_distinguishable
+    from diagnose.diagnostician import runs_distinguishable
 
-    deck = DECKS[level]
     return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
+
+
+def level_deck(level: int) -> tuple[str, ...]:
+    """The slugs a scenario of `level` is checked against (`diagnose.diagnostician.DECKS`)."""
+    from diagnose.diagnostician import DECKS
+
+    return tuple(DECKS[level])
 
 
 def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
