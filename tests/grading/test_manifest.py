@@ -3,6 +3,8 @@ class grader and the Gradescope packer alike: what one writes, every other reads
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -63,3 +65,25 @@ def test_a_row_no_reader_could_use_is_refused_in_one_line(tmp_path, text, messag
     with pytest.raises(ManifestError, match=message) as raised:
         read_manifest(tmp_path)
     assert "\n" not in str(raised.value)
+
+
+def test_no_other_function_parses_a_manifest():
+    """The manifest was once parsed in three places with three header rules: a function that
+    names the manifest and parses CSV belongs in `grading.manifest`."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    parsers = {"loads_csv", "read_csv", "reader", "DictReader"}
+    found = []
+    for package in ("diagnose", "grading", "scenarios"):
+        for path in (root / package).rglob("*.py"):
+            if path == root / "grading" / "manifest.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.FunctionDef):
+                    continue
+                names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+                         if isinstance(n, ast.Name | ast.Attribute)}
+                if names & parsers and names & {"MANIFEST", "manifest_path"}:
+                    found.append(f"{path.relative_to(root)}:{node.name}")
+    assert found == []
