@@ -175,7 +175,13 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
+    from diagnose.scenario import (
+        Progress,
+        ScenarioSpec,
+        Workers,
+        create_scenario,
+        planned_runs,
+    )
 
     directory = _level_dir(directory, level)
     spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level or 1)
@@ -185,7 +191,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         secret = self_study_secret(create=True)
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
-                directory, spec, secret=secret, jobs=jobs, force=force,
+                directory, spec, secret=secret, workers=Workers(jobs), force=force,
                 progress=Progress(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
             planned_runs(level=spec.level), spec.steps, f"scenario {code}")
@@ -353,6 +359,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
+    from diagnose.scenario import Progress
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -384,8 +391,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
         rows = _train_with_bars(
             lambda on_step: classroom.carry_out(
-                plan, secret, jobs=jobs, on_step=on_step, on_student=on_student,
-                on_redeal=lambda msg: click.echo(msg, err=True), client=client),
+                plan, secret, jobs=jobs, on_student=on_student, client=client,
+                progress=Progress(on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
             [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
@@ -530,8 +537,6 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
-    from diagnose.home import self_study_secret
-    from diagnose.reveal import feedback_numbers, reveal_after_grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
@@ -554,29 +559,22 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
                               as_json)
         return
-    if scenario.key == "instructor":
-        raise UserError(
-            f"{found}: this scenario was dealt by an instructor and only their key opens it; "
-            f"check your file with `diagnose grade {file} --check` and hand it in")
-    secret = self_study_secret()
-    report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
-                                   evidence=feedback_numbers(found, lang, secret))
-    from diagnose.levels import record_report
+    from diagnose.self_study import grade_self_study
 
-    solutions, warnings = reveal_after_grading(found, lang, secret)
-    passed, more = record_report(scenario, report, lang)
-    for warning in warnings + more:
+    graded = grade_self_study(file, found, lang, reading)
+    for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
     if as_json:
-        _echo_json({**report.to_json(), "solutions": solutions and str(solutions)})
+        _echo_json({**graded.report.to_json(),
+                    "solutions": graded.solutions and str(graded.solutions)})
         return
-    _echo(report.render(_grade_style))
-    if solutions:
+    _echo(graded.report.render(_grade_style))
+    if graded.solutions:
         from grading.texts import say
 
-        _echo(say(lang, "solutions", path=solutions))
-    if passed:
-        _echo(_grade_style(passed, "right"))
+        _echo(say(lang, "solutions", path=graded.solutions))
+    if graded.passed:
+        _echo(_grade_style(graded.passed, "right"))
 
 
 def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,

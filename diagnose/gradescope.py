@@ -22,9 +22,10 @@ from pathlib import Path
 
 from diagnose import __version__
 from diagnose.wheel import package_files
-from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS, read_manifest
+from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS
 from grading.grade import open_key, read_scenario, same_code
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
+from grading.manifest import manifest_path, read_manifest
 from grading.seal import scenario_key
 from scenarios.errors import UserError
 from scenarios.files import atomic_output, read_json, read_small
@@ -122,23 +123,15 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
     from diagnose.reveal import feedback_numbers
 
     bundles = Path(bundles)
-    manifest = bundles / MANIFEST
+    manifest = manifest_path(bundles)
     if not manifest.is_file():
         raise AutograderError(f"{bundles}: no {MANIFEST} here; pass the folder `diagnose deal` "
                               "wrote")
-    rows = read_manifest(manifest)
+    rows = read_manifest(bundles)
     if not rows:
         raise AutograderError(f"{manifest}: lists no students")
     students, workspaces, left_out = [], [], []
-    for line, row in enumerate(rows, start=2):
-        name, code = row["student"], row["code"]
-        if name in (".", "..") or Path(name).name != name:
-            raise AutograderError(f"{manifest}, line {line}: {name!r} is not a student's "
-                                  "folder name")
-        row_lang = row.get("lang", "").strip().lower()
-        if row_lang and row_lang not in LANGS:
-            raise AutograderError(f"{manifest}, line {line}: lang {row_lang!r} is not one of "
-                                  + ", ".join(LANGS))
+    for name, code, email, _, row_lang in rows:
         workspace = bundles / name / DEFAULT_DIR
         scenario = read_scenario(workspace)  # GradeError: a missing or corrupt bundle
         if not same_code(scenario.code, code):
@@ -148,7 +141,7 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
         open_key(scenario, secret)  # GradeError: sealed with another key, or tampered
         student_lang = row_lang or lang
         students.append({
-            "student": name, "code": code, "email": row.get("email", ""),
+            "student": name, "code": code, "email": email,
             "lang": student_lang,
             "key": scenario_key(secret, code).decode("ascii"),
             "evidence": feedback_numbers(workspace, student_lang, secret) or {}})

@@ -190,7 +190,7 @@ import threadpoolctl
 from diagnose.engine import train
 from diagnose.scenario import choose_breaks, plan_runs
 
-deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(None), steps=3)
+deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(1), steps=3)
 runs = {}
 for plan in plans:
     records = list(train(plan.config, plan.seed))
