@@ -27,6 +27,7 @@ from typing import Any
 
 from diagnose import diagnostician
 from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
+from diagnose.signatures import signature
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
@@ -34,22 +35,6 @@ from scenarios.errors import UserError
 ALL_BREAKS = tuple(dict.fromkeys(s for deck in diagnostician.DECKS.values() for s in deck))
 SAME_RUN_KEYS = ("model", "data", "params", "vocab_size", "entropy_floor", "heads_total",
                  "neurons_total")
-# what each break's signature reads: step keys, and "entropy_floor" from the header
-NEEDS = {
-    "bad-init": ("act_mean_abs",),
-    "no-warmup": (),
-    "broken-mask": ("val_loss", "entropy_floor"),
-    "big-init": ("act_mean_abs", "spectral_norm"),
-    "small-init": ("act_mean_abs", "spectral_norm"),
-    "raised-lr": (),
-    "short-warmup": (),
-    "leaky-mask": ("val_loss", "entropy_floor"),
-    "high-lr": (),
-    "unscaled-attention": ("grad_norm_preclip", "grad_norm_postclip", "spectral_norm"),
-    "frozen-block": ("spectral_norm",),
-    "unshifted-targets": ("val_loss", "entropy_floor"),
-    "decay-everything": ("act_mean_abs", "spectral_norm", "val_loss", "entropy_floor"),
-}
 # the signs printed for every run: (panel, figure, what it is); a ratio's reference is 1
 SIGNS = (
     (1, "loss0", {"en": "loss at step 0", "es": "pérdida en el paso 0"}),
@@ -309,7 +294,7 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
 
     missing = tuple(k for k in (*STEP_OPTIONAL, "entropy_floor")
                     if not (_has(run_header, k) and _has(ref_header, k)))
-    readable = tuple(s for s in ALL_BREAKS if not set(NEEDS[s]) & set(missing))
+    readable = tuple(s for s in ALL_BREAKS if not set(signature(s).needs) & set(missing))
     # a signature the healthy reference shows against itself is a threshold that does not fit
     # this model (the thresholds are the course model's), not a sign: it is not weighed
     in_reference = tuple(s for s in readable if diagnostician.diagnose_run(
