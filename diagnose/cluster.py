@@ -406,9 +406,9 @@ def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
 
     deck = None
     if check:
-        from diagnose.diagnostician import DECKS, runs_distinguishable
+        from diagnose.diagnostician import deck_of, runs_distinguishable
 
-        deck = DECKS[level]
+        deck = deck_of(level)
     for kept, (deal, plans) in enumerate(rounds):  # noqa: B007 - kept is returned
         records = {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
         if deck is None or runs_distinguishable(records, deal, deck=deck):

@@ -38,6 +38,15 @@ DECKS = {
 KNOWN = DECKS[1]  # the lab's deck, which the game deals today
 
 
+def deck_of(level: int) -> tuple[str, ...]:
+    """The slugs weighed at `level`: its deck, then the course deck's breaks of that level
+    (`DIAGNOSE_DECK`), in their folders' order."""
+    import scenarios
+
+    course = (s for s, b in scenarios.breaks(level).items() if b.course and not b.healthy)
+    return DECKS[level] + tuple(s for s in course if s not in DECKS[level])
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     slug: str                     # a break slug, or "healthy"

@@ -216,8 +216,8 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
           zipfile.ZipFile(partial, "w") as archive):
         _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
         _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
-        for name, data in grader_files():
-            _add(archive, f"{GRADER}/{name}", data)
+        for name, content in grader_files():
+            _add(archive, f"{GRADER}/{name}", content)
         _add(archive, f"{COURSE}/{SETTINGS}",
              (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
         _add(archive, f"{COURSE}/{MANIFEST}",

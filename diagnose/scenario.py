@@ -506,6 +506,6 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
 def _verdict(level: int = 1) -> Verdict:
     """The automatic diagnostician's check, against the level's deck, that every run shows its
     break (and the decoy none)."""
-    from diagnose.diagnostician import DECKS, runs_distinguishable
+    from diagnose.diagnostician import deck_of, runs_distinguishable
 
-    return lambda records, deal: runs_distinguishable(records, deal, deck=DECKS[level])
+    return lambda records, deal: runs_distinguishable(records, deal, deck=deck_of(level))

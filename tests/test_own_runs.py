@@ -292,5 +292,5 @@ def test_every_break_of_every_deck_says_what_its_signature_reads():
     from diagnose.metrics import STEP_OPTIONAL
     from diagnose.signatures import signature
 
-    for slug in check.ALL_BREAKS:
+    for slug in check.all_breaks():
         assert set(signature(slug).needs) <= {*STEP_OPTIONAL, "entropy_floor"}, slug
