@@ -61,6 +61,9 @@ def cli(deck: Path | None) -> None:
     """
     if deck is not None:  # the one setting every reader of the catalog (and each worker) sees
         os.environ[DECK_SETTING] = str(deck)
+        from diagnose.signatures import check_course_deck
+
+        check_course_deck()  # refused here, before any command writes or trains
 
 
 @cli.command()

@@ -261,3 +261,13 @@ def signature(slug: str) -> Signature:
     if brk is None:
         raise CatalogError(f"{slug}: no break of that slug in the catalog")
     return load_signature(brk)
+
+
+def check_course_deck() -> None:
+    """Load the course deck's breaks and their signatures now: a problem is one line before
+    any command starts (the package's own are loaded when first weighed)."""
+    import scenarios
+
+    for brk in scenarios.breaks(None).values():
+        if brk.course:
+            load_signature(brk)
