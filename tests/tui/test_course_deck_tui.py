@@ -60,3 +60,10 @@ async def test_a_course_break_is_dealt_played_graded_and_revealed(tmp_path, cour
     assert "veces la de referencia (baraja del curso)" in solutions
     assert "diez veces el de referencia" in solutions
     assert package_state() == before
+
+    monkeypatch.delenv(DECK_SETTING)  # where the deck is not named, the key is one line
+    out = _cli("reveal", "--dir", str(ws))
+    assert out.exit_code == 1
+    assert out.output == (f"Error: {ws / 'answer-key.sealed'}: the answer key deals {SLUG}, a "
+                          "break this catalog does not hold (a course deck's? name its folder: "
+                          "diagnose --deck DIR ..., or DIAGNOSE_DECK=DIR)\n")
