@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scenarios
@@ -232,6 +232,7 @@ def resources_root() -> Path:
     return Path(str(resources.files("scenarios")))
 
 
+@settings(max_examples=50)
 @given(data=st.data())
 def test_a_phrase_of_a_deck_it_joins_is_refused_however_it_is_written(tmp_path_factory, data):
     """Whatever case, accents or hyphens a course break writes a phrase in, if the grader
@@ -301,3 +302,35 @@ def test_a_broken_course_signature_stops_every_command_at_the_door(tmp_path):
     assert out.exit_code == 1 and out.output.count("\n") == 1
     assert out.output.startswith(f"Error: {deck}/huge-init/signature.py: cannot be loaded: "
                                  "SyntaxError: ")
+
+
+ENTRY_NAMES = st.text(alphabet="hugeint-._x", min_size=1, max_size=12).filter(
+    lambda n: n not in (".", ".."))
+
+
+@settings(max_examples=50)
+@given(entries=st.lists(st.tuples(ENTRY_NAMES, st.sampled_from(["file", "toml", "empty",
+                                                                  "break"])),
+                        max_size=4, unique_by=lambda e: e[0]))
+def test_any_deck_folder_loads_or_is_one_line(tmp_path_factory, entries):
+    """Whatever a deck folder holds (files, loose TOML, empty or misnamed folders, breaks
+    whose slug is or is not their folder's name), the catalog loads with every break in a
+    folder of its own slug, or is refused in one line naming the entry."""
+    deck = tmp_path_factory.mktemp("deck")
+    for name, kind in entries:
+        if kind == "file":
+            (deck / name).write_text("x", encoding="utf-8")
+        elif kind == "toml":
+            (deck / f"{name}.toml").write_text(BREAK_TOML, encoding="utf-8")
+        elif kind == "empty":
+            (deck / name).mkdir()
+        else:
+            write_course_deck(deck, slug=name)
+    try:
+        catalog = load_catalog(resources_root(), deck=deck)
+    except CatalogError as err:
+        assert "\n" not in str(err) and str(err).startswith((str(deck), DECK_SETTING)), str(err)
+        return
+    for brk in catalog.breaks.values():
+        assert Path(brk.folder).name == brk.slug
+    assert [b.slug for b in catalog.breaks.values() if b.course] in ([], [SLUG])
