@@ -206,20 +206,22 @@ def dead_heads(fig: Figures) -> Finding:
 
 # --- finding a break's code --------------------------------------------------------------
 
-_loaded: dict[str, Signature] = {}  # by the path of the signature.py it came from
+_loaded: dict[str, Signature] = {}  # by the signature.py it came from
 
 
 def load_signature(brk: Break) -> Signature:
     """The `Signature` of `brk`'s folder, loaded once; one `CatalogError` line when its
     `signature.py` is missing, fails to load, or does not hold exactly one subclass."""
+    source = brk.folder / SIGNATURE_FILE if brk.folder is not None else None
+    key = str(source)
+    if key in _loaded:  # the diagnostician asks for every break of a deck on every run
+        return _loaded[key]
     shown = brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
-    if brk.folder is None or not (brk.folder / SIGNATURE_FILE).is_file():
+    if source is None or not source.is_file():
         raise CatalogError(f"{shown}: missing (a break's folder holds its break.toml and "
                            f"the {SIGNATURE_FILE} that reads its signature)")
-    with resources.as_file(brk.folder / SIGNATURE_FILE) as path:
-        key = str(path)
-        if key not in _loaded:
-            _loaded[key] = _instantiate(_run_module(path, brk, shown), brk, shown)
+    with resources.as_file(source) as path:
+        _loaded[key] = _instantiate(_run_module(path, brk, shown), brk, shown)
     return _loaded[key]
 
 
