@@ -334,3 +334,16 @@ def test_any_deck_folder_loads_or_is_one_line(tmp_path_factory, entries):
     for brk in catalog.breaks.values():
         assert Path(brk.folder).name == brk.slug
     assert [b.slug for b in catalog.breaks.values() if b.course] in ([], [SLUG])
+
+
+def test_a_cluster_deal_of_a_level_with_a_course_break_is_refused_before_any_task(course_deck,
+                                                                                tmp_path):
+    """The dealer's check runs on the workers, where a course's code is not installed."""
+    from diagnose.cluster import ClusterError, Order, train_on_cluster
+
+    orders = [Order("ana", tmp_path / "ana", "C-1", 1), Order("ben", tmp_path / "ben", "C-2", 3)]
+    with pytest.raises(ClusterError) as caught:
+        next(train_on_cluster(None, orders, secret=b"s" * 32, steps=5, check=True))
+    assert str(caught.value) == ("huge-init is a course deck's break: its code runs only on "
+                                 "this machine, so a level that holds it is dealt here, without "
+                                 "--scheduler")
