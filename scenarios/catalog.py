@@ -355,23 +355,20 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
     return found
 
 
-def _refuse_clashes(found: dict[str, Break], added: Break) -> None:
-    """A course break brings its own slug and its own words: a phrase that already names a
-    break of a deck it joins would make an answer ambiguous."""
-    if added.slug in found:
-        raise _fail(added.source, f"slug: {added.slug!r} is already used by "
-                    f"{found[added.slug].source}")
-    if not added.course:
-        return
-    for other in found.values():
-        if not set(added.levels) & set(other.levels):
-            continue
-        for lang in LANGS:
-            theirs = {fold(w) for w in other.words[lang]}
-            clash = next((w for w in added.words[lang] if fold(w) in theirs), None)
-            if clash is not None:
-                raise _fail(added.source, f"[words] {lang}: {clash!r} already names "
-                            f"{other.slug} ({other.source}) in a deck this break joins")
+def refuse_word_clashes(found: dict[str, Break]) -> None:
+    """A course break brings its own words: a phrase (folded as the grader folds) that already
+    names another break of a deck it joins would make an answer ambiguous. Run once the levels
+    each break joins are known."""
+    for added in (b for b in found.values() if b.course):
+        for other in found.values():
+            if other is added or not set(added.levels) & set(other.levels):
+                continue
+            for lang in LANGS:
+                theirs = {fold(w) for w in other.words[lang]}
+                clash = next((w for w in added.words[lang] if fold(w) in theirs), None)
+                if clash is not None:
+                    raise _fail(added.source, f"[words] {lang}: {clash!r} already names "
+                                f"{other.slug} ({other.source}) in a deck this break joins")
 
 
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
@@ -396,8 +393,11 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
         listed += course
     found: dict[str, Break] = {}
     for brk in listed:
-        _refuse_clashes(found, brk)
+        if brk.slug in found:
+            raise _fail(brk.source, f"slug: {brk.slug!r} is already used by "
+                        f"{found[brk.slug].source}")
         found[brk.slug] = brk
+    refuse_word_clashes(found)
     for level in LEVELS:
         dealt = [b for b in found.values() if level in b.levels and not b.healthy]
         if (level == 1 or dealt) and len(dealt) < 3:
