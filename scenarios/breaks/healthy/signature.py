@@ -8,19 +8,19 @@ from typing import Any
 from diagnose.signatures import Check, Figures, Finding, Records, Signature, all_finite, check, fmt
 
 
-def smoothness(records: Records) -> float:
-    """The largest relative rise of the validation loss from one evaluation to the next,
-    after the first: Panel 1 has a log axis, where a rise of 15% looks the same at any level.
-    (10% held on the level-1 calibration seeds; over seeds 0-19 the reference rose up to 14%
-    on three of them, and the decoys of 1000-1019 up to 12%: the seed-to-seed noise of a
-    healthy run, so 15% is the promise.)"""
-    vals = [r["val_loss"] for r in records if r["val_loss"] is not None]
-    rises = [b / a - 1 for a, b in zip(vals[1:], vals[2:], strict=False) if a > 0]
-    return max(rises, default=0.0)
-
-
 class Healthy(Signature):
     needs = ()
+
+    @staticmethod
+    def smoothness(records: Records) -> float:
+        """The largest relative rise of the validation loss from one evaluation to the next,
+        after the first: Panel 1 has a log axis, where a rise of 15% looks the same at any level.
+        (10% held on the level-1 calibration seeds; over seeds 0-19 the reference rose up to 14%
+        on three of them, and the decoys of 1000-1019 up to 12%: the seed-to-seed noise of a
+        healthy run, so 15% is the promise.)"""
+        vals = [r["val_loss"] for r in records if r["val_loss"] is not None]
+        rises = [b / a - 1 for a, b in zip(vals[1:], vals[2:], strict=False) if a > 0]
+        return max(rises, default=0.0)
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
         f = fmt
@@ -43,7 +43,7 @@ class Healthy(Signature):
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
         ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
-        rise = smoothness(run)
+        rise = self.smoothness(run)
         return [
             check("val_above_floor", fig["final_val"], fig["final_val"] > floor,
                   f"> {floor:.3f}"),
