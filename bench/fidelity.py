@@ -21,7 +21,11 @@ promise. `--first-seed 0,1000,5000` reads several ranges of `--seeds` each.
 
 Run: python bench/fidelity.py --seeds 20 [--first-seed 0[,1000,...]] [--jobs 2] [--levels 1,2,3]
      [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
-     [--only big-init,decoy]
+     [--only big-init,decoy] [--deck DIR]
+
+`--deck DIR` adds a course's own breaks (`DIR/<slug>/break.toml` and `signature.py`, as
+`DIAGNOSE_DECK` does for the game): they train, are weighed and checked like the built-in ones,
+so `--deck DIR --only <slug>,decoy` proves one new break.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import os
 import pickle
 import statistics
 import sys
@@ -38,10 +43,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import DECKS, HEALTHY, diagnose_run, figures
+from diagnose.diagnostician import HEALTHY, deck_of, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
+from scenarios.catalog import DECK_SETTING
 from scenarios.config import validate_value
 
 DECOY_OFFSET = 1_000_000
@@ -169,7 +175,13 @@ def main() -> None:
                              "(\"decoy\" for the healthy decoy): a partial bench")
     parser.add_argument("--figures", action="store_true",
                         help="print every figure's percentiles, against another seed's reference")
+    parser.add_argument("--deck", type=Path, default=None, metavar="DIR",
+                        help="a course's own deck (DIR/<slug>/break.toml and signature.py): "
+                             "its breaks join their levels and are proven like the built-in "
+                             "ones (the same as DIAGNOSE_DECK=DIR)")
     args = parser.parse_args()
+    if args.deck is not None:
+        os.environ[DECK_SETTING] = str(args.deck)
 
     healthy = scenarios.healthy_config()
     changes = {"steps": args.steps} if args.steps else {}
@@ -225,10 +237,10 @@ def main() -> None:
                 for row in rows[level]:
                     run = records[REFERENCE if row == HEALTHY else row]
                     truth = HEALTHY if row == DECOY else row
-                    verdict = diagnose_run(run, reference, header, DECKS[level])
+                    verdict = diagnose_run(run, reference, header, deck_of(level))
                     confusion[level, row][verdict.slug] += 1
                     if previous is not None:
-                        other = diagnose_run(run, previous, header, DECKS[level])
+                        other = diagnose_run(run, previous, header, deck_of(level))
                         crossed[level, row][other.slug] += 1
                     once = row != HEALTHY or level == levels[0]   # the reference: once
                     for check in signature_checks(truth, run, reference, header) if once else []:

@@ -412,9 +412,19 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     it arrives (in any order), looking at the cluster every `POLL` seconds meanwhile.
 
     Closing the generator early (Ctrl-C, an error writing a bundle) cancels what is left.
+    A course deck's break is refused: the dealer's check runs on the workers, and its code runs
+    only where the deck is installed.
     """
     from distributed import wait
 
+    import scenarios
+
+    course = sorted({slug for order in orders for slug, brk in scenarios.breaks(order.level)
+                     .items() if brk.course})
+    if course:
+        raise ClusterError(f"{course[0]} is a course deck's break: its code runs only on this "
+                           "machine, so a level that holds it is dealt here, without "
+                           "--scheduler")
     client = cluster.client
     batch = secrets.token_hex(4)  # two deals on one cluster never share a task key
     pending: dict[Any, tuple[Order, Rounds]] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from scenarios.langs import LANGS
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
 GRADER_PACKAGES = ("grading", "scenarios")
+BREAKS_INSIDE = "scenarios/breaks/"  # a break folder: only its break.toml enters the zip
 CRYPTOGRAPHY = "cryptography>=42,<51"  # all the grader needs beyond the stdlib (tried: 48)
 
 SETUP_SH = f"""\
@@ -168,6 +170,24 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     archive.writestr(info, data)
 
 
+def grader_files() -> Iterator[tuple[str, bytes]]:
+    """(name inside `grader/`, bytes) of the grader: `grading` and `scenarios` as installed,
+    each break folder's `break.toml` and nothing else of it (its signature.py is code for the
+    instructor's machine), and the course deck's (`DIAGNOSE_DECK`) data beside the package's."""
+    import scenarios
+    from scenarios.catalog import BREAK_FILE
+
+    for package in GRADER_PACKAGES:
+        for name, path in package_files(package):
+            if name.startswith(BREAKS_INSIDE) and path.name != BREAK_FILE:
+                continue
+            yield name, path.read_bytes()
+    for brk in scenarios.breaks(None).values():
+        if brk.course:
+            yield (f"{BREAKS_INSIDE}{brk.slug}/{BREAK_FILE}",
+                   (brk.folder / BREAK_FILE).read_bytes())
+
+
 def build_autograder(out: Path, bundles: Path, secret: bytes, *,
                      visibility: str = "after_published", lang: str | None = None) -> Packed:
     """Write the autograder zip to `out` (whole or not at all).
@@ -189,9 +209,8 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
           zipfile.ZipFile(partial, "w") as archive):
         _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
         _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
-        for package in GRADER_PACKAGES:
-            for name, path in package_files(package):
-                _add(archive, f"{GRADER}/{name}", path.read_bytes())
+        for name, content in grader_files():
+            _add(archive, f"{GRADER}/{name}", content)
         _add(archive, f"{COURSE}/{SETTINGS}",
              (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
         _add(archive, f"{COURSE}/{MANIFEST}",

@@ -526,10 +526,11 @@ def deal_check(deck: Sequence[str]) -> Verdict:
 
 
 def level_deck(level: int) -> tuple[str, ...]:
-    """The slugs a scenario of `level` is checked against (`diagnose.diagnostician.DECKS`)."""
-    from diagnose.diagnostician import DECKS
+    """The slugs a scenario of `level` is checked against (`diagnose.diagnostician.deck_of`:
+    the level's deck and a course's own breaks)."""
+    from diagnose.diagnostician import deck_of
 
-    return tuple(DECKS[level])
+    return tuple(deck_of(level))
 
 
 def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
