@@ -272,7 +272,8 @@ def attention_bias(idx: np.ndarray, mask: str, pad_id: int, dtype) -> np.ndarray
     B, T = idx.shape
     keys = idx.T                                                      # (S, B)
     pad_keys = np.where(keys == pad_id, -np.inf, 0.0).astype(dtype)[:, None, :, None]
-    bias = visible(T, mask, np.dtype(dtype)) + pad_keys               # (S, 1, B, T)
+    bias = np.empty((T, 1, B, T), dtype)        # C order: the scores add it in long runs
+    np.add(visible(T, mask, np.dtype(dtype)), pad_keys, out=bias)     # (S, 1, B, T)
     diagonal = np.arange(T)
     bias[diagonal, :, :, diagonal] = 0.0                              # every token sees itself
     return bias
