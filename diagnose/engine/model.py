@@ -205,7 +205,7 @@ def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
         a, c_ln_1 = layernorm_forward(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
         W_attn = params[p + "attn.c_attn.weight"][:, rope_order(C, NH)]  # q, k interleaved
         qkv, c_attn = linear_forward(a, W_attn)                          # (N, C) -> (N, 3C)
-        qkv, c_rope = rope_forward(qkv, batch.rotation)
+        qkv, c_rope = rope_forward(qkv, batch.rotation, out=qkv)         # qkv is ours
         heads, c_heads = attention_forward(qkv, batch.rows, batch.biases[i], NH,
                                            scale)                        # (N, 3C) -> (N, C)
     elif ablate_head is not None:
@@ -276,7 +276,8 @@ def block_backward(dx: np.ndarray, cache: BlockCache, grads: Params, i: int,
     # x = x + c_proj(attn(rope(c_attn(ln_1(x))))), with W_attn = c_attn[:, rope_order(C, NH)]
     later(linear_backward_params, dmid, cache.attn_proj, grads[p + "attn.c_proj.weight"])
     dheads = linear_backward_input(dmid, cache.attn_proj)
-    dqkv = rope_backward(attention_backward(dheads, cache.attn), cache.rope)
+    dqkv = attention_backward(dheads, cache.attn)
+    dqkv = rope_backward(dqkv, cache.rope, out=dqkv)                  # dqkv is ours
     C, NH = dheads.shape[-1], cache.attn.qkv.shape[3]
     later(attn_weight_grad, grads[p + "attn.c_attn.weight"], rope_order(C, NH), dqkv,
           cache.c_attn)
