@@ -218,8 +218,8 @@ async def test_grading_in_the_app_shows_the_score_once_and_reveals(workspace, co
         await _answer(pilot, "1", 0, "x")
         await pilot.press("escape", "g")
         await pilot.click("#yes")
-        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
-        assert "Your grade" in screen_text(app)
+        await until(pilot, lambda: isinstance(app.screen, GradeScreen)
+                    and "Your grade" in screen_text(app))  # pushed, then drawn
         text = "\n".join(str(static.render()) for static in app.screen.query(Static))
         assert text.count("Score") == 1 and re.search(r"Score: \d/3", text)
     assert (course / "Ana-diagnoses.md").exists()
