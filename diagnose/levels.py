@@ -11,8 +11,9 @@ anywhere). Each grading of a self-study scenario is recorded in `<DIAGNOSE_HOME>
 `first` is the score of the attempt that counts (null when that attempt was not recorded here,
 e.g. graded before this file existed), `best` the best of all, `attempts` how many gradings.
 The file is written atomically; one that cannot be read is moved aside with a warning and
-progress starts again. Not here: the grading (`grading`), the screens and the CLI's text
-of `diagnose progress` (`render`, used by both).
+progress starts again. `render` is the text of `diagnose progress` (the app's progress screen
+shows it too). Not here: the grading (`grading`, and the self-study flow that records here,
+`diagnose.self_study`) and the screens.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ tells which break an ID holds: headers use the healthy config, files are written
 after every run has finished, and all of them get the same modification time.
 
 Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
-the reveal (`diagnose.reveal`) and the CLI's progress bars (`diagnose.cli`).
+the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.progress`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
 
 ENGINE_VERSION = "1"
-LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
@@ -60,6 +59,12 @@ DEALT = 3  # IDs a scenario of level 2 or 3 deals from its deck
 BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
+
+
+def engine_version() -> str:
+    """This diagnose and its engine, as `scenario.json` and the deal settings record them: what
+    must match between two machines (a cluster's workers) for their bundles to match."""
+    return f"{__version__}+engine{ENGINE_VERSION}"
 
 
 class ScenarioError(UserError):
@@ -130,34 +135,18 @@ def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
     return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
-def choose_breaks(requested: Sequence[str] | None, level: int = 1) -> list[str]:
-    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them).
-    Above level 1, the level's whole deck, from which `assignment` deals three."""
+def choose_breaks(level: int = 1) -> list[str]:
+    """The breaks a scenario of `level` deals from: the level's whole deck (level 1 permutes
+    its three; above, `assignment` deals three of them)."""
     if level not in scenarios.LEVELS:
         raise ScenarioError(f"--level must be one of {', '.join(map(str, scenarios.LEVELS))}, "
                             f"got {level}")
-    if level != 1:
-        if requested is not None:
-            raise ScenarioError("--breaks chooses level 1's breaks; a level above 1 deals from "
-                                "its own deck (drop --breaks or --level)")
-        return list(scenarios.breaks(level))
-    catalog = scenarios.breaks()
-    if requested is None:
-        wanted = list(LAB_BREAKS) if set(LAB_BREAKS) <= set(catalog) else list(catalog)
-    else:
-        wanted = list(dict.fromkeys(requested))
-        unknown = [slug for slug in wanted if slug not in catalog]
-        if unknown:
-            raise ScenarioError(f"unknown break {unknown[0]!r}; the catalog has "
-                                + ", ".join(catalog))
-    if not 3 <= len(wanted) <= 99:
-        raise ScenarioError(f"a scenario deals 3 or more breaks, got {len(wanted)}")
-    return wanted
+    return list(scenarios.breaks(level))
 
 
-def planned_runs(breaks: Sequence[str] | None = None, level: int = 1) -> tuple[str, ...]:
+def planned_runs(level: int = 1) -> tuple[str, ...]:
     """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
-    dealt = len(choose_breaks(breaks, level)) if level == 1 else DEALT
+    dealt = len(choose_breaks(level)) if level == 1 else DEALT
     return (REFERENCE, *run_ids(dealt))
 
 
@@ -179,6 +168,16 @@ def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
     return deal, plans
+
+
+Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (deal, plans) per round
+
+
+def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
+    """Every round a scenario may need (`REDEALS`): the same deal, each with fresh seeds.
+    Planned from the secret on the dealer's machine; training them needs no secret."""
+    slugs = choose_breaks(level)
+    return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
 
 
 # --- training in worker processes ---------------------------------------------------------
@@ -344,10 +343,11 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{existing}: not writable")
 
 
-def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: dict[str, str],
-                    records: dict[str, list[dict[str, Any]]], steps: int,
-                    lang: str = "en", level: int = 1) -> Workspace:
-    """Write every file into a temp folder beside `target`, then move it into place."""
+def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: dict[str, str],
+                    records: dict[str, list[dict[str, Any]]]) -> Workspace:
+    """Write every file of the scenario `spec` (dealt as `deal`, trained as `records`) into a
+    temp folder beside `target`, then move it into place."""
+    code, steps, lang = spec.code, spec.steps, spec.lang
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
     from diagnose.engine import run_header_fields  # numpy: only once training is done
 
@@ -363,7 +363,7 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
             write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
         _write_dashboards(staging, code, headers, records, lang)
         (staging / SCENARIO_FILE).write_text(
-            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key, level),
+            scenario_json(code, ids, steps, engine_version(), spec.key, spec.level),
             encoding="utf-8")
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
@@ -421,15 +421,12 @@ class ScenarioSpec:
     machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
-    `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the
-    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle). `level` picks
-    the deck: 1 deals `breaks` in a permutation; 2 and 3 deal three IDs from the level's deck
-    (then `breaks` holds that deck).
+    `steps` are healthy.toml's. `key` says who opens the sealed answers: "self-study" (the
+    player) or "instructor" (a dealt bundle). `level` picks the deck (`choose_breaks`).
     """
 
     code: str | None = None
     steps: int | None = None
-    breaks: tuple[str, ...] | None = None
     lang: str = "en"
     key: str = "self-study"
     level: int = 1
@@ -446,7 +443,7 @@ class ScenarioSpec:
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())
         object.__setattr__(self, "steps", steps)
-        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks, self.level)))
+        choose_breaks(self.level)  # an unknown level is refused here, before any training
 
 
 @dataclass(frozen=True)
@@ -463,49 +460,97 @@ class Progress:
     on_redeal: Callable[[str], None] | None = None
 
 
-def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
-                    progress: Progress | None = None, jobs: int = 2, force: bool = False,
-                    pool: TrainingPool | None = None, prefix: str = "",
-                    background: bool = False) -> Workspace:
-    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+@dataclass(frozen=True)
+class Workers:
+    """Where a scenario trains: `jobs` worker processes of its own, at a lower priority and
+    silent when `background`; or the caller's `pool` (a class's deal shares one), whose
+    labels for this scenario's runs start with `prefix`."""
 
-    How it runs: `jobs` worker processes (or the caller's `pool`, whose labels get `prefix`),
-    at a lower priority and silent when `background`; `force` replaces a scenario in `target`.
-    """
+    jobs: int = 2
+    background: bool = False
+    pool: TrainingPool | None = None
+    prefix: str = ""
+
+
+def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
+                    progress: Progress | None = None, workers: Workers | None = None,
+                    force: bool = False) -> Workspace:
+    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+    `workers` says where it trains; `force` replaces a scenario in `target`."""
+    workers = workers or Workers()
+    pool, prefix = workers.pool, workers.prefix
     target = Path(target)
     progress = progress or Progress()
-    code, steps, slugs = spec.code, spec.steps, list(spec.breaks)
+    code, steps = spec.code, spec.steps
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict(spec.level) if steps == scenarios.healthy_config().steps else None
+        rounds = plan_rounds(secret, code, steps, spec.level)
         own_pool = pool is None
-        pool = pool or TrainingPool(jobs, background=background)
+        pool = pool or TrainingPool(workers.jobs, background=workers.background)
+
+        def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
+            return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
+                            prefix=prefix)
+
+        def redealt(failed: int) -> None:
+            if progress.on_redeal is not None:
+                progress.on_redeal(redeal_message(code, failed))
+
         try:
-            for redeal in range(REDEALS):
-                deal, plans = plan_runs(secret, code, slugs, steps, redeal, spec.level)
-                records = pool.run(plans, on_step=progress.on_step,
-                                   should_stop=progress.should_stop, prefix=prefix)
-                if verdict is None or verdict(records, deal):
-                    break
-                if progress.on_redeal is not None:
-                    progress.on_redeal(f"scenario {code}: the runs could not be told apart "
-                                       f"from their metrics (deal {redeal + 1}); training "
-                                       "again with fresh seeds")
+            check = deal_check(level_deck(spec.level)) if checks_runs(steps) else None
+            kept, records = train_rounds(rounds, train, check, redealt)
         except BaseException:
             if own_pool:
                 pool.close(graceful=False)
             raise
         if own_pool:
             pool.close()
-        return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
-                               records=records, steps=steps, lang=spec.lang, level=spec.level)
+        deal, _ = rounds[kept]
+        return write_workspace(target, spec, secret=secret, deal=deal, records=records)
 
 
-def _verdict(level: int = 1) -> Verdict:
-    """The automatic diagnostician's check, against the level's deck, that every run shows its
+def checks_runs(steps: int) -> bool:
+    """Whether a deal of `steps` is checked by the diagnostician: a full-length one only (a
+    shortened run has not shown its signatures yet)."""
+    return steps == scenarios.healthy_config().steps
+
+
+def deal_check(deck: Sequence[str]) -> Verdict:
+    """The automatic diagnostician's check, against a level's `deck`, that every run shows its
     break (and the decoy none)."""
-    from diagnose.diagnostician import DECKS, runs_distinguishable
+    from diagnose.diagnostician import runs_distinguishable
 
-    return lambda records, deal: runs_distinguishable(records, deal, deck=DECKS[level])
+    return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
+
+
+def level_deck(level: int) -> tuple[str, ...]:
+    """The slugs a scenario of `level` is checked against (`diagnose.diagnostician.deck_of`:
+    the level's deck and a course's own breaks)."""
+    from diagnose.diagnostician import deck_of
+
+    return tuple(deck_of(level))
+
+
+def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
+                 check: Verdict | None, on_redeal: Callable[[int], None] | None = None
+                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """Train each round until `check` tells its runs apart (every round passes without one),
+    or the last round, which is kept whatever it shows; (the kept round, its records by run).
+    `on_redeal(round)` hears of each round refused before another is trained. Local deals
+    (`create_scenario`) and a cluster's tasks (`diagnose.cluster.train_scenario`) both deal
+    through here."""
+    for kept, (deal, plans) in enumerate(rounds):
+        records = train(plans)
+        if check is None or kept == len(rounds) - 1 or check(records, deal):
+            return kept, records
+        if on_redeal is not None:
+            on_redeal(kept)
+    raise ScenarioError("no round to train")
+
+
+def redeal_message(code: str, failed: int) -> str:
+    """What a dealer is told when round `failed` (from 0) was refused and another trains."""
+    return (f"scenario {code}: the runs could not be told apart from their metrics (deal "
+            f"{failed + 1}); trained again with fresh seeds")

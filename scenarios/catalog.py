@@ -1,15 +1,21 @@
-"""Reading the catalog: `healthy.toml` and `breaks/*.toml`, validated into frozen objects.
+"""Reading the catalog: `healthy.toml` and one folder per break, validated into frozen objects.
 
-The files ship inside this package and are read with `importlib.resources`, so an editable
-install and a wheel behave alike. `load_catalog(root)` reads any folder of the same shape (the
-tests use it for broken catalogs). Every problem is one `CatalogError` line naming the file,
-the key and what was expected. Nothing here trains or grades.
+A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
+`signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
+loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
+a slug. The files ship inside this package and are read with `importlib.resources`, so an
+editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
+shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
+break folders) joins the built-in one through the same loader and bounds, a clash of slugs or
+words refused. Every problem is one `CatalogError` line naming the file, the key and what was
+expected. Nothing here trains, grades or runs a break's code.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -26,7 +32,7 @@ from scenarios.config import (
     validate_value,
 )
 from scenarios.files import loads_toml
-from scenarios.folding import unreadable
+from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
 
 LEVELS = (1, 2, 3)  # the lab's breaks; a pool of subtle magnitudes and mirrors; new bugs
@@ -67,6 +73,9 @@ class Break:
     levels: tuple[int, ...] = (1,)  # the decks it belongs to (LEVELS): the decoy's are 2 and 3
     healthy: bool = False       # the decoy: nothing is broken
     whatif: WhatIf | None = None  # the magnitudes the what-if retrains, when it has one
+    # breaks/<slug>/: break.toml and the signature.py that only `diagnose` loads
+    folder: Traversable | None = dataclasses.field(default=None, compare=False, repr=False)
+    course: bool = False        # from a course's own deck (DIAGNOSE_DECK), not the package's
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -309,24 +318,86 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                  whatif=whatif)
 
 
-def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Catalog:
-    """Read and validate `root/healthy.toml` and every `root/breaks/*.toml`."""
+BREAK_FILE = "break.toml"  # a break folder's data; its code is signature.py beside it
+DECK_SETTING = "DIAGNOSE_DECK"  # a course's own deck: a folder of break folders
+
+
+def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
+                course: bool = False) -> list[Break]:
+    """Every break folder of `folder` (`<slug>/break.toml`), in folder-name order.
+
+    A folder is named after its slug; a loose `.toml` (the old one-file layout) is refused with
+    where it goes, and hidden entries and `__pycache__` are not breaks.
+    """
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        name = entry.name
+        if name.startswith((".", "_")):
+            continue
+        shown = f"{shown_folder}/{name}"
+        if not entry.is_dir():
+            if name.endswith(".toml"):
+                raise CatalogError(f"{shown}: a break is a folder: move it to "
+                                   f"{shown_folder}/{name[:-len('.toml')]}/{BREAK_FILE}")
+            continue
+        data_file = entry / BREAK_FILE
+        if not data_file.is_file():
+            raise CatalogError(f"{shown}/{BREAK_FILE}: missing (a break folder holds its "
+                               f"{BREAK_FILE} and signature.py)")
+        shown_file = f"{shown}/{BREAK_FILE}"
+        brk = parse_break(_read_toml(data_file, shown_file), shown_file, healthy)
+        if brk.slug != name:
+            raise _fail(shown_file, f"slug: {brk.slug!r} differs from its folder's name {name!r}"
+                        "; a break's folder is named after its slug")
+        found.append(dataclasses.replace(brk, folder=entry, course=course))
+    return found
+
+
+def refuse_word_clashes(found: dict[str, Break]) -> None:
+    """A course break brings its own words: a phrase (folded as the grader folds) that already
+    names another break of a deck it joins would make an answer ambiguous. Run once the levels
+    each break joins are known."""
+    for added in (b for b in found.values() if b.course):
+        for other in found.values():
+            if other is added or not set(added.levels) & set(other.levels):
+                continue
+            for lang in LANGS:
+                theirs = {fold(w) for w in other.words[lang]}
+                clash = next((w for w in added.words[lang] if fold(w) in theirs), None)
+                if clash is not None:
+                    raise _fail(added.source, f"[words] {lang}: {clash!r} already names "
+                                f"{other.slug} ({other.source}) in a deck this break joins")
+
+
+def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
+                 deck: Path | None = None) -> Catalog:
+    """Read and validate `root/healthy.toml`, every `root/breaks/<slug>/break.toml` and, when
+    given, a course's own deck: `deck/<slug>/break.toml`, validated by the same rules."""
     root = Path(root) if isinstance(root, str) else root
     healthy_path = root / "healthy.toml"
     if not healthy_path.is_file():
         raise CatalogError(f"{shown_root}/healthy.toml: missing")
     healthy = parse_healthy(_read_toml(healthy_path, f"{shown_root}/healthy.toml"),
                             f"{shown_root}/healthy.toml")
-    breaks_dir = root / "breaks"
-    files = sorted((p for p in breaks_dir.iterdir() if p.name.endswith(".toml")),
-                   key=lambda p: p.name) if breaks_dir.is_dir() else []
+    listed = read_breaks(root / "breaks", f"{shown_root}/breaks", healthy)
+    if deck is not None:
+        if not deck.is_dir():
+            raise CatalogError(f"{DECK_SETTING}: {deck} is not a folder (a course deck is a "
+                               "folder of break folders, <slug>/break.toml)")
+        course = read_breaks(deck, str(deck), healthy, course=True)
+        if not course:
+            raise CatalogError(f"{DECK_SETTING}: {deck} holds no break folder "
+                               f"(<slug>/{BREAK_FILE})")
+        listed += course
     found: dict[str, Break] = {}
-    for path in files:
-        shown = f"{shown_root}/breaks/{path.name}"
-        brk = parse_break(_read_toml(path, shown), shown, healthy)
+    for brk in listed:
         if brk.slug in found:
-            raise _fail(shown, f"slug: {brk.slug!r} is already used by {found[brk.slug].source}")
+            raise _fail(brk.source, f"slug: {brk.slug!r} is already used by "
+                        f"{found[brk.slug].source}")
         found[brk.slug] = brk
+    refuse_word_clashes(found)
     for level in LEVELS:
         dealt = [b for b in found.values() if level in b.levels and not b.healthy]
         if (level == 1 or dealt) and len(dealt) < 3:
@@ -335,9 +406,21 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios") -> Cat
     return Catalog(healthy=healthy, breaks=found)
 
 
-@functools.cache
+def course_deck() -> Path | None:
+    """The course deck named by `DIAGNOSE_DECK`, or None when it is unset or empty."""
+    value = os.environ.get(DECK_SETTING, "")
+    return Path(value) if value.strip() else None
+
+
 def default_catalog() -> Catalog:
-    return load_catalog(resources.files("scenarios"))
+    """The package's catalog, with the course deck of `DIAGNOSE_DECK` when it names one."""
+    deck = course_deck()
+    return _catalog_with(str(deck) if deck is not None else None)
+
+
+@functools.cache
+def _catalog_with(deck: str | None) -> Catalog:
+    return load_catalog(resources.files("scenarios"), deck=Path(deck) if deck else None)
 
 
 def healthy_config() -> Config:

@@ -120,12 +120,13 @@ def test_diagnostician_survives_degenerate_input(header):
     assert diagnose_run([], [], header).slug == HEALTHY
 
 
-def test_the_known_breaks_are_those_it_votes_on(trained, header):
-    from diagnose.diagnostician import DECKS, KNOWN, _votes
+def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
+    from diagnose.diagnostician import DECKS, KNOWN, votes
 
     records = trained[SEEDS[0]]
-    votes = _votes(figures(records[HEALTHY], records[HEALTHY], header))
-    assert set(votes) == {slug for deck in DECKS.values() for slug in deck}
+    every = [slug for deck in DECKS.values() for slug in deck]
+    weighed = votes(figures(records[HEALTHY], records[HEALTHY], header), every)
+    assert list(weighed) == every and all(math.isfinite(v) for v in weighed.values())
     assert set(KNOWN) == set(DECKS[1])
 
 

@@ -152,8 +152,10 @@ def test_the_catalog_refuses_a_slug_a_key_has_no_room_for(tmp_path):
     root = tmp_path / "scenarios"
     shutil.copytree(resources.files("scenarios"), root,
                     ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    path = root / "breaks" / "no-warmup.toml"
+    folder = root / "breaks" / "no-warmup"
     for slug, refused in (("n" * SLUG_MAX, False), ("n" * (SLUG_MAX + 1), True)):
+        folder = folder.rename(folder.parent / slug)  # a break's folder is named after its slug
+        path = folder / "break.toml"
         path.write_text(re.sub(r'(?m)^slug = ".*"$', f'slug = "{slug}"',
                                path.read_text(encoding="utf-8")), encoding="utf-8")
         if refused:
@@ -190,7 +192,7 @@ import threadpoolctl
 from diagnose.engine import train
 from diagnose.scenario import choose_breaks, plan_runs
 
-deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(None), steps=3)
+deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(1), steps=3)
 runs = {}
 for plan in plans:
     records = list(train(plan.config, plan.seed))
