@@ -128,10 +128,11 @@ async def test_a_diverging_run_renders_with_its_nan_marked(nan_workspace):
         assert "NaN" in stats(app, 1)
         assert f"NaN/inf from step {NAN_FROM - 1}" in text  # the grad norm's ∞, a step earlier
         await pilot.press("z")
+        await until(pilot, lambda: "steps 0-19" in screen_text(app))
         assert "NaN/inf" not in screen_text(app)  # the first steps were finite
         await pilot.press("z")
         await pilot.click("#panel-3")  # grad norm, in detail: its +inf is marked ▲
-        assert "▲" in screen_text(app)
+        await until(pilot, lambda: "▲" in screen_text(app))
 
 
 async def test_the_sparkline_takes_numpy_and_non_finite_data():
