@@ -38,7 +38,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import DECKS, HEALTHY, diagnose_run, figures
+from diagnose.diagnostician import HEALTHY, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
@@ -204,10 +204,11 @@ def main() -> None:
                 for row in rows[level]:
                     run = records[REFERENCE if row == HEALTHY else row]
                     truth = HEALTHY if row == DECOY else row
-                    verdict = diagnose_run(run, reference, header, DECKS[level])
+                    deck = scenarios.level(level).deck
+                    verdict = diagnose_run(run, reference, header, deck)
                     confusion[level, row][verdict.slug] += 1
                     if previous is not None:
-                        other = diagnose_run(run, previous, header, DECKS[level])
+                        other = diagnose_run(run, previous, header, deck)
                         crossed[level, row][other.slug] += 1
                     once = row != HEALTHY or level == levels[0]   # the reference: once
                     for check in signature_checks(truth, run, reference, header) if once else []:

@@ -30,8 +30,15 @@ from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
+from scenarios.levels import all_levels
 
-ALL_BREAKS = tuple(dict.fromkeys(s for deck in diagnostician.DECKS.values() for s in deck))
+
+def every_break() -> tuple[str, ...]:
+    """The breaks of every level's deck, each once, in level order: what a run is weighed
+    against."""
+    return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
+
+
 SAME_RUN_KEYS = ("model", "data", "params", "vocab_size", "entropy_floor", "heads_total",
                  "neurons_total")
 # what each break's signature reads: step keys, and "entropy_floor" from the header
@@ -309,7 +316,8 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
 
     missing = tuple(k for k in (*STEP_OPTIONAL, "entropy_floor")
                     if not (_has(run_header, k) and _has(ref_header, k)))
-    readable = tuple(s for s in ALL_BREAKS if not set(NEEDS[s]) & set(missing))
+    every = every_break()
+    readable = tuple(s for s in every if not set(NEEDS[s]) & set(missing))
     # a signature the healthy reference shows against itself is a threshold that does not fit
     # this model (the thresholds are the course model's), not a sign: it is not weighed
     in_reference = tuple(s for s in readable if diagnostician.diagnose_run(
@@ -328,7 +336,7 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
                    reference_steps=len(ref_records), resembles=resembles,
                    confidence=confidence, signs=signs, findings=findings,
                    not_recorded=missing,
-                   not_weighed=tuple(s for s in ALL_BREAKS if s not in readable),
+                   not_weighed=tuple(s for s in every if s not in readable),
                    in_reference=in_reference,
                    also=also, titles={s: catalog[s].title for s in (*resembles, *also)})
 

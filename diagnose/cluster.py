@@ -46,13 +46,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import scenarios
 from diagnose import __version__
 from diagnose.scenario import (
     ENGINE_VERSION,
     REDEALS,
     RunPlan,
     ScenarioError,
-    choose_breaks,
     plan_runs,
 )
 
@@ -392,35 +392,31 @@ def _client(address: str, security: Any, deadline: float, timeout: float) -> Any
                        f"({type(err).__name__})")
 
 
-def train_scenario(rounds: Rounds, level: int, check: bool, expected: str
+def train_scenario(rounds: Rounds, deck: tuple[str, ...], check: bool, expected: str
                    ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     """The task, on a worker: train each round until the diagnostician, weighing the runs
-    against `level`'s deck when `check`, tells them apart (or the last round); (the kept round,
-    its records by run)."""
+    against `deck` (the student's level's, read here: a worker reads no levels file) when
+    `check`, tells them apart (or the last round); (the kept round, its records by run)."""
     if engine_version() != expected:  # a worker that claimed the resource by hand
         from distributed import get_worker
 
         raise ClusterError(f"worker {get_worker().address} runs diagnose {engine_version()}, "
                            f"the deal {expected}; {install_hint()}")
+    from diagnose.diagnostician import runs_distinguishable
     from diagnose.engine import train
 
-    deck = None
-    if check:
-        from diagnose.diagnostician import DECKS, runs_distinguishable
-
-        deck = DECKS[level]
     for kept, (deal, plans) in enumerate(rounds):  # noqa: B007 - kept is returned
         records = {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
-        if deck is None or runs_distinguishable(records, deal, deck=deck):
+        if not check or runs_distinguishable(records, deal, deck=deck):
             break
     return kept, records
 
 
 def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
-    """Every round a scenario may need, dealt from the level's breaks as a local deal's
-    (`choose_breaks(None, level)`), planned here: the worker never sees the secret."""
-    slugs = choose_breaks(None, level)
-    return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
+    """Every round a scenario may need, dealt as a local deal is (`plan_runs` with the level's
+    entry), planned here: the worker never sees the secret."""
+    entry = scenarios.level(level)
+    return [plan_runs(secret, code, entry, steps, redeal) for redeal in range(REDEALS)]
 
 
 def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret: bytes,
@@ -437,7 +433,8 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     pending: dict[Any, tuple[Order, Rounds]] = {}
 
     def submit(order: Order, rounds: Rounds, attempt: int = 0) -> None:
-        future = client.submit(train_scenario, rounds, order.level, check, cluster.expected,
+        future = client.submit(train_scenario, rounds, scenarios.level(order.level).deck, check,
+                               cluster.expected,
                                key=f"diagnose-{batch}-{order.code}-{attempt}", pure=False,
                                retries=RETRIES, resources={cluster.resource: 1})
         pending[future] = (order, rounds)

@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import hashlib
 import hmac
-import itertools
 import math
 import os
 import queue as queue_module
@@ -52,11 +51,9 @@ from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
 
 ENGINE_VERSION = "1"
-LAB_BREAKS = ("bad-init", "no-warmup", "broken-mask")
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
-DEALT = 3  # IDs a scenario of level 2 or 3 deals from its deck
 BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
@@ -108,57 +105,32 @@ def run_ids(count: int) -> list[str]:
     return [f"{i:02d}" for i in range(1, count + 1)]
 
 
-def assignment(secret: bytes, code: str, slugs: Sequence[str], level: int = 1) -> dict[str, str]:
-    """ID -> break slug. Level 1: the HMAC picks one of the n! orderings of `slugs` (bias below
-    2**-240). Level 2 and 3: `slugs` is the level's deck and the HMAC picks one of its ordered
-    triples of distinct slugs (the healthy decoy is one slug, so a deal holds it at most once):
-    uniform over the allowed combinations and over their orderings."""
-    if level != 1:
-        triples = list(itertools.permutations(sorted(slugs), DEALT))
-        index = _hmac_int(secret, "deal", str(level), code) % len(triples)
-        return dict(zip(run_ids(DEALT), triples[index], strict=True))
-    pool = sorted(slugs)
-    index = _hmac_int(secret, "permutation", code) % math.factorial(len(pool))
+def assignment(secret: bytes, code: str, level: scenarios.Level) -> dict[str, str]:
+    """ID -> break slug, as `level`'s entry deals them (architecture §5): "permutation", every
+    slug of its deck in one of the n! orders (HMAC message `permutation/code`, the lab's deal
+    since the first version); "draw", one of the ordered `runs`-tuples of distinct slugs of its
+    deck and decoy (message `deal/<number>/code`: the decoy is one slug, so a deal holds it at
+    most once). Uniform over the arrangements either way (bias below 2**-240)."""
+    pool = sorted(level.slugs)
+    message = (("permutation", code) if level.deal == "permutation"
+               else ("deal", str(level.number), code))
+    index = _hmac_int(secret, *message) % math.perm(len(pool), level.runs)
     order = []
-    for position in range(len(pool), 0, -1):  # the Lehmer code of `index`
-        pick, index = divmod(index, math.factorial(position - 1))
+    for position in range(level.runs):  # the index-th arrangement, itertools.permutations' order
+        pick, index = divmod(index, math.perm(len(pool) - 1, level.runs - position - 1))
         order.append(pool.pop(pick))
-    return dict(zip(run_ids(len(order)), order, strict=True))
+    return dict(zip(run_ids(level.runs), order, strict=True))
 
 
 def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
     return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
-def choose_breaks(requested: Sequence[str] | None, level: int = 1) -> list[str]:
-    """The breaks to deal: as asked, else the lab's three (or the whole catalog without them).
-    Above level 1, the level's whole deck, from which `assignment` deals three."""
-    if level not in scenarios.LEVELS:
-        raise ScenarioError(f"--level must be one of {', '.join(map(str, scenarios.LEVELS))}, "
-                            f"got {level}")
-    if level != 1:
-        if requested is not None:
-            raise ScenarioError("--breaks chooses level 1's breaks; a level above 1 deals from "
-                                "its own deck (drop --breaks or --level)")
-        return list(scenarios.breaks(level))
-    catalog = scenarios.breaks()
-    if requested is None:
-        wanted = list(LAB_BREAKS) if set(LAB_BREAKS) <= set(catalog) else list(catalog)
-    else:
-        wanted = list(dict.fromkeys(requested))
-        unknown = [slug for slug in wanted if slug not in catalog]
-        if unknown:
-            raise ScenarioError(f"unknown break {unknown[0]!r}; the catalog has "
-                                + ", ".join(catalog))
-    if not 3 <= len(wanted) <= 99:
-        raise ScenarioError(f"a scenario deals 3 or more breaks, got {len(wanted)}")
-    return wanted
-
-
-def planned_runs(breaks: Sequence[str] | None = None, level: int = 1) -> tuple[str, ...]:
-    """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
-    dealt = len(choose_breaks(breaks, level)) if level == 1 else DEALT
-    return (REFERENCE, *run_ids(dealt))
+def planned_runs(level: int | None = None) -> tuple[str, ...]:
+    """The runs a fresh scenario of `level` (the first level by default) will have, known
+    before it trains: the reference, then its entry's IDs."""
+    dealt = scenarios.level(level) if level is not None else scenarios.first_level()
+    return (REFERENCE, *run_ids(dealt.runs))
 
 
 @dataclass(frozen=True)
@@ -168,13 +140,13 @@ class RunPlan:
     seed: int
 
 
-def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
-              redeal: int = 0, level: int = 1) -> tuple[dict[str, str], list[RunPlan]]:
-    """The deal and one plan per run; the healthy decoy trains the reference's config from
-    its own ID's seed."""
+def plan_runs(secret: bytes, code: str, level: scenarios.Level, steps: int,
+              redeal: int = 0) -> tuple[dict[str, str], list[RunPlan]]:
+    """The deal of `level` and one plan per run; the healthy decoy trains the reference's
+    config from its own ID's seed."""
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
-    deal = assignment(secret, code, slugs, level)
-    catalog = scenarios.breaks(level)
+    deal = assignment(secret, code, level)
+    catalog = scenarios.breaks(None)
     plans = [RunPlan(REFERENCE, healthy, training_seed(secret, code, REFERENCE, redeal))]
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
@@ -421,18 +393,16 @@ class ScenarioSpec:
     machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
-    `steps` are healthy.toml's, missing `breaks` the lab's three. `key` says who opens the
-    sealed answers: "self-study" (the player) or "instructor" (a dealt bundle). `level` picks
-    the deck: 1 deals `breaks` in a permutation; 2 and 3 deal three IDs from the level's deck
-    (then `breaks` holds that deck).
+    `steps` are healthy.toml's, a missing `level` the first of levels.toml. `key` says who
+    opens the sealed answers: "self-study" (the player) or "instructor" (a dealt bundle).
+    `level` picks the entry of levels.toml whose deck and deal rule make the scenario.
     """
 
     code: str | None = None
     steps: int | None = None
-    breaks: tuple[str, ...] | None = None
     lang: str = "en"
     key: str = "self-study"
-    level: int = 1
+    level: int | None = None
 
     def __post_init__(self) -> None:
         steps = scenarios.healthy_config().steps if self.steps is None else self.steps
@@ -446,7 +416,13 @@ class ScenarioSpec:
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())
         object.__setattr__(self, "steps", steps)
-        object.__setattr__(self, "breaks", tuple(choose_breaks(self.breaks, self.level)))
+        object.__setattr__(self, "level", self.entry.number)
+
+    @property
+    def entry(self) -> scenarios.Level:
+        """The level's entry of levels.toml (LevelError for a number it lacks)."""
+        return (scenarios.level(self.level) if self.level is not None
+                else scenarios.first_level())
 
 
 @dataclass(frozen=True)
@@ -474,17 +450,17 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
     """
     target = Path(target)
     progress = progress or Progress()
-    code, steps, slugs = spec.code, spec.steps, list(spec.breaks)
+    code, steps = spec.code, spec.steps
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict(spec.level) if steps == scenarios.healthy_config().steps else None
+        verdict = _verdict(spec.entry) if steps == scenarios.healthy_config().steps else None
         own_pool = pool is None
         pool = pool or TrainingPool(jobs, background=background)
         try:
             for redeal in range(REDEALS):
-                deal, plans = plan_runs(secret, code, slugs, steps, redeal, spec.level)
+                deal, plans = plan_runs(secret, code, spec.entry, steps, redeal)
                 records = pool.run(plans, on_step=progress.on_step,
                                    should_stop=progress.should_stop, prefix=prefix)
                 if verdict is None or verdict(records, deal):
@@ -503,9 +479,9 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
                                records=records, steps=steps, lang=spec.lang, level=spec.level)
 
 
-def _verdict(level: int = 1) -> Verdict:
+def _verdict(level: scenarios.Level) -> Verdict:
     """The automatic diagnostician's check, against the level's deck, that every run shows its
     break (and the decoy none)."""
-    from diagnose.diagnostician import DECKS, runs_distinguishable
+    from diagnose.diagnostician import runs_distinguishable
 
-    return lambda records, deal: runs_distinguishable(records, deal, deck=DECKS[level])
+    return lambda records, deal: runs_distinguishable(records, deal, deck=level.deck)

@@ -148,7 +148,7 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")
     assert json.loads(borja["scenario.json"])["level"] == 3
-    assert "level" not in json.loads(bundle_files(tmp_path / "bundles", "ana")["scenario.json"])
+    assert json.loads(bundle_files(tmp_path / "bundles", "ana")["scenario.json"])["level"] == 1
     answers = unseal(borja["answer-key.sealed"].decode(), secret)
     assert sorted(answers) == ["01", "02", "03"]
     assert set(answers.values()) <= set(scenarios.breaks(3))  # level 3's deck, not level 1's
@@ -459,7 +459,8 @@ def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
 
     monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
     rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
-    kept, records = cluster.train_scenario(rounds, 3, True, cluster.engine_version())
-    assert decks == [diagnostician.DECKS[3]] * 2 and kept == 1  # as a local deal: re-dealt
+    deck = scenarios.level(3).deck  # read here, on the instructor's machine: the task gets it
+    kept, records = cluster.train_scenario(rounds, deck, True, cluster.engine_version())
+    assert decks == [deck] * 2 and kept == 1  # as a local deal: re-dealt
     assert sorted(records) == ["01", "02", "03", "reference"]
-    assert cluster.train_scenario(rounds, 3, False, cluster.engine_version())[0] == 0
+    assert cluster.train_scenario(rounds, deck, False, cluster.engine_version())[0] == 0

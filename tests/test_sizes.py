@@ -127,7 +127,7 @@ Q8x2mD5GBDJXOu2Xr41867IcBsRr_6m2AZdNozDHj59A=="
 
 def test_every_deal_of_every_level_seals_to_one_size():
     catalog = sorted(scenarios.breaks(None))
-    assert {s for level in scenarios.LEVELS for s in scenarios.breaks(level)} == set(catalog)
+    assert {s for level in scenarios.all_levels() for s in level.slugs} == set(catalog)
     sizes: dict[int, list[str]] = {}
     for triple in itertools.permutations(catalog, 3):  # every level's deck is in the catalog
         deal = dict(zip(("01", "02", "03"), triple, strict=True))
@@ -188,9 +188,10 @@ FIRST_STEPS = """
 import json, sys
 import threadpoolctl
 from diagnose.engine import train
-from diagnose.scenario import choose_breaks, plan_runs
+import scenarios
+from diagnose.scenario import plan_runs
 
-deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(None), steps=3)
+deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", scenarios.level(1), steps=3)
 runs = {}
 for plan in plans:
     records = list(train(plan.config, plan.seed))
