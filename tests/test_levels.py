@@ -521,3 +521,15 @@ def test_any_levels_file_loads_whole_or_is_refused_in_one_line(levels, code):
         assert len(set(deal.values())) == level.runs and set(deal.values()) <= set(level.slugs)
         if level.deal == "permutation":
             assert sorted(deal.values()) == sorted(level.deck)
+
+
+def test_the_gradescope_zip_carries_the_levels_file_in_use(tmp_path, monkeypatch):
+    from diagnose.gradescope import grader_file
+
+    packaged, healthy = PACKAGE_ROOT / "levels.toml", PACKAGE_ROOT / "healthy.toml"
+    assert grader_file("scenarios/levels.toml", packaged) == packaged.read_bytes()
+    own = tmp_path / "levels.toml"
+    own.write_bytes(packaged.read_bytes() + b"\n# a course's own\n")
+    monkeypatch.setenv("DIAGNOSE_LEVELS", str(own))
+    assert grader_file("scenarios/levels.toml", packaged) == own.read_bytes()
+    assert grader_file("scenarios/healthy.toml", healthy) == healthy.read_bytes()

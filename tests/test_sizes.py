@@ -153,9 +153,12 @@ def test_the_catalog_refuses_a_slug_a_key_has_no_room_for(tmp_path):
     shutil.copytree(resources.files("scenarios"), root,
                     ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     path = root / "breaks" / "no-warmup.toml"
+    levels = root / "levels.toml"
+    lab = levels.read_text(encoding="utf-8")
     for slug, refused in (("n" * SLUG_MAX, False), ("n" * (SLUG_MAX + 1), True)):
         path.write_text(re.sub(r'(?m)^slug = ".*"$', f'slug = "{slug}"',
                                path.read_text(encoding="utf-8")), encoding="utf-8")
+        levels.write_text(lab.replace('"no-warmup"', f'"{slug}"'), encoding="utf-8")
         if refused:
             with pytest.raises(CatalogError, match=f"slug: at most {SLUG_MAX} characters, got"):
                 load_catalog(root)
