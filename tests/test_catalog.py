@@ -233,7 +233,7 @@ toml_values = st.one_of(
 def test_random_overrides_load_or_are_refused_cleanly(key, value):
     healthy = scenarios.healthy_config()
     brk = dict(scenarios.breaks()["no-warmup"].__dict__)
-    data = {"level": 1, "slug": "x", "title": brk["title"], "summary": brk["summary"],
+    data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
             "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
             "signature": [int(n) for n in brk["signature"]],
             "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
