@@ -31,7 +31,7 @@ from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
 from scenarios.langs import pick
 from scenarios.levels import all_levels, first_level
-from scenarios.levels import level_after as following
+from scenarios.levels import following_level as following
 
 PROGRESS_FILE = "progress.json"
 SCHEMA = "diagnose.progress/1"

@@ -20,8 +20,8 @@ from scenarios.catalog import (
                                load_catalog,
 )
 from scenarios.config import MAX_STEPS, CatalogError, Config
-from scenarios.levels import Level, LevelError, all_levels, first_level, level, level_after
+from scenarios.levels import Level, LevelError, all_levels, first_level, following_level, level
 
 __all__ = ["HEALTHY", "LANGS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config", "Level",
            "LevelError", "Reveal", "all_levels", "breaks", "default_catalog", "first_level",
-           "healthy_config", "level", "level_after", "load_catalog"]
+           "following_level", "healthy_config", "level", "load_catalog"]

@@ -10,7 +10,7 @@ app's title. No other file lists a level's breaks or treats a level number speci
 replaces the package's, is validated the same way, and reads the same catalog of breaks.
 
 Loading: `parse_levels` (called by `scenarios.catalog.load_catalog`); reading: `level(number)`,
-`all_levels()`, `first_level()` and `level_after(number)`. stdlib only; nothing here deals,
+`all_levels()`, `first_level()` and `following_level(number)`. stdlib only; nothing here deals,
 trains or grades.
 """
 
@@ -237,6 +237,6 @@ def first_level() -> Level:
     return all_levels()[0]
 
 
-def level_after(number: int) -> Level | None:
+def following_level(number: int) -> Level | None:
     """The level that follows `number`'s in the file's order; None after the last."""
     return next((lv for lv in all_levels() if lv.number > number), None)

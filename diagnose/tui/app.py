@@ -138,7 +138,7 @@ class PlayApp(App[None]):
         if self.training:
             self.notify(tr(self.lang, "wait_training"))
             return
-        from scenarios.levels import level_after as following
+        from scenarios.levels import following_level as following
 
         progress, _ = load_progress()
         upcoming = level_after(self.level, progress)
