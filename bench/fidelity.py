@@ -135,7 +135,9 @@ def main() -> None:
     parser.add_argument("--first-seed", default="0", metavar="N[,N...]",
                         help="the first seed of each range of --seeds seeds")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--levels", default="1,2,3")
+    parser.add_argument("--levels", default=None, metavar="N[,N...]",
+                        help="the levels to bench (default: every level of levels.toml, or of "
+                             "the file DIAGNOSE_LEVELS names)")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="try a healthy.toml value without editing it (calibration)")
@@ -157,7 +159,8 @@ def main() -> None:
     healthy = dataclasses.replace(healthy, **changes)
     if changes:
         print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
-    levels = [int(n) for n in args.levels.split(",")]
+    levels = ([int(n) for n in args.levels.split(",")] if args.levels
+              else [level.number for level in scenarios.all_levels()])
     only = set(args.only.split(",")) if args.only else None
     header = run_header_fields(healthy)
     rows = {level: [HEALTHY, *(row for row in (DECOY if b.healthy else s
