@@ -482,11 +482,14 @@ def test_no_code_lists_a_levels_breaks_or_singles_out_a_level_number():
 
 ALL_SLUGS = sorted(scenarios.breaks(None))
 DEALT_SLUGS = [s for s in ALL_SLUGS if s != scenarios.HEALTHY]
-fair = st.fixed_dictionaries(  # entries that mostly load
-    {"number": st.integers(1, 6), "name": st.just({"en": "a", "es": "b"}),
-     "deck": st.lists(st.sampled_from(DEALT_SLUGS), min_size=3, max_size=8, unique=True),
-     "deal": st.sampled_from(["permutation", "draw"])},
-    optional={"decoy": st.booleans(), "runs": st.integers(1, 5), "in_title": st.booleans()})
+_named = {"name": st.just({"en": "a", "es": "b"}),
+          "deck": st.lists(st.sampled_from(DEALT_SLUGS), min_size=3, max_size=8, unique=True)}
+fair = st.one_of(  # entries that mostly load: a permutation, or a draw with or without the decoy
+    st.fixed_dictionaries({"number": st.integers(1, 6), **_named,
+                           "deal": st.just("permutation")}, optional={"in_title": st.booleans()}),
+    st.fixed_dictionaries({"number": st.integers(1, 6), **_named, "deal": st.just("draw")},
+                          optional={"decoy": st.booleans(), "runs": st.integers(1, 3),
+                                    "in_title": st.booleans()}))
 wild = st.fixed_dictionaries(  # any of the values a course author may mistype
     {"number": st.sampled_from([0, 1, 2, 100, True, "1"]),
      "name": st.sampled_from([{"en": "a", "es": "b"}, {"en": "a"}, {"en": "", "es": "b"}]),
@@ -499,7 +502,9 @@ wild = st.fixed_dictionaries(  # any of the values a course author may mistype
 
 
 @settings(max_examples=300, deadline=None)
-@given(levels=st.lists(st.one_of(fair, wild), max_size=4), code=st.text(min_size=1, max_size=9))
+@given(levels=st.one_of(st.lists(fair, max_size=4, unique_by=lambda e: e["number"]),
+                        st.lists(st.one_of(fair, wild), max_size=4)),
+       code=st.text(min_size=1, max_size=9))
 def test_any_levels_file_loads_whole_or_is_refused_in_one_line(levels, code):
     """Generated levels files: each is refused in one line naming the file, or every level it
     holds deals what its entry says and owns folders no other level has."""
