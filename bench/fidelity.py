@@ -21,7 +21,11 @@ promise. `--first-seed 0,1000,5000` reads several ranges of `--seeds` each.
 
 Run: python bench/fidelity.py --seeds 20 [--first-seed 0[,1000,...]] [--jobs 2] [--levels 1,2,3]
      [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
-     [--only big-init,decoy]
+     [--only big-init,decoy] [--deck DIR]
+
+`--deck DIR` adds a course's own breaks (`DIR/<slug>/break.toml` and `signature.py`, as
+`DIAGNOSE_DECK` does for the game): they train, are weighed and checked like the built-in ones,
+so `--deck DIR --only <slug>,decoy` proves one new break.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import os
 import pickle
 import statistics
 import sys
@@ -42,6 +47,7 @@ from diagnose.diagnostician import HEALTHY, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
+from scenarios.catalog import DECK_SETTING
 from scenarios.config import validate_value
 
 DECOY_OFFSET = 1_000_000
@@ -60,21 +66,43 @@ def text_figures(run: list[dict], other: list[dict], floor: float) -> dict[str, 
     heads = [r["dead_heads"] for r in run if r["dead_heads"] is not None]
     other_heads = [r["dead_heads"] for r in other if r["dead_heads"] is not None]
     at100 = min(100, len(run) - 1, len(other) - 1)
+    first = [r["val_loss"] for r in run[1:] if r["val_loss"] is not None]
+    other_first = [r["val_loss"] for r in other[1:] if r["val_loss"] is not None]
     nan = float("nan")
     return {
         "val_mid_median": statistics.median(mid) if mid else nan,   # Panel 1, steps 100-300
         "loss0_diff": run[0]["train_loss"] - other[0]["train_loss"],
         "final_cost": vals(run)[-1] - vals(other)[-1],               # nats of validation loss
+        "first_val_ratio": first[0] / other_first[0] if first and other_first else nan,
         "first_train_below_floor_step": float(below[0]) if below else nan,
         "any_train_below_floor": float(bool(below)),                 # one batch below the floor
         "first_val_below_floor_step": float(val_below[0]) if val_below else nan,
         "res_block0_end": run[-1]["act_mean_abs"][0],                # Panel 4, after block 0
         "residual_100_ratio": run[at100]["act_mean_abs"][-2] / other[at100]["act_mean_abs"][-2],
         "grad0_ratio": run[0]["grad_norm_preclip"] / other[0]["grad_norm_preclip"],
+        "grad_first_peak_step": float(max(range(min(6, len(run))),          # Panel 3, steps 0-5
+                                          key=lambda s: run[s]["grad_norm_preclip"])),
         "dead_heads_end_excess": heads[-1] - other_heads[-1],
         "dead_heads_any_mid": float(max(heads[1:-1] or [0]) > 0),    # after step 0, before the end
         "dead_heads_any_end": float(heads[-1] > 0),
     }
+
+
+def cross_seed_figures(ranged: list[list[dict]], header: dict) -> dict[str, dict[str, list]]:
+    """Run kind -> figure -> its values over every seed of `ranged` (each range's records, seed
+    by seed), each run against the previous seed's reference of its range (the first seed's
+    against the last), as a dealt scenario pairs them: the diagnostician's figures and
+    `text_figures`."""
+    spread: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for kept in (kept for kept in ranged if len(kept) > 1):
+        for at, records in enumerate(kept):
+            other = kept[at - 1][REFERENCE]   # the first seed's against the last
+            for run_name, run in records.items():
+                both = figures(run, other, header) | text_figures(run, other,
+                                                                  header["entropy_floor"])
+                for name, value in both.items():
+                    spread[run_name][name].append(value)
+    return spread
 
 
 def plans_for(seed: int, healthy: scenarios.Config, levels: list[int],
@@ -149,7 +177,13 @@ def main() -> None:
                              "(\"decoy\" for the healthy decoy): a partial bench")
     parser.add_argument("--figures", action="store_true",
                         help="print every figure's percentiles, against another seed's reference")
+    parser.add_argument("--deck", type=Path, default=None, metavar="DIR",
+                        help="a course's own deck (DIR/<slug>/break.toml and signature.py): "
+                             "its breaks join their levels and are proven like the built-in "
+                             "ones (the same as DIAGNOSE_DECK=DIR)")
     args = parser.parse_args()
+    if args.deck is not None:
+        os.environ[DECK_SETTING] = str(args.deck)
 
     healthy = scenarios.healthy_config()
     changes = {"steps": args.steps} if args.steps else {}
@@ -175,7 +209,6 @@ def main() -> None:
     values = {(lv, t): defaultdict(list) for lv in levels for t in rows[lv]}
     passes = {(lv, t): defaultdict(int) for lv in levels for t in rows[lv]}
     wanted: dict[tuple[int, str], dict[str, str]] = {key: {} for key in values}
-    spread: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     started = time.perf_counter()
     pool = TrainingPool(args.jobs) if args.load is None else None
     done = 0
@@ -229,14 +262,7 @@ def main() -> None:
         if pool is not None:
             pool.close()
     seconds = time.perf_counter() - started
-    for kept in (kept for kept in ranged if len(kept) > 1):
-        for at, records in enumerate(kept):
-            other = kept[at - 1][REFERENCE]   # the first seed's against the last
-            for run_name, run in records.items():
-                both = figures(run, other, header) | text_figures(run, other,
-                                                                  header["entropy_floor"])
-                for name, value in both.items():
-                    spread[run_name][name].append(value)
+    spread = cross_seed_figures(ranged, header)
 
     how = f"read from {args.load}" if args.load is not None else f"in {seconds:.0f} s"
     print(f"\n{done} seeds (first {args.first_seed}) x {len(plans)} runs x "

@@ -27,36 +27,14 @@ from typing import Any
 
 from diagnose import diagnostician
 from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
+from diagnose.signatures import signature
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
 from scenarios.levels import all_levels
 
-
-def every_break() -> tuple[str, ...]:
-    """The breaks of every level's deck, each once, in level order: what a run is weighed
-    against."""
-    return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
-
-
 SAME_RUN_KEYS = ("model", "data", "params", "vocab_size", "entropy_floor", "heads_total",
                  "neurons_total")
-# what each break's signature reads: step keys, and "entropy_floor" from the header
-NEEDS = {
-    "bad-init": ("act_mean_abs",),
-    "no-warmup": (),
-    "broken-mask": ("val_loss", "entropy_floor"),
-    "big-init": ("act_mean_abs", "spectral_norm"),
-    "small-init": ("act_mean_abs", "spectral_norm"),
-    "raised-lr": (),
-    "short-warmup": (),
-    "leaky-mask": ("val_loss", "entropy_floor"),
-    "high-lr": (),
-    "unscaled-attention": ("grad_norm_preclip", "grad_norm_postclip", "spectral_norm"),
-    "frozen-block": ("spectral_norm",),
-    "unshifted-targets": ("val_loss", "entropy_floor"),
-    "decay-everything": ("act_mean_abs", "spectral_norm", "val_loss", "entropy_floor"),
-}
 # the signs printed for every run: (panel, figure, what it is); a ratio's reference is 1
 SIGNS = (
     (1, "loss0", {"en": "loss at step 0", "es": "pérdida en el paso 0"}),
@@ -287,6 +265,12 @@ def _has(header: dict[str, Any], key: str) -> bool:
     return recorded(header, key)
 
 
+def all_breaks() -> tuple[str, ...]:
+    """Every break the diagnostician weighs: every level's deck (a course deck's breaks are
+    in the levels that deal them), each once, in level order."""
+    return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
+
+
 def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
     """Read `run` against `reference` (each a metrics file or its folder)."""
     import scenarios
@@ -316,8 +300,8 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
 
     missing = tuple(k for k in (*STEP_OPTIONAL, "entropy_floor")
                     if not (_has(run_header, k) and _has(ref_header, k)))
-    every = every_break()
-    readable = tuple(s for s in every if not set(NEEDS[s]) & set(missing))
+    every = all_breaks()
+    readable = tuple(s for s in every if not set(signature(s).needs) & set(missing))
     # a signature the healthy reference shows against itself is a threshold that does not fit
     # this model (the thresholds are the course model's), not a sign: it is not weighed
     in_reference = tuple(s for s in readable if diagnostician.diagnose_run(
@@ -348,7 +332,7 @@ def _read(run: list, ref: list, header: dict[str, Any], weighed: tuple[str, ...]
     best = diagnostician.diagnose_run(run, ref, header, deck=weighed)
     if best.slug == diagnostician.HEALTHY:
         return (), best.confidence, list(best.findings), ()
-    # one setting at two magnitudes (bad-init's init_scale 100, big-init's 3): when both
+    # one setting at two magnitudes (init_scale at 100 and at 3): when both
     # signatures show, the reading names the lab's (the larger: a lower level) and says the
     # other shows too. The catalog's overrides say which breaks share a setting.
     knob = set(catalog[best.slug].override)

@@ -11,11 +11,10 @@ already sealed with the same key are kept. The bundles folder holds two files of
   level is a setting of their own bundle: a later deal asking another is refused too. With the
   file deleted, what the bundles and the manifest say was dealt is the record
   (`dealt_settings`): a deal that differs from it is refused the same way;
-- `manifest.csv` (`grading.layout.MANIFEST`): `student,code,email,level,lang`, one row per
-  student ever dealt there, in roster order (a later deal appends its new students in theirs).
-  It only grows: a student missing from a later roster stays listed, and a student whose
-  bundle was deleted is dealt again with the manifest's code, so the same scenario (older
-  manifests, without `lang`, still read).
+- `manifest.csv` (read and written by `grading.manifest`): one row per student ever dealt
+  there, in roster order (a later deal appends its new students in theirs). It only grows: a
+  student missing from a later roster stays listed, and a student whose bundle was deleted is
+  dealt again with the manifest's code, so the same scenario.
 
 A roster is CSV: `name`, then optional `email`, `level` and `lang` columns (`level` is 1, 2 or
 3, the deck that student is dealt; empty: `deal --level`, else 1; `lang` is the student's
@@ -32,28 +31,27 @@ Not here: grading the class (`grading.gradebook`) and the training itself (`diag
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from diagnose import __version__
 from diagnose.scenario import (
-    ENGINE_VERSION,
-    OnStep,
     Progress,
     ScenarioError,
     ScenarioSpec,
     TrainingPool,
+    Workers,
     check_code,
     check_target,
+    checks_runs,
     create_scenario,
+    engine_version,
     new_code,
+    redeal_message,
     workspace_lock,
     write_workspace,
 )
@@ -64,7 +62,8 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
-from grading.layout import MANIFEST, MAX_STUDENTS
+from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
+from grading.manifest import ManifestRow, read_manifest, write_manifest
 from grading.seal import SealError, fingerprint, sealed_code, unseal
 from scenarios import all_levels, first_level, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
@@ -72,10 +71,8 @@ from scenarios.langs import LANGS
 from scenarios.names import mixed_scripts, name_key
 
 ROSTER_MAX_BYTES = 1024 * 1024
-MANIFEST_MAX_BYTES = 16 * 1024 * 1024
-SETTINGS_FILE = "deal-settings.json"
+SETTINGS_FILE = DEAL_SETTINGS  # the graders find a deal folder by it too
 SETTINGS_SCHEMA = "diagnose.deal/1"
-MANIFEST_COLUMNS = ("student", "code", "email", "level", "lang")  # graders read the first two
 ROSTER_COLUMNS = ("name", "email", "level", "lang")
 # letters of any script, digits, dot, dash, underscore; no spaces, slashes or leading dot
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
@@ -220,7 +217,7 @@ DASHBOARD_LANG = re.compile(r'<html lang="([a-z]{2})">')
 def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
     """What every bundle of one folder shares; `level` joins it with levelled scenarios."""
     return {"schema": SETTINGS_SCHEMA, "steps": steps, "lang": lang,
-            "key": fingerprint(secret), "engine_version": f"{__version__}+engine{ENGINE_VERSION}"}
+            "key": fingerprint(secret), "engine_version": engine_version()}
 
 
 def _refuse(out: Path, differ: Sequence[str], why: str = "") -> ScenarioError:
@@ -295,37 +292,13 @@ def check_settings(out: Path, wanted: dict[str, object], secret: bytes) -> bool:
     return False
 
 
-def read_manifest(out: Path) -> dict[str, list[str]]:
-    """The rows of the folder's manifest by student, each as `MANIFEST_COLUMNS` (empty when
-    there is none yet). A header row names the columns (a manifest of an older version has
-    no `lang`); without one they are positional."""
-    path = Path(out) / MANIFEST
-    if not path.exists():
-        return {}
-    text = read_small_text(path, "a manifest", MANIFEST_MAX_BYTES, error=ScenarioError)
-    try:
-        rows = [row for row in loads_csv(text) if row[0].strip()]
-    except ValueError as err:
-        raise ScenarioError(f"{path}: not a CSV manifest ({err})") from None
-    columns = list(MANIFEST_COLUMNS)
-    if rows and rows[0][0].strip().casefold() == MANIFEST_COLUMNS[0]:
-        columns = [c.strip().casefold() for c in rows.pop(0)]
-    listed = {}
-    for row in rows:
-        cells = dict(zip(columns, (c.strip() for c in row), strict=False))
-        listed[cells["student"]] = [cells.get(c, "") for c in MANIFEST_COLUMNS]
-    return listed
+def listed_by_student(out: Path) -> dict[str, ManifestRow]:
+    """The folder's manifest rows by student (`grading.manifest`); empty when it has none."""
+    return {row.student: row for row in read_manifest(out)}
 
 
-def write_manifest(out: Path, rows: dict[str, list[str]]) -> Path:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(MANIFEST_COLUMNS)
-    writer.writerows(rows.values())
-    return atomic_write(Path(out) / MANIFEST, buffer.getvalue(), error=ScenarioError)
-
-
-def _check_against_manifest(students: Sequence[Student], listed: dict[str, list[str]]) -> None:
+def _check_against_manifest(students: Sequence[Student],
+                            listed: dict[str, ManifestRow]) -> None:
     """A roster name that is an already dealt student's in another spelling is refused."""
     by_key = {name_key(name): name for name in listed}
     for student in students:
@@ -345,7 +318,7 @@ class DealPlan:
     lang: str
     settings: dict[str, object]
     new_folder: bool
-    listed: dict[str, list[str]]  # the manifest's rows, by student
+    listed: dict[str, ManifestRow]  # the manifest's rows, by student
     bundles: list[tuple[Student, Path, str | None]]  # code when already sealed here
     codes: set[str]
     # a student whose bundle is gone is dealt again under the manifest's code: same scenario
@@ -368,17 +341,18 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     healthy = healthy_config()  # reads the whole catalog: a typo stops the deal here
     steps = healthy.steps if steps is None else steps
     settings = deal_settings(secret, steps, lang)
-    listed = read_manifest(out)
+    listed = listed_by_student(out)
     new_folder = check_settings(out, settings, secret)
     _check_against_manifest(students, listed)
     bundles: list[tuple[Student, Path, str | None]] = []
-    codes: set[str] = {row[1] for row in listed.values()}
+    codes: set[str] = {row.code for row in listed.values()}
     kept: dict[str, str] = {}
     for student in students:
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
         existing = existing_bundle(target, secret)
-        _, code, _, dealt_level, _ = listed.get(student.name, ["", "", "", "", ""])
+        dealt = listed.get(student.name, ManifestRow(student.name, ""))
+        code, dealt_level = dealt.code, dealt.level
         if existing is not None:
             codes.add(existing.code)
             code, dealt_level = existing.code, str(existing.level)
@@ -404,17 +378,19 @@ def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
 
 
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
-              on_step: OnStep | None = None,
+              progress: Progress | None = None,
               on_student: Callable[[str, str, bool], None] | None = None,
-              on_redeal: Callable[[str], None] | None = None, client: Any = None,
-              codes: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+              client: Any = None) -> list[tuple[str, str]]:
     """Train and seal the bundles `plan` still lacks; returns its roster's (student, code).
 
-    With `client` (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios
-    train on its workers and their bundles are written here as they come back. `codes` fixes
-    some students' codes (tests and benchmarks compare deals with them). The manifest is
-    written after each bundle, in roster order whatever order the bundles finish in.
+    `progress` hears every step and re-deal (its `should_stop` is not asked: Ctrl-C stops a
+    deal); `on_student(student, code, resumed)` hears each bundle sealed or kept. With `client`
+    (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios train on its
+    workers and their bundles are written here as they come back. A student the manifest
+    already lists keeps its code. The manifest is written after each bundle, in roster order
+    whatever order the bundles finish in.
     """
+    progress = progress or Progress()
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
@@ -426,7 +402,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     def fresh_code(student: Student) -> str:
         if student.name in plan.kept:
             return plan.kept[student.name]
-        code = check_code((codes or {}).get(student.name) or new_code())
+        code = new_code()
         while code in used:
             code = new_code()
         used.add(code)
@@ -434,16 +410,16 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
 
     def dealt(student: Student, code: str, resumed: bool) -> None:
         rows.append((student.name, code))
-        _, _, email, level, lang = listed.get(student.name, [""] * len(MANIFEST_COLUMNS))
-        listed[student.name] = [student.name, code, student.email or email,
-                                student.level or level,  # plan_deal gave every student one
-                                student.lang or lang]    # a roster may omit email and lang
-        write_manifest(out, {name: listed[name] for name in order if name in listed})
+        before = listed.get(student.name, ManifestRow(student.name, code))
+        listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
+                                           student.level or before.level,  # plan_deal: one each
+                                           student.lang or before.lang)  # a roster may omit them
+        write_manifest(out, [listed[name] for name in order if name in listed])
         if on_student is not None:
             on_student(student.name, code, resumed)
 
     if client is not None:
-        _deal_on_cluster(client, plan, secret, fresh_code, dealt, on_step, on_redeal)
+        _deal_on_cluster(client, plan, secret, fresh_code, dealt, progress)
         return rows
     with TrainingPool(jobs) as pool:
         for student, target, code in plan.bundles:
@@ -452,16 +428,15 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
                 code = fresh_code(student)
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
                                     level=int(student.level))
-                create_scenario(target, spec, secret=secret, pool=pool, prefix=f"{student.name}/",
-                                progress=Progress(on_step=on_step, on_redeal=on_redeal))
+                create_scenario(target, spec, secret=secret, progress=progress,
+                                workers=Workers(pool=pool, prefix=f"{student.name}/"))
             dealt(student, code, resumed)
     return rows
 
 
 def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
                      fresh_code: Callable[[Student], str],
-                     dealt: Callable[[Student, str, bool], None], on_step: OnStep | None,
-                     on_redeal: Callable[[str], None] | None) -> None:
+                     dealt: Callable[[Student, str, bool], None], progress: Progress) -> None:
     """Train the new bundles on the cluster; write each one as it comes back, as `deal` does."""
     from diagnose import cluster
 
@@ -473,25 +448,23 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
             orders.append(cluster.Order(student.name, target, fresh_code(student),
                                         int(student.level)))
             students[student.name] = student
-    check = plan.steps == healthy_config().steps  # as create_scenario: the full run only
     results = cluster.train_on_cluster(client, orders, secret=secret, steps=plan.steps,
-                                       check=check)
+                                       check=checks_runs(plan.steps))
     with contextlib.closing(results):
         for trained in results:
             order = trained.order
-            for redeal in range(trained.redeals):
-                if on_redeal is not None:
-                    on_redeal(f"scenario {order.code}: the runs could not be told apart from "
-                              f"their metrics (deal {redeal + 1}); trained again with fresh "
-                              "seeds")
-            if on_step is not None:
+            for failed in range(trained.redeals):
+                if progress.on_redeal is not None:
+                    progress.on_redeal(redeal_message(order.code, failed))
+            if progress.on_step is not None:
                 for run, records in trained.records.items():
                     for record in records:
-                        on_step(f"{order.student}/{run}", record)
+                        progress.on_step(f"{order.student}/{run}", record)
             order.target.parent.mkdir(parents=True, exist_ok=True)
             with workspace_lock(order.target):
                 check_target(order.target, force=False)
-                write_workspace(order.target, code=order.code, secret=secret, key="instructor",
-                                deal=trained.deal, records=trained.records, steps=plan.steps,
-                                lang=plan.lang, level=order.level)
+                spec = ScenarioSpec(code=order.code, steps=plan.steps, lang=plan.lang,
+                                    key="instructor", level=order.level)
+                write_workspace(order.target, spec, secret=secret, deal=trained.deal,
+                                records=trained.records)
             dealt(students[order.student], order.code, False)

@@ -8,6 +8,7 @@ textual are imported inside the commands that need them, so `diagnose --help` st
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -23,6 +24,7 @@ from diagnose.params import (
     PathArg,
 )
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
+from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
@@ -45,7 +47,11 @@ class DiagnoseGroup(click.Group):
 
 @click.group(cls=DiagnoseGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="diagnose")
-def cli() -> None:
+@click.option("--deck", type=PathArg(exists=True, file_okay=False), envvar=DECK_SETTING,
+              default=None, help="A course's own deck: a folder of break folders "
+              "(<slug>/break.toml and signature.py) whose breaks join their levels, for every "
+              f"command. The {DECK_SETTING} setting does the same.")
+def cli(deck: Path | None) -> None:
     """diagnose: learn how training failures look.
 
     A tiny GPT is trained four times, once healthy and three times behind the opaque IDs
@@ -53,10 +59,19 @@ def cli() -> None:
     broken causal mask); from level 2 on, one may hold none (a healthy decoy). Read the six
     dashboard panels, diagnose each run, and get graded.
 
+    An instructor adds breaks of their own with --deck DIR (or DIAGNOSE_DECK=DIR): each is
+    validated as the built-in ones are, and its code runs only on the machine that has it.
+
     \b
     Example:
       diagnose play          # a fresh scenario, trained live in the terminal
+      diagnose --deck course-breaks breaks   # the deck with a course's own breaks
     """
+    if deck is not None:  # the one setting every reader of the catalog (and each worker) sees
+        os.environ[DECK_SETTING] = str(deck)
+        from diagnose.signatures import check_course_deck
+
+        check_course_deck()  # refused here, before any command writes or trains
 
 
 @cli.command()
@@ -65,14 +80,17 @@ def cli() -> None:
 def breaks(lang: str) -> None:
     """List the deck by level: slug, titles and a one-line summary of each break.
 
-    The levels are scenarios/levels.toml's (DIAGNOSE_LEVELS names another file). Level 1 is
-    the lab's three breaks. Level 2 deals three of a pool of subtle breaks (an init too large
-    or too small, a warmup too short, a peak learning rate too high, one head that sees the
-    future) and the healthy decoy. Level 3 deals three of five new bugs and the decoy.
+    The levels are scenarios/levels.toml's (DIAGNOSE_LEVELS, or a course deck's levels.toml,
+    names another file). Level 1 is the lab's three breaks. Level 2 deals three of a pool of
+    subtle breaks (an init too large or too small, a warmup too short, a peak learning rate too
+    high, one head that sees the future) and the healthy decoy. Level 3 deals three of five new
+    bugs and the decoy. A course's own breaks (diagnose --deck DIR, or DIAGNOSE_DECK) join the
+    levels its levels.toml deals them in, each marked with its folder.
 
     \b
     Example:
       diagnose breaks --lang es
+      diagnose --deck course-breaks breaks
     """
     from scenarios import all_levels
     from scenarios import breaks as deck
@@ -86,6 +104,9 @@ def breaks(lang: str) -> None:
             click.echo(f"  en: {brk.title['en']}")
             click.echo(f"  es: {brk.title['es']}")
             click.echo(f"  {brk.summary[lang]}")
+            if brk.course:
+                click.echo("  " + {"en": "from the course deck", "es": "de la baraja del curso"
+                                   }[lang] + f": {brk.folder}")
 
 
 DIR_OPTION = click.option(
@@ -183,7 +204,13 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     import time
 
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Progress, ScenarioSpec, create_scenario, planned_runs
+    from diagnose.scenario import (
+        Progress,
+        ScenarioSpec,
+        Workers,
+        create_scenario,
+        planned_runs,
+    )
 
     directory = _level_dir(directory, level)
     spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level)
@@ -193,7 +220,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         secret = self_study_secret(create=True)
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
-                directory, spec, secret=secret, jobs=jobs, force=force,
+                directory, spec, secret=secret, workers=Workers(jobs), force=force,
                 progress=Progress(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
             planned_runs(level=spec.level), spec.steps, f"scenario {code}")
@@ -348,7 +375,9 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
     --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte, at
     every level); your key stays here, and only workers of this diagnose version get tasks
-    (any other is named in a warning).
+    (any other is named in a warning). A course's own breaks join the levels they name with
+    diagnose --deck DIR deal ... (or DIAGNOSE_DECK=DIR); their code runs here only, and the
+    bundles carry their scenario's data and sealed key, never that code.
 
     \b
     Example:
@@ -362,6 +391,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
+    from diagnose.scenario import Progress
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -393,8 +423,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
 
         rows = _train_with_bars(
             lambda on_step: classroom.carry_out(
-                plan, secret, jobs=jobs, on_step=on_step, on_student=on_student,
-                on_redeal=lambda msg: click.echo(msg, err=True), client=client),
+                plan, secret, jobs=jobs, on_student=on_student, client=client,
+                progress=Progress(on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
             [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
@@ -539,8 +569,6 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
-    from diagnose.home import self_study_secret
-    from diagnose.reveal import feedback_numbers, reveal_after_grading
     from scenarios.levels import first_level
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
@@ -565,29 +593,22 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
                               as_json)
         return
-    if scenario.key == "instructor":
-        raise UserError(
-            f"{found}: this scenario was dealt by an instructor and only their key opens it; "
-            f"check your file with `diagnose grade {file} --check` and hand it in")
-    secret = self_study_secret()
-    report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
-                                   evidence=feedback_numbers(found, lang, secret))
-    from diagnose.levels import record_report
+    from diagnose.self_study import grade_self_study
 
-    solutions, warnings = reveal_after_grading(found, lang, secret)
-    passed, more = record_report(scenario, report, lang)
-    for warning in warnings + more:
+    graded = grade_self_study(file, found, lang, reading)
+    for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
     if as_json:
-        _echo_json({**report.to_json(), "solutions": solutions and str(solutions)})
+        _echo_json({**graded.report.to_json(),
+                    "solutions": graded.solutions and str(graded.solutions)})
         return
-    _echo(report.render(_grade_style))
-    if solutions:
+    _echo(graded.report.render(_grade_style))
+    if graded.solutions:
         from grading.texts import say
 
-        _echo(say(lang, "solutions", path=solutions))
-    if passed:
-        _echo(_grade_style(passed, "right"))
+        _echo(say(lang, "solutions", path=graded.solutions))
+    if graded.passed:
+        _echo(_grade_style(graded.passed, "right"))
 
 
 def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,

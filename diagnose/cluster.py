@@ -49,11 +49,14 @@ from typing import Any
 import scenarios
 from diagnose import __version__
 from diagnose.scenario import (
-    ENGINE_VERSION,
-    REDEALS,
+    Rounds,
     RunPlan,
     ScenarioError,
-    plan_runs,
+    deal_check,
+    engine_version,
+    level_deck,
+    plan_rounds,
+    train_rounds,
 )
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler, handshake included
@@ -63,7 +66,6 @@ RETRIES = 2  # a task that raises is tried this many more times
 ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[\w.-]+):(\d{1,5})$")
 DASK_LOGGERS = ("distributed", "distributed.client", "distributed.gc", "tornado",
                 "tornado.application", "bokeh")
-Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (assignment, plans) per re-deal
 LOST_SCHEDULER = ("its workers shut down with it (each once its task in hand ends): start "
                   "`dask scheduler` again, then every `dask worker` (on Slurm, the SLURMCluster "
                   "and its jobs), and run the same command again to deal the rest")
@@ -71,11 +73,6 @@ LOST_SCHEDULER = ("its workers shut down with it (each once its task in hand end
 
 class ClusterError(ScenarioError):
     """The cluster cannot deal as asked; one line saying why and what to do."""
-
-
-def engine_version() -> str:
-    """What must match between this machine and every worker for bundles to match."""
-    return f"{__version__}+engine{ENGINE_VERSION}"
 
 
 def install_hint() -> str:
@@ -394,29 +391,20 @@ def _client(address: str, security: Any, deadline: float, timeout: float) -> Any
 
 def train_scenario(rounds: Rounds, deck: tuple[str, ...], check: bool, expected: str
                    ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
-    """The task, on a worker: train each round until the diagnostician, weighing the runs
-    against `deck` (the student's level's, read here: a worker reads no levels file) when
-    `check`, tells them apart (or the last round); (the kept round, its records by run)."""
+    """The task, on a worker: `diagnose.scenario.train_rounds` over `rounds`, each checked
+    against `deck` (the student's level's, read on the dealer's machine) when `check`; (the
+    kept round, its records by run)."""
     if engine_version() != expected:  # a worker that claimed the resource by hand
         from distributed import get_worker
 
         raise ClusterError(f"worker {get_worker().address} runs diagnose {engine_version()}, "
                            f"the deal {expected}; {install_hint()}")
-    from diagnose.diagnostician import runs_distinguishable
     from diagnose.engine import train
 
-    for kept, (deal, plans) in enumerate(rounds):  # noqa: B007 - kept is returned
-        records = {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
-        if not check or runs_distinguishable(records, deal, deck=deck):
-            break
-    return kept, records
+    def train_round(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
+        return {plan.run: list(train(plan.config, plan.seed)) for plan in plans}
 
-
-def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
-    """Every round a scenario may need, dealt as a local deal is (`plan_runs` with the level's
-    entry), planned here: the worker never sees the secret."""
-    entry = scenarios.level(level)
-    return [plan_runs(secret, code, entry, steps, redeal) for redeal in range(REDEALS)]
+    return train_rounds(rounds, train_round, deal_check(deck) if check else None)
 
 
 def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret: bytes,
@@ -425,15 +413,24 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     it arrives (in any order), looking at the cluster every `POLL` seconds meanwhile.
 
     Closing the generator early (Ctrl-C, an error writing a bundle) cancels what is left.
+    A course deck's break is refused: the dealer's check runs on the workers, and its code runs
+    only where the deck is installed.
     """
     from distributed import wait
 
+
+    course = sorted({slug for order in orders for slug, brk in scenarios.breaks(order.level)
+                     .items() if brk.course})
+    if course:
+        raise ClusterError(f"{course[0]} is a course deck's break: its code runs only on this "
+                           "machine, so a level that holds it is dealt here, without "
+                           "--scheduler")
     client = cluster.client
     batch = secrets.token_hex(4)  # two deals on one cluster never share a task key
     pending: dict[Any, tuple[Order, Rounds]] = {}
 
     def submit(order: Order, rounds: Rounds, attempt: int = 0) -> None:
-        future = client.submit(train_scenario, rounds, scenarios.level(order.level).deck, check,
+        future = client.submit(train_scenario, rounds, level_deck(order.level), check,
                                cluster.expected,
                                key=f"diagnose-{batch}-{order.code}-{attempt}", pure=False,
                                retries=RETRIES, resources={cluster.resource: 1})

@@ -5,7 +5,9 @@ of the scenario's healthy reference) and nothing of the config, and says which b
 most likely holds, how sure it is, and the numbers that decided, panel by panel. It is the
 fidelity test (every break must be named on every seed the tests try), the dealer's check
 that a scenario's runs can be told apart, and the source of the reveal's and the grader's
-numbers. stdlib only: the grader and the reveal use it without numpy.
+numbers. Each break's vote and findings are its own code, in its folder's `signature.py`
+(`diagnose/signatures.py` finds them); the figures they read are defined here, once. stdlib
+only: the reveal uses it without numpy, and the grader never loads it.
 
 The thresholds sit well inside the calibrated ranges (bench/fidelity.py prints them per seed);
 they are properties of the arithmetic, not of any one seed.
@@ -19,22 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnose.signatures import Finding, fmt, signature
+
 HEALTHY = "healthy"
 EARLY = range(1, 6)   # the steps where a missing warmup shows (steps 1-5)
 FIRST = range(0, 6)   # steps 0-5
 
 Records = Sequence[dict[str, Any]]
 FROZEN_MOVE = 0.003  # a matrix whose largest singular value moved less over the run is frozen
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One number that weighed in the verdict, with its sentence in each language."""
-
-    panel: int
-    name: str
-    value: float
-    text: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -204,238 +198,11 @@ def _jump(records: Records) -> float:
     return max(growth, default=math.nan)
 
 
-def _fmt(value: float) -> str:
-    if not math.isfinite(value):
-        return str(value)
-    if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-2):
-        return f"{value:.1e}"
-    return f"{value:.3g}"
-
-
-def _findings(fig: dict[str, float], header: dict[str, Any]) -> dict[str, list[Finding]]:
-    """The sentences, grouped by the break they speak for."""
-    f = _fmt
-    # a missing and a short warmup show in the same two places: one sentence each serves both
-    spectral_jump = Finding(5, "spectral_jump", fig["spectral_jump"], {
-        "en": f"a largest singular value grows {f(fig['spectral_jump'] * 100)}% in the "
-              f"first update (the reference: {f(fig['ref_spectral_jump'] * 100)}%)",
-        "es": f"un mayor valor singular crece un {f(fig['spectral_jump'] * 100)}% en la "
-              f"primera actualización (la referencia: "
-              f"{f(fig['ref_spectral_jump'] * 100)}%)"})
-    early_excess = Finding(1, "early_excess", fig["early_excess"], {
-        "en": f"in steps 1-5 the loss stands up to {f(fig['early_excess'])} nats above "
-              "the reference's at the same step",
-        "es": f"en los pasos 1-5 la pérdida queda hasta {f(fig['early_excess'])} nats "
-              "por encima de la de referencia en el mismo paso"})
-    return {
-        "bad-init": [
-            Finding(4, "act0_ratio", fig["act0_ratio"], {
-                "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's, before any "
-                      "update",
-                "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
-                      "referencia, antes de actualizar nada"}),
-            Finding(3, "grad_early_ratio", fig["grad_early_ratio"], {
-                "en": f"pre-clip gradient norm in steps 0-5 {f(fig['grad_early_ratio'])}x the "
-                      "reference's",
-                "es": f"norma del gradiente antes del recorte en los pasos 0-5 "
-                      f"{f(fig['grad_early_ratio'])} veces la de referencia"}),
-            Finding(1, "loss0", fig["loss0"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, where a uniform guess gives "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, cuando adivinar al azar da "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
-            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
-                      "step 0",
-                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
-                      "referencia en el paso 0"}),
-        ],
-        "no-warmup": [
-            Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak "
-                      f"(the reference: {f(fig['ref_lr0_frac'] * 100)}%)",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
-                      f"(la referencia: {f(fig['ref_lr0_frac'] * 100)}%)"}),
-            spectral_jump,
-            early_excess,
-        ],
-        "broken-mask": [
-            Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
-                      f"the corpus's entropy floor {f(header['entropy_floor'])} (no honest "
-                      "model's validation loss goes below 1x)",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía del corpus "
-                      f"{f(header['entropy_floor'])}: por debajo de lo que un modelo honesto "
-                      "puede alcanzar"}),
-            Finding(6, "dead_heads", fig["dead_heads"], {
-                "en": f"{f(fig['dead_heads'])} dead heads at the end (the reference: "
-                      f"{f(fig['ref_dead_heads'])})",
-                "es": f"{f(fig['dead_heads'])} cabezas muertas al final (la referencia: "
-                      f"{f(fig['ref_dead_heads'])})"}),
-        ],
-        "big-init": [
-            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
-                      "step 0, before any update",
-                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
-                      "referencia en el paso 0, antes de actualizar nada"}),
-            Finding(4, "act0_ratio", fig["act0_ratio"], {
-                "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's",
-                "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
-                      "referencia"}),
-            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
-                      f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
-                      f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"}),
-        ],
-        "small-init": [
-            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
-                      "step 0, before any update",
-                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
-                      "referencia en el paso 0, antes de actualizar nada"}),
-            Finding(4, "residual0_ratio", fig["residual0_ratio"], {
-                "en": f"the residual stream at step 0 {f(fig['residual0_ratio'])}x the "
-                      "reference's (the final LayerNorm's output is ~1 in both)",
-                "es": f"el flujo residual en el paso 0 {f(fig['residual0_ratio'])} veces el de "
-                      "referencia (la salida de la LayerNorm final es ~1 en ambas)"}),
-            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
-                      f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
-                      f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"}),
-        ],
-        "raised-lr": [
-            Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
-                "en": f"the learning rate peaks {f(fig['lr_peak_ratio'])}x the reference's peak, "
-                      f"at the same step ({f(fig['lr_peak_step'])})",
-                "es": f"el máximo del learning rate es {f(fig['lr_peak_ratio'])} veces el de "
-                      f"la referencia, en el mismo paso ({f(fig['lr_peak_step'])})"}),
-            Finding(3, "clip_share", fig["clip_share"], {
-                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%)",
-                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%)"}),
-            Finding(1, "final_ratio", fig["final_ratio"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
-                      "the reference's",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['final_ratio'])} veces la de referencia"}),
-        ],
-        "short-warmup": [
-            Finding(2, "lr0_ratio", fig["lr0_ratio"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak, "
-                      f"{f(fig['lr0_ratio'])}x the reference's first step",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo, "
-                      f"{f(fig['lr0_ratio'])} veces el primer paso de la referencia"}),
-            spectral_jump,
-            early_excess,
-        ],
-        "leaky-mask": [
-            Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
-                      f"the corpus's entropy floor {f(header['entropy_floor'])}, though at the "
-                      f"first evaluation it was {f(fig['first_val_floor_ratio'])}x the floor",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
-                      f"{f(header['entropy_floor'])}, aunque en la primera evaluación era "
-                      f"{f(fig['first_val_floor_ratio'])} veces el suelo"}),
-            Finding(6, "dead_heads", fig["dead_heads"], {
-                "en": f"{f(fig['dead_heads'])} dead heads at the end (the reference: "
-                      f"{f(fig['ref_dead_heads'])})",
-                "es": f"{f(fig['dead_heads'])} cabezas muertas al final (la referencia: "
-                      f"{f(fig['ref_dead_heads'])})"}),
-        ],
-        "high-lr": [
-            Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
-                "en": f"the learning rate peaks {f(fig['lr_peak_ratio'])}x the reference's peak",
-                "es": f"el máximo del learning rate es {f(fig['lr_peak_ratio'])} veces el de "
-                      "la referencia"}),
-            Finding(1, "final_ratio", fig["final_ratio"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
-                      "the reference's",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['final_ratio'])} veces la de referencia"}),
-            Finding(3, "clip_share", fig["clip_share"], {
-                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%)",
-                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%)"}),
-        ],
-        "unscaled-attention": [
-            Finding(3, "clip_share", fig["clip_share"], {
-                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), with a peak learning "
-                      f"rate {f(fig['lr_peak_ratio'])}x the reference's",
-                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con un máximo "
-                      f"del learning rate {f(fig['lr_peak_ratio'])} veces el de referencia"}),
-            Finding(1, "final_ratio", fig["final_ratio"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
-                      "the reference's",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['final_ratio'])} veces la de referencia"}),
-        ],
-        "frozen-block": [
-            Finding(5, "least_moved", fig["least_moved"], {
-                "en": f"a matrix's largest singular value moved {f(fig['least_moved'] * 100)}% "
-                      f"over the whole run (the reference's least: "
-                      f"{f(fig['ref_least_moved'] * 100)}%)",
-                "es": f"el mayor valor singular de una matriz se movió un "
-                      f"{f(fig['least_moved'] * 100)}% en toda la ejecución (el que menos en la "
-                      f"referencia: {f(fig['ref_least_moved'] * 100)}%)"}),
-        ],
-        "unshifted-targets": [
-            Finding(1, "first_val_floor_ratio", fig["first_val_floor_ratio"], {
-                "en": f"at the first evaluation the validation loss is already "
-                      f"{f(fig['first_val_floor_ratio'])}x the entropy floor "
-                      f"{f(header['entropy_floor'])} (the reference: "
-                      f"{f(fig['ref_first_val_floor_ratio'])}x)",
-                "es": f"en la primera evaluación la pérdida de validación ya es "
-                      f"{f(fig['first_val_floor_ratio'])} veces el suelo de entropía "
-                      f"{f(header['entropy_floor'])} (la referencia: "
-                      f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
-            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
-                      f"reference's, where ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
-                      f"la de referencia, con ln({header['vocab_size']}) = "
-                      f"{f(header['ln_vocab'])}"}),
-        ],
-        "decay-everything": [
-            Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
-                "en": f"at the end the residual stream is {f(fig['residual_end_ratio'])}x the "
-                      f"reference's and the final LayerNorm's output "
-                      f"{f(fig['ln_f_end_ratio'])}x",
-                "es": f"al final el flujo residual es {f(fig['residual_end_ratio'])} veces el "
-                      f"de referencia y la salida de la LayerNorm final "
-                      f"{f(fig['ln_f_end_ratio'])} veces"}),
-        ],
-        HEALTHY: [
-            Finding(1, "final_val", fig["final_val"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x the "
-                      f"reference's and {f(fig['val_floor_ratio'])}x the entropy floor "
-                      f"{f(header['entropy_floor'])}",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['final_ratio'])} veces la de referencia y "
-                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
-                      f"{f(header['entropy_floor'])}"}),
-            Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak and "
-                      f"peaks {f(fig['lr_peak_ratio'])}x the reference's",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
-                      f"y su máximo es {f(fig['lr_peak_ratio'])} veces el de referencia"}),
-        ],
-    }
-
-
 def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Finding]:
     """What a run's own numbers show on each panel ("1".."6"), against its reference: the
     reveal quotes these under each panel's text, so no sentence about this run is more than
     its metrics show (architecture §6)."""
-    f = _fmt
+    f = fmt
 
     def pct(key: str) -> str:
         return f(fig[key] * 100)
@@ -502,69 +269,18 @@ def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Find
 
 
 def findings_for(slug: str, fig: dict[str, float], header: dict[str, Any]) -> list[Finding]:
-    """The panel findings that speak for `slug` (empty for a break this module does not know)."""
-    return _findings(fig, header).get(slug, [])
+    """The panel findings that speak for `slug` (empty for a break the catalog does not hold)."""
+    import scenarios
+
+    if slug not in scenarios.breaks(None):
+        return []
+    return signature(slug).findings(fig, header)
 
 
-def _votes(fig: dict[str, float]) -> dict[str, float]:
-    """How strongly each break's signature shows, as a margin over its threshold (<= 0: absent).
-
-    Each margin is in decades (log10) past the threshold, so the signatures are comparable.
-    """
-    def over(value: float, threshold: float) -> float:
-        if math.isnan(value):
-            return -1.0
-        if math.isinf(value):
-            return 3.0 if value > 0 else -3.0
-        return math.log10(max(value, 1e-12) / threshold)
-
-    def under(value: float, threshold: float) -> float:
-        return -over(value, threshold) if not math.isnan(value) else -1.0
-
-    def unless(excluded: bool, vote: float) -> float:
-        """A vote that another panel's plain fact rules out (Panel 2 differs, a line is flat)."""
-        return -1.0 if excluded else vote
-
-    lr_differs = not fig["lr_peak_ratio"] < 1.5          # Panel 2's peak is not the reference's
-    frozen = fig["least_moved"] < FROZEN_MOVE            # Panel 5: a line did not move at all
-    early_floor = fig["first_val_floor_ratio"] < 1.0     # Panel 1: below the floor at once
-    return {
-        # the init shows before the first update: activations and loss at step 0
-        "bad-init": min(over(fig["act0_ratio"], 10.0), over(fig["loss0_ratio"], 2.0)),
-        # Panel 2: the very first step already runs at (nearly) the peak learning rate
-        "no-warmup": over(fig["lr0_frac"], 0.5),
-        # Panel 1: both losses end below the entropy floor
-        "broken-mask": min(under(fig["val_floor_ratio"], 0.8),
-                           under(fig["train_floor_ratio"], 0.8)),
-        # level 2. Panel 5 and 4 at step 0: every matrix larger, the residual more so
-        "big-init": min(over(fig["spectral0_ratio"], 1.5), over(fig["act0_ratio"], 2.0)),
-        # Panel 5 and 4 at step 0: every matrix smaller, the residual more so (big-init's mirror)
-        # (the final LayerNorm's line is ~1 whatever the init: the residual stream's is read)
-        "small-init": min(under(fig["spectral0_ratio"], 0.67),
-                          under(fig["residual0_ratio"], 0.67)),
-        # Panel 2: the first step's rate several times the reference's, yet below the peak,
-        # and the reference's peak (a higher peak raises the first step's rate as well)
-        "short-warmup": unless(lr_differs, min(over(fig["lr0_ratio"], 2.0),
-                                               under(fig["lr0_frac"], 0.9))),
-        # Panel 2: the peak a few times the reference's
-        "raised-lr": over(fig["lr_peak_ratio"], 1.5),
-        # Panel 1: both losses end below the entropy floor (later than a full leak)
-        "leaky-mask": min(under(fig["val_floor_ratio"], 0.8),
-                          under(fig["train_floor_ratio"], 0.8)),
-        # level 3. Panel 2: a peak several times the reference's
-        "high-lr": over(fig["lr_peak_ratio"], 3.0),
-        # Panel 3: clipped on a large share of the steps at the reference's learning rate
-        "unscaled-attention": unless(lr_differs or frozen,
-                                     over(fig["clip_share"], 0.2)),
-        # Panel 5: some matrices' largest singular values never move
-        "frozen-block": under(fig["least_moved"], FROZEN_MOVE),
-        # Panel 1: below the entropy floor at the first evaluation
-        "unshifted-targets": under(fig["first_val_floor_ratio"], 0.5),
-        # Panel 4: a smaller residual stream and final-LN output than the reference's at the end
-        "decay-everything": unless(lr_differs or frozen or early_floor,
-                                   min(under(fig["residual_end_ratio"], 0.75),
-                                       under(fig["ln_f_end_ratio"], 0.9))),
-    }
+def votes(fig: dict[str, float], deck: Sequence[str]) -> dict[str, float]:
+    """How strongly each break of `deck` shows, in the deck's order: each break's own
+    `Signature.vote` (its folder's signature.py), a margin in decades past its threshold."""
+    return {slug: signature(slug).vote(fig) for slug in deck if slug != HEALTHY}
 
 
 def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
@@ -574,21 +290,19 @@ def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
     if not run or not reference:
         return Diagnosis(HEALTHY, 0.0)
     fig = figures(run, reference, header)
-    votes = {slug: vote for slug, vote in _votes(fig).items() if slug in deck}
-    if not votes:
+    weighed = votes(fig, deck)
+    if not weighed:
         return Diagnosis(HEALTHY, 0.0, figures=fig)
-    best = max(votes, key=votes.__getitem__)
-    findings = _findings(fig, header)
-    findings.setdefault(best, [])
-    if votes[best] <= 0:
+    best = max(weighed, key=weighed.__getitem__)
+    if weighed[best] <= 0:
         # no signature at all: healthy, as sure as the closest signature is far
-        confidence = min(1.0, -votes[best] / math.log10(2))
-        return Diagnosis(HEALTHY, round(confidence, 3), findings[HEALTHY], fig)
-    others = sorted((v for k, v in votes.items() if k != best), reverse=True)
+        confidence = min(1.0, -weighed[best] / math.log10(2))
+        return Diagnosis(HEALTHY, round(confidence, 3), findings_for(HEALTHY, fig, header), fig)
+    others = sorted((v for k, v in weighed.items() if k != best), reverse=True)
     runner_up = max(others[0], 0.0) if others else 0.0
     # a factor of two past the threshold, with no rival signature, is certainty
-    confidence = min(1.0, (votes[best] - runner_up) / math.log10(2))
-    return Diagnosis(best, round(max(confidence, 0.0), 3), findings[best], fig)
+    confidence = min(1.0, (weighed[best] - runner_up) / math.log10(2))
+    return Diagnosis(best, round(max(confidence, 0.0), 3), findings_for(best, fig, header), fig)
 
 
 def runs_distinguishable(records: dict[str, Records], deal: dict[str, str],

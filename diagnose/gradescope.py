@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose import __version__
 from diagnose.wheel import package_files
-from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS, read_manifest
+from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS
 from grading.grade import open_key, read_scenario, same_code
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
+from grading.manifest import manifest_path, read_manifest
 from grading.seal import scenario_key
 from scenarios.errors import UserError
 from scenarios.files import atomic_output, read_json, read_small
@@ -33,6 +35,7 @@ from scenarios.langs import LANGS
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
 GRADER_PACKAGES = ("grading", "scenarios")
+BREAKS_INSIDE = "scenarios/breaks/"  # a break folder: only its break.toml enters the zip
 CRYPTOGRAPHY = "cryptography>=42,<51"  # all the grader needs beyond the stdlib (tried: 48)
 
 SETUP_SH = f"""\
@@ -122,23 +125,15 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
     from diagnose.reveal import feedback_numbers
 
     bundles = Path(bundles)
-    manifest = bundles / MANIFEST
+    manifest = manifest_path(bundles)
     if not manifest.is_file():
         raise AutograderError(f"{bundles}: no {MANIFEST} here; pass the folder `diagnose deal` "
                               "wrote")
-    rows = read_manifest(manifest)
+    rows = read_manifest(bundles)
     if not rows:
         raise AutograderError(f"{manifest}: lists no students")
     students, workspaces, left_out = [], [], []
-    for line, row in enumerate(rows, start=2):
-        name, code = row["student"], row["code"]
-        if name in (".", "..") or Path(name).name != name:
-            raise AutograderError(f"{manifest}, line {line}: {name!r} is not a student's "
-                                  "folder name")
-        row_lang = row.get("lang", "").strip().lower()
-        if row_lang and row_lang not in LANGS:
-            raise AutograderError(f"{manifest}, line {line}: lang {row_lang!r} is not one of "
-                                  + ", ".join(LANGS))
+    for name, code, email, _, row_lang in rows:
         workspace = bundles / name / DEFAULT_DIR
         scenario = read_scenario(workspace)  # GradeError: a missing or corrupt bundle
         if not same_code(scenario.code, code):
@@ -148,7 +143,7 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
         open_key(scenario, secret)  # GradeError: sealed with another key, or tampered
         student_lang = row_lang or lang
         students.append({
-            "student": name, "code": code, "email": row.get("email", ""),
+            "student": name, "code": code, "email": email,
             "lang": student_lang,
             "key": scenario_key(secret, code).decode("ascii"),
             "evidence": feedback_numbers(workspace, student_lang, secret) or {}})
@@ -175,6 +170,24 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     archive.writestr(info, data)
 
 
+def grader_files() -> Iterator[tuple[str, bytes]]:
+    """(name inside `grader/`, bytes) of the grader: `grading` and `scenarios` as installed,
+    each break folder's `break.toml` and nothing else of it (its signature.py is code for the
+    instructor's machine), and the course deck's (`DIAGNOSE_DECK`) data beside the package's."""
+    import scenarios
+    from scenarios.catalog import BREAK_FILE
+
+    for package in GRADER_PACKAGES:
+        for name, path in package_files(package):
+            if name.startswith(BREAKS_INSIDE) and path.name != BREAK_FILE:
+                continue
+            yield name, grader_file(name, path)
+    for brk in scenarios.breaks(None).values():
+        if brk.course:
+            yield (f"{BREAKS_INSIDE}{brk.slug}/{BREAK_FILE}",
+                   (brk.folder / BREAK_FILE).read_bytes())
+
+
 def build_autograder(out: Path, bundles: Path, secret: bytes, *,
                      visibility: str = "after_published", lang: str | None = None) -> Packed:
     """Write the autograder zip to `out` (whole or not at all).
@@ -196,9 +209,8 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
           zipfile.ZipFile(partial, "w") as archive):
         _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
         _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
-        for package in GRADER_PACKAGES:
-            for name, path in package_files(package):
-                _add(archive, f"{GRADER}/{name}", grader_file(name, path))
+        for name, content in grader_files():
+            _add(archive, f"{GRADER}/{name}", content)
         _add(archive, f"{COURSE}/{SETTINGS}",
              (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
         _add(archive, f"{COURSE}/{MANIFEST}",
@@ -211,11 +223,13 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
 
 
 def grader_file(name: str, path: Path) -> bytes:
-    """A file of the grader as it runs here: the levels file in use (`DIAGNOSE_LEVELS`)
-    stands in for the package's levels.toml, so the zip reads every level dealt here."""
-    from scenarios.levels import LEVELS_FILE, levels_file
+    """A file of the grader as it runs here: the levels file in use (`DIAGNOSE_LEVELS`, or the
+    course deck's) stands in for the package's levels.toml, so the zip reads every level dealt
+    here."""
+    from scenarios.catalog import levels_in_use
+    from scenarios.levels import LEVELS_FILE
 
-    chosen = levels_file()
+    chosen = levels_in_use()
     if name == f"scenarios/{LEVELS_FILE}" and chosen is not None:
         return read_small(chosen, "a levels file", COPIED_MAX)
     return path.read_bytes()

@@ -13,8 +13,9 @@ e.g. graded before this file existed), `best` the best of all, `attempts` how ma
 The file is written atomically; one that cannot be read is moved aside with a warning and
 progress starts again. Which levels there are, and their order, is levels.toml's
 (`scenarios.levels`); a level the file records and the table lacks (another levels file's) is
-kept, not shown. Not here: the grading (`grading`), the screens and the CLI's text
-of `diagnose progress` (`render`, used by both).
+kept, not shown. `render` is the text of `diagnose progress` (the app's progress screen shows
+it too). Not here: the grading (`grading`, and the self-study flow that records here,
+`diagnose.self_study`) and the screens.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from diagnose.ticks import nice_step
 from scenarios.langs import LANGS
 
 Record = dict[str, Any]
@@ -266,16 +267,6 @@ class Axis:
             return (math.log10(value) - math.log10(self.lo)) / (
                 math.log10(self.hi) - math.log10(self.lo))
         return (value - self.lo) / (self.hi - self.lo)
-
-
-def nice_step(span: float, count: int) -> float:
-    """A 1-2-2.5-5 step that cuts `span` into about `count` pieces."""
-    raw = span / max(count, 1)
-    power = 10 ** math.floor(math.log10(raw))
-    for mantissa in (1, 2, 2.5, 5, 10):
-        if mantissa * power >= raw:
-            return mantissa * power
-    return 10 * power
 
 
 def _snap_down(value: float) -> float:

@@ -19,6 +19,8 @@ import scenarios
 from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for, panel_facts
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
+from grading.grade import known_breaks
+from grading.layout import KEY_FILE
 from grading.seal import unseal
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
@@ -42,7 +44,8 @@ WORDS = {
 def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[str, str]:
     """ID -> slug, opened with `secret` (default: the self-study secret)."""
     secret = secret if secret is not None else self_study_secret()
-    return unseal(workspace.sealed_text(), secret, workspace.code)
+    return known_breaks(unseal(workspace.sealed_text(), secret, workspace.code),
+                        workspace.path / KEY_FILE)
 
 
 def _verdicts(workspace: Workspace) -> tuple[dict[str, Any], dict[str, Diagnosis]]:

@@ -10,7 +10,7 @@ tells which break an ID holds: headers use the healthy config, files are written
 after every run has finished, and all of them get the same modification time.
 
 Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
-the reveal (`diagnose.reveal`) and the CLI's progress bars (`diagnose.cli`).
+the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.progress`).
 """
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ REDEALS = 3
 BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
+
+
+def engine_version() -> str:
+    """This diagnose and its engine, as `scenario.json` and the deal settings record them: what
+    must match between two machines (a cluster's workers) for their bundles to match."""
+    return f"{__version__}+engine{ENGINE_VERSION}"
 
 
 class ScenarioError(UserError):
@@ -151,6 +157,16 @@ def plan_runs(secret: bytes, code: str, level: scenarios.Level, steps: int,
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
     return deal, plans
+
+
+Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (deal, plans) per round
+
+
+def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
+    """Every round a scenario may need (`REDEALS`): the same deal, each with fresh seeds.
+    Planned from the secret on the dealer's machine; training them needs no secret."""
+    entry = scenarios.level(level)
+    return [plan_runs(secret, code, entry, steps, redeal) for redeal in range(REDEALS)]
 
 
 # --- training in worker processes ---------------------------------------------------------
@@ -316,10 +332,11 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{existing}: not writable")
 
 
-def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: dict[str, str],
-                    records: dict[str, list[dict[str, Any]]], steps: int,
-                    lang: str = "en", level: int = 1) -> Workspace:
-    """Write every file into a temp folder beside `target`, then move it into place."""
+def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: dict[str, str],
+                    records: dict[str, list[dict[str, Any]]]) -> Workspace:
+    """Write every file of the scenario `spec` (dealt as `deal`, trained as `records`) into a
+    temp folder beside `target`, then move it into place."""
+    code, steps, lang = spec.code, spec.steps, spec.lang
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
     from diagnose.engine import run_header_fields  # numpy: only once training is done
 
@@ -335,7 +352,7 @@ def write_workspace(target: Path, *, code: str, secret: bytes, key: str, deal: d
             write_metrics(staging / run / METRICS_FILE, headers[run], records[run])
         _write_dashboards(staging, code, headers, records, lang)
         (staging / SCENARIO_FILE).write_text(
-            scenario_json(code, ids, steps, f"{__version__}+engine{ENGINE_VERSION}", key, level),
+            scenario_json(code, ids, steps, engine_version(), spec.key, spec.level),
             encoding="utf-8")
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
@@ -439,15 +456,25 @@ class Progress:
     on_redeal: Callable[[str], None] | None = None
 
 
-def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
-                    progress: Progress | None = None, jobs: int = 2, force: bool = False,
-                    pool: TrainingPool | None = None, prefix: str = "",
-                    background: bool = False) -> Workspace:
-    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+@dataclass(frozen=True)
+class Workers:
+    """Where a scenario trains: `jobs` worker processes of its own, at a lower priority and
+    silent when `background`; or the caller's `pool` (a class's deal shares one), whose
+    labels for this scenario's runs start with `prefix`."""
 
-    How it runs: `jobs` worker processes (or the caller's `pool`, whose labels get `prefix`),
-    at a lower priority and silent when `background`; `force` replaces a scenario in `target`.
-    """
+    jobs: int = 2
+    background: bool = False
+    pool: TrainingPool | None = None
+    prefix: str = ""
+
+
+def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
+                    progress: Progress | None = None, workers: Workers | None = None,
+                    force: bool = False) -> Workspace:
+    """Deal, train and write the scenario `spec` into `target`; see the module docstring.
+    `workers` says where it trains; `force` replaces a scenario in `target`."""
+    workers = workers or Workers()
+    pool, prefix = workers.pool, workers.prefix
     target = Path(target)
     progress = progress or Progress()
     code, steps = spec.code, spec.steps
@@ -455,33 +482,69 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
     target.parent.mkdir(parents=True, exist_ok=True)
     with workspace_lock(target):
         check_target(target, force)  # again, now that we hold the lock
-        verdict = _verdict(spec.entry) if steps == scenarios.healthy_config().steps else None
+        rounds = plan_rounds(secret, code, steps, spec.level)
         own_pool = pool is None
-        pool = pool or TrainingPool(jobs, background=background)
+        pool = pool or TrainingPool(workers.jobs, background=workers.background)
+
+        def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
+            return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
+                            prefix=prefix)
+
+        def redealt(failed: int) -> None:
+            if progress.on_redeal is not None:
+                progress.on_redeal(redeal_message(code, failed))
+
         try:
-            for redeal in range(REDEALS):
-                deal, plans = plan_runs(secret, code, spec.entry, steps, redeal)
-                records = pool.run(plans, on_step=progress.on_step,
-                                   should_stop=progress.should_stop, prefix=prefix)
-                if verdict is None or verdict(records, deal):
-                    break
-                if progress.on_redeal is not None:
-                    progress.on_redeal(f"scenario {code}: the runs could not be told apart "
-                                       f"from their metrics (deal {redeal + 1}); training "
-                                       "again with fresh seeds")
+            check = deal_check(level_deck(spec.level)) if checks_runs(steps) else None
+            kept, records = train_rounds(rounds, train, check, redealt)
         except BaseException:
             if own_pool:
                 pool.close(graceful=False)
             raise
         if own_pool:
             pool.close()
-        return write_workspace(target, code=code, secret=secret, key=spec.key, deal=deal,
-                               records=records, steps=steps, lang=spec.lang, level=spec.level)
+        deal, _ = rounds[kept]
+        return write_workspace(target, spec, secret=secret, deal=deal, records=records)
 
 
-def _verdict(level: scenarios.Level) -> Verdict:
-    """The automatic diagnostician's check, against the level's deck, that every run shows its
+def checks_runs(steps: int) -> bool:
+    """Whether a deal of `steps` is checked by the diagnostician: a full-length one only (a
+    shortened run has not shown its signatures yet)."""
+    return steps == scenarios.healthy_config().steps
+
+
+def deal_check(deck: Sequence[str]) -> Verdict:
+    """The automatic diagnostician's check, against a level's `deck`, that every run shows its
     break (and the decoy none)."""
     from diagnose.diagnostician import runs_distinguishable
 
-    return lambda records, deal: runs_distinguishable(records, deal, deck=level.deck)
+    return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
+
+
+def level_deck(level: int) -> tuple[str, ...]:
+    """The slugs a scenario of `level` is checked against: its entry's deck in levels.toml (a
+    course's own breaks among them, when its levels file deals them)."""
+    return scenarios.level(level).deck
+
+
+def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
+                 check: Verdict | None, on_redeal: Callable[[int], None] | None = None
+                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """Train each round until `check` tells its runs apart (every round passes without one),
+    or the last round, which is kept whatever it shows; (the kept round, its records by run).
+    `on_redeal(round)` hears of each round refused before another is trained. Local deals
+    (`create_scenario`) and a cluster's tasks (`diagnose.cluster.train_scenario`) both deal
+    through here."""
+    for kept, (deal, plans) in enumerate(rounds):
+        records = train(plans)
+        if check is None or kept == len(rounds) - 1 or check(records, deal):
+            return kept, records
+        if on_redeal is not None:
+            on_redeal(kept)
+    raise ScenarioError("no round to train")
+
+
+def redeal_message(code: str, failed: int) -> str:
+    """What a dealer is told when round `failed` (from 0) was refused and another trains."""
+    return (f"scenario {code}: the runs could not be told apart from their metrics (deal "
+            f"{failed + 1}); trained again with fresh seeds")

@@ -4,7 +4,7 @@ Each line is a JSON object (schema `diagnose.attempt/1`):
 
     {"schema": "diagnose.attempt/1", "time": "2025-03-02T10:15:00Z", "sha256": "<of the file>",
      "file": "borja-diagnoses.md", "score": 2, "max_score": 3, "after_reveal": false,
-     "by": "self-study" | "instructor", "answers": {"01": "no-warmup", "02": null, ...},
+     "by": "self-study" | "instructor", "answers": {"01": "<slug>", "02": null, ...},
      "correct": ["01", "03"], "n": 1, "mac": "<hex>"}
 
 `n` is the line's place in the file (1 for the first), so a line deleted before others shows.

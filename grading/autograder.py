@@ -35,11 +35,12 @@ from typing import Any
 from grading.diagnoses import MAX_BYTES, GradeError, Reading, parse_diagnoses
 from grading.feedback import Result, notes, score
 from grading.grade import read_scenario, same_code
-from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable, student_key
+from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable
 from grading.seal import SealError, unseal_scenario
 from grading.texts import say
-from scenarios.files import atomic_write, loads_csv, loads_json, read_small, read_small_text
+from scenarios.files import atomic_write, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
+from scenarios.names import name_key
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
 SETTINGS = "autograder.json"
@@ -165,27 +166,9 @@ class Course:
         return self.folder / BUNDLES / entry.student
 
     def named(self, name: str) -> Entry | None:
-        """The student a name names (`student_key`), else None."""
-        key = student_key(name)
-        return next((e for e in self.entries if student_key(e.student) == key), None)
-
-
-def read_manifest(path: Path) -> list[dict[str, str]]:
-    """The rows of a bundles folder's `manifest.csv` as dicts (student, code, then any of
-    email, level, lang); the first two columns are positional, as every grader reads them.
-    (`grading.gradebook.read_manifest` reads the first two only, for the class grader.)"""
-    text = read_small_text(path, "a manifest", 16 * 1024 * 1024, error=GradeError)
-    try:
-        rows = [r for r in loads_csv(text) if r[0].strip()]
-    except ValueError as err:
-        raise GradeError(f"{path}: not a manifest ({err})") from None
-    header = ["student", "code"]
-    if rows and rows[0][0].strip().lower() == "student":
-        header = [c.strip().lower() for c in rows[0]]
-        rows = rows[1:]
-    header[:2] = ["student", "code"]
-    return [{name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(header)}
-            for row in rows]
+        """The student a name names (`name_key`), else None."""
+        key = name_key(name)
+        return next((e for e in self.entries if name_key(e.student) == key), None)
 
 
 def load_course(source: Path) -> Course:
@@ -209,11 +192,11 @@ def load_course(source: Path) -> Course:
 
 def _loose(name: str) -> str:
     """A name's key with separators ignored: Gradescope says `Ana García`, a bundle `ana-garcia`."""
-    return "".join(c for c in student_key(name) if c.isalnum())
+    return "".join(c for c in name_key(name) if c.isalnum())
 
 
 def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
-    """The roster's student who submitted: by email, else by name (`student_key`)."""
+    """The roster's student who submitted: by email, else by name (`name_key`)."""
     found: dict[str, Entry] = {}
     users = [u for u in users if isinstance(u, dict)] if isinstance(users, list) else []
     for user in users:

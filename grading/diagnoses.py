@@ -12,7 +12,7 @@ Strict in what it calls an answer: for each section, the first of these that exi
 
 What decides must name exactly one break (`NAMED`); two or more is `AMBIGUOUS`, none is
 `NOTHING`/`EMPTY`/`UNSURE`, and an ID without a section is `MISSING`. Negation is not
-understood: "not bad-init" names bad-init (words.py). The reading also keeps the file's
+understood: "not <slug>" names <slug> (words.py). The reading also keeps the file's
 scenario comments and the name in its title (`# Diagnoses — Borja`), which a class grading
 cross-checks. Scoring and feedback live elsewhere.
 

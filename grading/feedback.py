@@ -78,7 +78,7 @@ class Result:
     truth: str
     correct: bool
     reading: str  # describe(answer)
-    verdict: str  # "Right: 01 was no-warmup (...)."
+    verdict: str  # "Right: 01 was <slug> (...)."
     panels: tuple[str, ...]  # for a miss: "Panel 2 (LR): ..."
     numbers: tuple[str, ...]  # for a miss: the run's own evidence, as given
     lang: str

@@ -150,6 +150,20 @@ def open_key(scenario: Scenario, secret: bytes) -> dict[str, str]:
         raise GradeError(f"{path}: {err}") from None
     if sorted(assignment) != sorted(scenario.ids):
         raise GradeError(f"{path}: {TAMPERED} (its IDs are not the scenario's)")
+    return known_breaks(assignment, path)
+
+
+def known_breaks(assignment: dict[str, str], path: Path) -> dict[str, str]:
+    """`assignment` when the catalog holds every break it names, else GradeError: a course's
+    own break is known only where its deck is named (`--deck DIR`, `DIAGNOSE_DECK`)."""
+    from scenarios import breaks
+
+    catalog = breaks(None)
+    unknown = sorted(slug for slug in assignment.values() if slug not in catalog)
+    if unknown:
+        raise GradeError(f"{path}: the answer key deals {unknown[0]}, a break this catalog "
+                         "does not hold", "a course deck's? name its folder: diagnose --deck "
+                         "DIR ..., or DIAGNOSE_DECK=DIR")
     return assignment
 
 

@@ -3,7 +3,7 @@
 A bundles folder is what `diagnose deal` writes: `<bundles>/<student>/experiments/19-break-it/`
 per student and `<bundles>/manifest.csv` (student, code). A submission is placed by the name
 the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
-borja, compared by `layout.student_key`); what is inside is only cross-checked, never trusted
+borja, compared by `scenarios.names.name_key`); what is inside is only cross-checked, never trusted
 alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
 that is not that student's code, is a mismatch. The instructor's side is the truth: the
 manifest binds each student to the code dealt, and a bundle holding another scenario (swapped
@@ -51,16 +51,17 @@ from grading.grade import (
     same_code,
     sealing,
 )
-from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable, student_key
+from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
 from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
+from grading.manifest import manifest_path, read_manifest
 from grading.texts import say
 from scenarios.errors import UserError
-from scenarios.files import atomic_write, loads_csv, read_small_text
+from scenarios.files import atomic_write
 from scenarios.levels import all_levels
+from scenarios.names import name_key
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
-MANIFEST_MAX = 16 * 1024 * 1024
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
 
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
@@ -97,41 +98,25 @@ class Roster(tuple):
 
     def __new__(cls, students: Iterable[Student]) -> Roster:
         roster = super().__new__(cls, students)
-        roster.by_key = {student_key(s.name): s for s in roster}
+        roster.by_key = {name_key(s.name): s for s in roster}
         roster.by_code = {code_key(s.code): s for s in roster}
         return roster
 
     def named(self, name: str) -> Student | None:
-        return self.by_key.get(student_key(name))
+        return self.by_key.get(name_key(name))
 
     def owner(self, code: str) -> Student | None:
         return self.by_code.get(code_key(code))
 
 
-def _folder_name(name: str) -> bool:
-    """Whether `name` is one folder inside the deal folder (its bundle, its results.json)."""
-    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
-
-
-def read_manifest(bundles: Path) -> Roster:
-    """The students of `manifest.csv` with the codes it deals them (or every bundle folder,
-    with its own code, when there is no manifest)."""
+def dealt_students(bundles: Path) -> Roster:
+    """The students of the deal folder's manifest with the codes it deals them (or every bundle
+    folder, with its own code, when there is no manifest)."""
     bundles = Path(bundles)
     if not bundles.is_dir():
         raise GradeError(f"{bundles}: no such directory of bundles")
-    manifest = bundles / MANIFEST
-    if manifest.is_file():
-        text = read_small_text(manifest, "a manifest", MANIFEST_MAX, error=GradeError)
-        try:
-            rows = [r for r in loads_csv(text) if r[0].strip()]
-        except ValueError as err:
-            raise GradeError(f"{manifest}: not a manifest ({err})") from None
-        if rows and rows[0][0].strip().lower() == "student":
-            rows = rows[1:]
-        listed = [(r[0].strip(), r[1].strip() if len(r) > 1 else "") for r in rows]
-        unsafe = next((name for name, _ in listed if not _folder_name(name)), None)
-        if unsafe is not None:
-            raise GradeError(f"{manifest}: {unsafe!r} is not a folder name; nothing graded")
+    if manifest_path(bundles).is_file():
+        listed = [(row.student, row.code) for row in read_manifest(bundles)]
     else:
         listed = [(d.name, "") for d in sorted(bundles.iterdir())
                   if (d / DEFAULT_DIR / SCENARIO_FILE).is_file()]
@@ -175,9 +160,9 @@ def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names; a name
     the app wrote at a level with a suffix (`ana-diagnoses-level-2.md`, `Level.named`) too."""
     file = Path(as_typed(str(file)))
-    whole = student_key(file.stem)
-    stems = [whole, *(whole.removesuffix(student_key(level.suffix)) for level in all_levels()
-                      if level.suffix and whole.endswith(student_key(level.suffix)))]
+    whole = name_key(file.stem)
+    stems = [whole, *(whole.removesuffix(name_key(level.suffix)) for level in all_levels()
+                      if level.suffix and whole.endswith(name_key(level.suffix)))]
     for stem in stems:
         for suffix in NAME_SUFFIXES:
             for joint in ("-", "_", " ", "."):
@@ -218,7 +203,7 @@ def find_deal(workspace: Path) -> tuple[Path, Student] | None:
     for deal in workspace.parents:
         if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
             continue
-        student = next((s for s in read_manifest(deal) if _same_folder(s.workspace, workspace)),
+        student = next((s for s in dealt_students(deal) if _same_folder(s.workspace, workspace)),
                        None)
         if student is not None:
             open_bundle(student)
@@ -246,7 +231,7 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
     that student's bundle (one file graded with --key --dir), and reconcile only theirs; else
     each file is placed by its name and every bundle of the roster is reconciled."""
     bundles = Path(bundles)
-    roster = read_manifest(bundles)
+    roster = dealt_students(bundles)
     ledger = read_ledger(bundles, secret)
     if not os.access(bundles, os.W_OK | os.X_OK):
         raise GradeError(f"{ledger_path(bundles)}: cannot be written (folder {bundles} is not "
@@ -342,7 +327,7 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
     bundles = Path(bundles)
     ledger = read_ledger(bundles, secret)
     rows = []
-    for student in read_manifest(bundles):
+    for student in dealt_students(bundles):
         try:
             scenario = open_bundle(student)
             truth = open_key(scenario, secret)

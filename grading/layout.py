@@ -1,13 +1,11 @@
 """The names of a workspace's files (architecture §7), shared by the grader and the app.
 
-stdlib only (and `scenarios.names`, stdlib only too), so the CLI can know its default folder
+stdlib only, so the CLI can know its default folder
 without loading the grader (or cryptography) just to print `--help`.
 """
 
 import re
 from pathlib import Path
-
-from scenarios.names import name_key
 
 DEFAULT_DIR = Path("experiments") / "19-break-it"
 DEFAULT_IDS = ("01", "02", "03")
@@ -30,11 +28,6 @@ RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
 DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: the settings of the deal
 MAX_STUDENTS = 10_000  # students of one deal: a roster's rows, `deal --count`
-
-
-# How two student names are compared: `scenarios.names.name_key` (case, accents, width and the
-# Cyrillic and Greek letters that look Latin), one definition for the roster and the graders.
-student_key = name_key
 
 
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

@@ -1,7 +1,7 @@
 """Matching a diagnosis's words to the catalog's breaks.
 
 Every break of the catalog lists phrases a diagnosis may use for it, in English and Spanish
-(`scenarios/breaks/*.toml`, `[words]`); its slug is always one of them. A phrase matches
+(`scenarios/breaks/<slug>/break.toml`, `[words]`); its slug is always one of them. A phrase matches
 ignoring case, accents and the separators between words: "sin warm-up", "Sin Warmup" and
 "sin_warmup" are the same; "Xavier ×100" and "xavier x100" too. Two rules keep that from
 inventing words:
@@ -11,7 +11,8 @@ inventing words:
   letters meet digits: "warm up" is "warmup" and "x 100" is "x100", but "in it" is not "init".
 
 The longest match wins and matches never overlap, so "máscara causal rota" is one mention of
-broken-mask, not three. Negation is not understood: "not a warmup problem" mentions no-warmup.
+the break whose phrase it is, not three. Negation is not understood: "not a warmup problem"
+mentions the break whose word is "warmup".
 The folding itself (`fold`, `folded_words`) is `scenarios.folding`'s, the same function the
 catalog uses to refuse a phrase the grader could not read as written.
 The cost is linear in the text (a candidate is checked against a map of the characters already
@@ -106,7 +107,7 @@ class Vocabulary:
         word_at = {b: k for k, b in enumerate(boundaries)}
 
         # Which characters of `squashed` a match already holds: checking a candidate costs
-        # its own length, not the number of matches so far (a page of "bad-init no-warmup"
+        # its own length, not the number of matches so far (a page of two slugs repeated
         # has tens of thousands).
         taken = bytearray(len(squashed))
         found: list[tuple[int, int, _Phrase]] = []

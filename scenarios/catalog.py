@@ -1,18 +1,24 @@
-"""Reading the catalog: `healthy.toml`, `breaks/*.toml` and `levels.toml`, validated into
+"""Reading the catalog: `healthy.toml`, one folder per break and `levels.toml`, validated into
 frozen objects.
 
-The files ship inside this package and are read with `importlib.resources`, so an editable
-install and a wheel behave alike. `load_catalog(root)` reads any folder of the same shape (the
-tests use it for broken catalogs). Which breaks a level deals is `levels.toml`'s alone
-(`scenarios.levels`; `DIAGNOSE_LEVELS` names another file); a break file has no level. Every
-problem is one `CatalogError` line naming the file,
-the key and what was expected. Nothing here trains or grades.
+A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
+`signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
+loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
+a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.levels`): a break file
+names no level. The files ship inside this package and are read with `importlib.resources`, so
+an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
+shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
+break folders and the `levels.toml` that deals them) joins the built-in one through the same
+loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names another levels
+file. Every problem is one `CatalogError` line naming the file, the key and what was expected.
+Nothing here trains, grades or runs a break's code.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -29,9 +35,15 @@ from scenarios.config import (
     validate_value,
 )
 from scenarios.files import loads_toml
-from scenarios.folding import unreadable
+from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
-from scenarios.levels import LEVELS_FILE, LEVELS_SETTING, Level, levels_file, parse_levels
+from scenarios.levels import (
+    LEVELS_FILE,
+    Level,
+    levels_file,
+    parse_levels,
+    refuse_clashing_words,
+)
 
 HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -70,6 +82,9 @@ class Break:
     levels: tuple[int, ...] = ()  # the levels whose deck holds it: levels.toml's, filled in
     healthy: bool = False       # the decoy: nothing is broken
     whatif: WhatIf | None = None  # the magnitudes the what-if retrains, when it has one
+    # breaks/<slug>/: break.toml and the signature.py that only `diagnose` loads
+    folder: Traversable | None = dataclasses.field(default=None, compare=False, repr=False)
+    course: bool = False        # from a course's own deck (DIAGNOSE_DECK), not the package's
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -305,28 +320,95 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                  whatif=whatif)
 
 
+BREAK_FILE = "break.toml"  # a break folder's data; its code is signature.py beside it
+DECK_SETTING = "DIAGNOSE_DECK"  # a course's own deck: a folder of break folders
+
+
+def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
+                course: bool = False) -> list[Break]:
+    """Every break folder of `folder` (`<slug>/break.toml`), in folder-name order.
+
+    A folder is named after its slug; a loose `.toml` (the old one-file layout) is refused with
+    where it goes, and hidden entries and `__pycache__` are not breaks.
+    """
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        name = entry.name
+        if name.startswith((".", "_")):
+            continue
+        shown = f"{shown_folder}/{name}"
+        if not entry.is_dir():
+            if name.endswith(".toml") and name != LEVELS_FILE:  # a course deck's levels
+                raise CatalogError(f"{shown}: a break is a folder: move it to "
+                                   f"{shown_folder}/{name[:-len('.toml')]}/{BREAK_FILE}")
+            continue
+        data_file = entry / BREAK_FILE
+        if not data_file.is_file():
+            raise CatalogError(f"{shown}/{BREAK_FILE}: missing (a break folder holds its "
+                               f"{BREAK_FILE} and signature.py)")
+        shown_file = f"{shown}/{BREAK_FILE}"
+        brk = parse_break(_read_toml(data_file, shown_file), shown_file, healthy)
+        if brk.slug != name:
+            raise _fail(shown_file, f"slug: {brk.slug!r} differs from its folder's name {name!r}"
+                        "; a break's folder is named after its slug")
+        found.append(dataclasses.replace(brk, folder=entry, course=course))
+    return found
+
+
+def refuse_word_clashes(found: dict[str, Break]) -> None:
+    """A course break brings its own words: a phrase (folded as the grader folds) that already
+    names another break of a deck it joins would make an answer ambiguous. Run once the levels
+    each break joins are known."""
+    for added in (b for b in found.values() if b.course):
+        for other in found.values():
+            if other is added or not set(added.levels) & set(other.levels):
+                continue
+            for lang in LANGS:
+                theirs = {fold(w) for w in other.words[lang]}
+                clash = next((w for w in added.words[lang] if fold(w) in theirs), None)
+                if clash is not None:
+                    raise _fail(added.source, f"[words] {lang}: {clash!r} already names "
+                                f"{other.slug} ({other.source}) in a deck this break joins")
+
+
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
-                 levels: Path | None = None) -> Catalog:
-    """Read and validate `root/healthy.toml`, every `root/breaks/*.toml` and the levels:
-    `root/levels.toml`, or the file `levels` (a course's own, `DIAGNOSE_LEVELS`)."""
+                 deck: Path | None = None, levels: Path | None = None) -> Catalog:
+    """Read and validate `root/healthy.toml`, every `root/breaks/<slug>/break.toml`, when
+    given a course's own deck (`deck/<slug>/break.toml`, validated by the same rules), and the
+    levels: the file `levels` (`DIAGNOSE_LEVELS`), else the deck's `levels.toml`, else
+    `root/levels.toml`."""
     root = Path(root) if isinstance(root, str) else root
     healthy_path = root / "healthy.toml"
     if not healthy_path.is_file():
         raise CatalogError(f"{shown_root}/healthy.toml: missing")
     healthy = parse_healthy(_read_toml(healthy_path, f"{shown_root}/healthy.toml"),
                             f"{shown_root}/healthy.toml")
-    breaks_dir = root / "breaks"
-    files = sorted((p for p in breaks_dir.iterdir() if p.name.endswith(".toml")),
-                   key=lambda p: p.name) if breaks_dir.is_dir() else []
+    listed = read_breaks(root / "breaks", f"{shown_root}/breaks", healthy)
+    if deck is not None:
+        if not deck.is_dir():
+            raise CatalogError(f"{DECK_SETTING}: {deck} is not a folder (a course deck is a "
+                               "folder of break folders, <slug>/break.toml)")
+        course = read_breaks(deck, str(deck), healthy, course=True)
+        if not course:
+            raise CatalogError(f"{DECK_SETTING}: {deck} holds no break folder "
+                               f"(<slug>/{BREAK_FILE})")
+        listed += course
     found: dict[str, Break] = {}
-    for path in files:
-        shown = f"{shown_root}/breaks/{path.name}"
-        brk = parse_break(_read_toml(path, shown), shown, healthy)
+    for brk in listed:
         if brk.slug in found:
-            raise _fail(shown, f"slug: {brk.slug!r} is already used by {found[brk.slug].source}")
+            raise _fail(brk.source, f"slug: {brk.slug!r} is already used by "
+                        f"{found[brk.slug].source}")
         found[brk.slug] = brk
+    if levels is None and deck is not None and (deck / LEVELS_FILE).is_file():
+        levels = deck / LEVELS_FILE
     decks = read_levels(root, shown_root, levels, found)
-    return Catalog(healthy=healthy, breaks=with_levels(found, decks), levels=decks)
+    breaks = with_levels(found, decks)
+    refuse_word_clashes(breaks)  # a course break's own words first: the clearer line
+    for level in decks.values():
+        refuse_clashing_words(level, breaks)
+    return Catalog(healthy=healthy, breaks=breaks, levels=decks)
 
 
 def read_levels(root: Traversable | Path, shown_root: str, levels: Path | None,
@@ -335,10 +417,10 @@ def read_levels(root: Traversable | Path, shown_root: str, levels: Path | None,
     if levels is None:
         path, shown = root / LEVELS_FILE, f"{shown_root}/{LEVELS_FILE}"
     else:
-        path, shown = levels, f"{LEVELS_SETTING}={levels}"
+        path, shown = levels, str(levels)
     if not path.is_file():
         raise CatalogError(f"{shown}: missing (the levels and the breaks each deals)")
-    return parse_levels(_read_toml(path, shown), shown, found)
+    return parse_levels(_read_toml(path, shown), shown, found, words=False)
 
 
 def with_levels(found: dict[str, Break], levels: dict[int, Level]) -> dict[str, Break]:
@@ -347,15 +429,33 @@ def with_levels(found: dict[str, Break], levels: dict[int, Level]) -> dict[str, 
         n for n, level in levels.items() if slug in level.slugs)) for slug, brk in found.items()}
 
 
+def course_deck() -> Path | None:
+    """The course deck named by `DIAGNOSE_DECK`, or None when it is unset or empty."""
+    value = os.environ.get(DECK_SETTING, "")
+    return Path(value) if value.strip() else None
+
+
+def levels_in_use() -> Path | None:
+    """The levels file that replaces the package's: `DIAGNOSE_LEVELS`'s, else the course
+    deck's `levels.toml`; None when the package's is in use."""
+    deck = course_deck()
+    if levels_file() is not None or deck is None or not (deck / LEVELS_FILE).is_file():
+        return levels_file()
+    return deck / LEVELS_FILE
+
+
 def default_catalog() -> Catalog:
-    """The package's catalog, with the levels file `DIAGNOSE_LEVELS` names when it names one."""
-    chosen = levels_file()
-    return _catalog_with(str(chosen) if chosen is not None else None)
+    """The package's catalog, with the course deck of `DIAGNOSE_DECK` and the levels file of
+    `DIAGNOSE_LEVELS` when they name one."""
+    deck, levels = course_deck(), levels_in_use()
+    return _catalog_with(str(deck) if deck is not None else None,
+                         str(levels) if levels is not None else None)
 
 
 @functools.cache
-def _catalog_with(levels: str | None) -> Catalog:
-    return load_catalog(resources.files("scenarios"), levels=Path(levels) if levels else None)
+def _catalog_with(deck: str | None, levels: str | None) -> Catalog:
+    return load_catalog(resources.files("scenarios"), deck=Path(deck) if deck else None,
+                        levels=Path(levels) if levels else None)
 
 
 def healthy_config() -> Config:

@@ -162,7 +162,6 @@ def parse_level(entry: Any, shown: str, breaks: Mapping[str, Break]) -> Level:
                   decoy=decoy, deal=rule, runs=runs, suffix=suffix,
                   in_title=_flag(shown, where, "in_title", entry.get("in_title", True)),
                   source=shown)
-    refuse_clashing_words(level, breaks)
     return level
 
 
@@ -181,9 +180,10 @@ def refuse_clashing_words(level: Level, breaks: Mapping[str, Break]) -> None:
                                 "break of this level; give it words of its own")
 
 
-def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Break]
-                 ) -> dict[int, Level]:
-    """Every `[[level]]` of a levels file, by number, in number order."""
+def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Break],
+                 words: bool = True) -> dict[int, Level]:
+    """Every `[[level]]` of a levels file, by number, in number order; `words`: with each
+    level's words checked (`refuse_clashing_words`) too."""
     extra = set(data) - {"level"}
     if extra:
         raise CatalogError(f"{shown}: {sorted(extra)[0]!r}: unknown key, expected [[level]] "
@@ -201,6 +201,8 @@ def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Break]
             raise _fail(shown, f"level {level.number}", f"suffix: {level.suffix!r} is level "
                         f"{same.number}'s too; each level needs folders of its own")
         found[level.number] = level
+    for level in found.values() if words else ():
+        refuse_clashing_words(level, breaks)
     return dict(sorted(found.items()))
 
 

@@ -49,6 +49,8 @@ FIRST_RUN_SECONDS = {
     "tests/test_packaging.py": 9.0,
     "tests/test_classroom_records.py": 9.0,
     "tests/test_levels.py": 8.0,
+    "tests/tui/test_course_deck_tui.py": 8.0,
+    "tests/test_course_deck.py": 5.0,
 }
 
 
@@ -90,4 +92,6 @@ def pytest_collection_finish(session):
 def private_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("diagnose-home")
     monkeypatch.setenv("DIAGNOSE_HOME", str(home))
+    # no course deck unless a test sets one (and `--deck` setting it is undone after the test)
+    monkeypatch.delenv("DIAGNOSE_DECK", raising=False)
     return home

@@ -97,11 +97,11 @@ def edit(path: Path, old: str, new: str) -> None:
      "scenarios/healthy.toml: [model] vocab_size: expected a whole number >= 35 and <= 512"),
     ("healthy.toml", "n_examples = 600", "n_examples = 100000",
      "scenarios/healthy.toml: batch_size: a training step would need about "),
-    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = ["x\u01c2", "broken-mask"',
-     "scenarios/breaks/broken-mask.toml: [words] en: 'xǂ' cannot be read by the grader: 'ǂ' "
+    ("breaks/broken-mask/break.toml", 'en = ["broken-mask"', 'en = ["x\u01c2", "broken-mask"',
+     "scenarios/breaks/broken-mask/break.toml: [words] en: 'xǂ' cannot be read by the grader: 'ǂ' "
      "(U+01C2) is the grader's own separator"),
-    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = ["½ mask", "broken-mask"',
-     "scenarios/breaks/broken-mask.toml: [words] en: '½ mask' cannot be read by the grader"),
+    ("breaks/broken-mask/break.toml", 'en = ["broken-mask"', 'en = ["½ mask", "broken-mask"',
+     "scenarios/breaks/broken-mask/break.toml: [words] en: '½ mask' cannot be read by the grader"),
     ("healthy.toml", "[model]\n", "[model]\ninit_scale = 2.0\n",
      "scenarios/healthy.toml: [model] init_scale: belongs in table [init]"),
     ("healthy.toml", "[init]", "[initialisation]",
@@ -115,27 +115,27 @@ def edit(path: Path, old: str, new: str) -> None:
      "scenarios/healthy.toml: d_model: expected a multiple of n_heads (5), got 64"),
     ("healthy.toml", "[model]", "[model",
      "scenarios/healthy.toml: malformed TOML: "),
-    ("breaks/bad-init.toml", "init_scale = 100.0", "init_scael = 100.0",
-     "scenarios/breaks/bad-init.toml: [override] init_scael: not a key of healthy.toml"),
-    ("breaks/bad-init.toml", "init_scale = 100.0", 'init_scale = "big"',
-     "scenarios/breaks/bad-init.toml: [override] init_scale: expected a number > 0 "
+    ("breaks/bad-init/break.toml", "init_scale = 100.0", "init_scael = 100.0",
+     "scenarios/breaks/bad-init/break.toml: [override] init_scael: not a key of healthy.toml"),
+    ("breaks/bad-init/break.toml", "init_scale = 100.0", 'init_scale = "big"',
+     "scenarios/breaks/bad-init/break.toml: [override] init_scale: expected a number > 0 "
      "(multiplier on the Xavier std), got the text 'big'"),
-    ("breaks/bad-init.toml", "init_scale = 100.0", "init_scale = 1.0",
-     "scenarios/breaks/bad-init.toml: [override]: changes nothing, every value equals "
+    ("breaks/bad-init/break.toml", "init_scale = 100.0", "init_scale = 1.0",
+     "scenarios/breaks/bad-init/break.toml: [override]: changes nothing, every value equals "
      "healthy.toml's"),
-    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "bad-init"',
-     "scenarios/breaks/no-warmup.toml: slug: 'bad-init' is already used by "
-     "scenarios/breaks/bad-init.toml"),
-    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "No Warmup"',
-     "scenarios/breaks/no-warmup.toml: slug: expected lowercase words joined by hyphens, "
+    ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "bad-init"',
+     "scenarios/breaks/no-warmup/break.toml: slug: 'bad-init' differs from its folder's "
+     "name 'no-warmup'"),
+    ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "No Warmup"',
+     "scenarios/breaks/no-warmup/break.toml: slug: expected lowercase words joined by hyphens, "
      "got 'No Warmup'"),
-    ("breaks/no-warmup.toml", 'es = "Sin warmup del learning rate"', "",
-     "scenarios/breaks/no-warmup.toml: [title] es: missing"),
-    ("breaks/no-warmup.toml", "[words]", "[wordz]",
-     "scenarios/breaks/no-warmup.toml: wordz: unknown key, expected one of slug, "
+    ("breaks/no-warmup/break.toml", 'es = "Sin warmup del learning rate"', "",
+     "scenarios/breaks/no-warmup/break.toml: [title] es: missing"),
+    ("breaks/no-warmup/break.toml", "[words]", "[wordz]",
+     "scenarios/breaks/no-warmup/break.toml: wordz: unknown key, expected one of slug, "
      "healthy, title, summary, override, words, signature, reveal"),
-    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'level = 1\nslug = "no-warmup"',
-     "scenarios/breaks/no-warmup.toml: level: a break names no level; levels.toml lists each "
+    ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'level = 1\nslug = "no-warmup"',
+     "scenarios/breaks/no-warmup/break.toml: level: a break names no level; levels.toml lists each "
      "level's breaks (its deck)"),
     ("levels.toml", '"no-warmup", "broken-mask"]', '"no-warmup", "brokn-mask"]',
      "scenarios/levels.toml: level 1: deck: 'brokn-mask' is not a break of the catalog"),
@@ -172,24 +172,27 @@ def edit(path: Path, old: str, new: str) -> None:
      "scenarios/levels.toml: level 3: name: expected { en = \"...\", es = \"...\" }"),
     ("levels.toml", "[[level]]\nnumber = 1", "[[levels]]\nnumber = 1",
      "scenarios/levels.toml: 'levels': unknown key, expected [[level]] tables only"),
-    ("breaks/small-init.toml", "en = [", 'en = ["big init", ',
+    ("breaks/small-init/break.toml", "en = [", 'en = ["big init", ',
      "scenarios/levels.toml: level 2: small-init's word 'big init' (en) reads as big-init, "
      "another break of this level; give it words of its own"),
-    ("breaks/no-warmup.toml", 'slug = "no-warmup"', 'slug = "healthy"',
-     'scenarios/breaks/no-warmup.toml: slug: "healthy" is the slug of the healthy decoy '
+    ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "healthy"',
+     'scenarios/breaks/no-warmup/break.toml: slug: "healthy" is the slug of the healthy decoy '
      "(healthy = true) and of nothing else"),
-    ("breaks/broken-mask.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
-     "scenarios/breaks/broken-mask.toml: [words] en: expected a list of non-empty phrases"),
-    ("breaks/broken-mask.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
-     "scenarios/breaks/broken-mask.toml: [reveal.es] panels.7: expected a panel number 1-6"),
-    ("breaks/broken-mask.toml", "signature = [1, 6]", "signature = [1, 9]",
-     "scenarios/breaks/broken-mask.toml: signature: 9 is not a panel number 1-6"),
-    ("breaks/broken-mask.toml", "signature = [1, 6]", "signature = [1, 1]",
-     "scenarios/breaks/broken-mask.toml: signature: expected a list of distinct panel numbers"),
-    ("breaks/broken-mask.toml", "signature = [1, 6]\n", "",
-     "scenarios/breaks/broken-mask.toml: signature: expected a list of distinct panel numbers"),
-    ("breaks/broken-mask.toml", '\n6 = "Copying', '\n# 6 = "Copying',
-     "scenarios/breaks/broken-mask.toml: signature: panel 6 has no text in [reveal.en.panels]"),
+    ("breaks/broken-mask/break.toml", 'en = ["broken-mask"', 'en = [3, "broken-mask"',
+     "scenarios/breaks/broken-mask/break.toml: [words] en: expected a list of non-empty phrases"),
+    ("breaks/broken-mask/break.toml", "[reveal.es.panels]\n1 =", "[reveal.es.panels]\n7 =",
+     "scenarios/breaks/broken-mask/break.toml: [reveal.es] panels.7: expected a panel number 1-6"),
+    ("breaks/broken-mask/break.toml", "signature = [1, 6]", "signature = [1, 9]",
+     "scenarios/breaks/broken-mask/break.toml: signature: 9 is not a panel number 1-6"),
+    ("breaks/broken-mask/break.toml", "signature = [1, 6]", "signature = [1, 1]",
+     "scenarios/breaks/broken-mask/break.toml: signature: expected a list of distinct panel "
+     "numbers"),
+    ("breaks/broken-mask/break.toml", "signature = [1, 6]\n", "",
+     "scenarios/breaks/broken-mask/break.toml: signature: expected a list of distinct panel "
+     "numbers"),
+    ("breaks/broken-mask/break.toml", '\n6 = "Copying', '\n# 6 = "Copying',
+     "scenarios/breaks/broken-mask/break.toml: signature: panel 6 has no text in "
+     "[reveal.en.panels]"),
 ])
 def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new, message):
     edit(catalog_dir / file, old, new)
@@ -201,10 +204,10 @@ def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new,
 
 
 def test_not_utf8_and_too_few_breaks(catalog_dir):
-    (catalog_dir / "breaks" / "bad-init.toml").write_bytes(b"\xff\xfe slug")
-    with pytest.raises(CatalogError, match=r"bad-init.toml: not UTF-8 text"):
+    (catalog_dir / "breaks" / "bad-init" / "break.toml").write_bytes(b"\xff\xfe slug")
+    with pytest.raises(CatalogError, match=r"bad-init/break\.toml: not UTF-8 text"):
         load_catalog(catalog_dir)
-    (catalog_dir / "breaks" / "bad-init.toml").unlink()
+    shutil.rmtree(catalog_dir / "breaks" / "bad-init")
     with pytest.raises(CatalogError, match=r"^scenarios/levels.toml: level 1: deck: 'bad-init' "
                                            r"is not a break of the catalog$"):
         load_catalog(catalog_dir)
@@ -213,14 +216,36 @@ def test_not_utf8_and_too_few_breaks(catalog_dir):
         load_catalog(catalog_dir)
 
 
-def test_a_fourth_break_is_just_a_file(catalog_dir):
-    text = (catalog_dir / "breaks" / "no-warmup.toml").read_text(encoding="utf-8")
-    text = text.replace('slug = "no-warmup"', 'slug = "higher-lr"').replace(
+def test_a_fourth_break_is_just_a_folder(catalog_dir):
+    text = (catalog_dir / "breaks" / "no-warmup" / "break.toml").read_text(encoding="utf-8")
+    text = text.replace('slug = "no-warmup"', 'slug = "zz-higher-lr"').replace(
         "warmup_steps = 0", "lr_max = 0.3")
-    (catalog_dir / "breaks" / "zz-higher-lr.toml").write_text(text, encoding="utf-8")
+    (catalog_dir / "breaks" / "zz-higher-lr").mkdir()
+    (catalog_dir / "breaks" / "zz-higher-lr" / "break.toml").write_text(text, encoding="utf-8")
     catalog = load_catalog(catalog_dir)
-    assert list(catalog.breaks)[-1] == "higher-lr"
-    assert catalog.breaks["higher-lr"].apply(catalog.healthy).lr_max == 0.3
+    assert list(catalog.breaks)[-1] == "zz-higher-lr"
+    assert catalog.breaks["zz-higher-lr"].apply(catalog.healthy).lr_max == 0.3
+    assert catalog.breaks["zz-higher-lr"].folder.name == "zz-higher-lr"
+
+
+def test_a_break_folder_is_named_after_its_slug_and_holds_its_data(catalog_dir):
+    breaks = catalog_dir / "breaks"
+    (breaks / "no-warmup").rename(breaks / "no-warm")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(catalog_dir)
+    assert str(caught.value) == (
+        "scenarios/breaks/no-warm/break.toml: slug: 'no-warmup' differs from its folder's "
+        "name 'no-warm'; a break's folder is named after its slug")
+    (breaks / "no-warm" / "break.toml").rename(breaks / "no-warmup.toml")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(catalog_dir)
+    assert str(caught.value) == ("scenarios/breaks/no-warm/break.toml: missing (a break folder "
+                                 "holds its break.toml and signature.py)")
+    (breaks / "no-warm").rmdir()
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(catalog_dir)
+    assert str(caught.value) == ("scenarios/breaks/no-warmup.toml: a break is a folder: move it "
+                                 "to scenarios/breaks/no-warmup/break.toml")
 
 
 toml_values = st.one_of(
@@ -279,7 +304,7 @@ def test_levels_toml_alone_says_which_breaks_a_level_deals():
     read from the decks of levels.toml."""
     import tomllib
 
-    for path in sorted((PACKAGED / "breaks").glob("*.toml")):
+    for path in sorted((PACKAGED / "breaks").glob("*/break.toml")):
         assert "level" not in tomllib.loads(path.read_text(encoding="utf-8")), path.name
     levels = scenarios.all_levels()
     for brk in scenarios.breaks(None).values():
@@ -292,9 +317,9 @@ def test_levels_toml_alone_says_which_breaks_a_level_deals():
 
 
 def test_a_decoy_with_an_override_is_refused(catalog_dir):
-    path = catalog_dir / "breaks" / "healthy.toml"
+    path = catalog_dir / "breaks" / "healthy" / "break.toml"
     edit(path, "healthy = true\n", "healthy = true\n\n[override]\ninit_scale = 2.0\n")
-    with pytest.raises(CatalogError, match=r"healthy.toml: \[override\]: the healthy decoy "
+    with pytest.raises(CatalogError, match=r"healthy/break.toml: \[override\]: the healthy decoy "
                                            r"changes nothing, expected none"):
         load_catalog(catalog_dir)
 
@@ -312,7 +337,7 @@ def test_each_new_knob_is_validated(catalog_dir):
 
 
 def test_a_whatif_table_is_checked(catalog_dir):
-    path = catalog_dir / "breaks" / "bad-init.toml"
+    path = catalog_dir / "breaks" / "bad-init" / "break.toml"
     text = path.read_text(encoding="utf-8")
     assert load_catalog(catalog_dir).breaks["bad-init"].whatif.doses == (1.0, 3.0, 10.0, 30.0,
                                                                           100.0)

@@ -155,8 +155,8 @@ def test_a_phrase_the_catalog_accepts_is_found_by_the_grader_as_written(phrase):
 def test_a_phrase_the_grader_cannot_read_is_one_line_naming_file_and_key(catalog_dir, phrase):
     healthy = catalog_dir / "healthy.toml"
     healthy.write_text((PACKAGED / "healthy.toml").read_text(encoding="utf-8"), encoding="utf-8")
-    path = catalog_dir / "breaks" / "broken-mask.toml"
-    text = (PACKAGED / "breaks" / "broken-mask.toml").read_text(encoding="utf-8")
+    path = catalog_dir / "breaks" / "broken-mask" / "break.toml"
+    text = (PACKAGED / "breaks" / "broken-mask" / "break.toml").read_text(encoding="utf-8")
     path.write_text(text.replace('en = ["broken-mask"',
                                  f'en = [{json.dumps(phrase, ensure_ascii=False)}, '
                                  '"broken-mask"', 1), encoding="utf-8")
@@ -164,10 +164,11 @@ def test_a_phrase_the_grader_cannot_read_is_one_line_naming_file_and_key(catalog
         load_catalog(catalog_dir)
     except CatalogError as err:
         message = str(err)
-        assert "\n" not in message and message.startswith("scenarios/breaks/broken-mask.toml: ")
+        assert "\n" not in message
+        assert message.startswith("scenarios/breaks/broken-mask/break.toml: ")
         assert unreadable(phrase.strip()) is not None or "malformed TOML" in message, message
         if "malformed TOML" not in message:
-            assert message.startswith("scenarios/breaks/broken-mask.toml: [words] en: ")
+            assert message.startswith("scenarios/breaks/broken-mask/break.toml: [words] en: ")
     else:
         assert unreadable(phrase.strip()) is None
 
@@ -177,7 +178,7 @@ def test_a_phrase_the_grader_cannot_read_is_one_line_naming_file_and_key(catalog
 def test_words_the_grader_cannot_read_are_refused_when_the_catalog_loads(tmp_path, phrase):
     root = tmp_path / "scenarios"
     shutil.copytree(PACKAGED, root, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    path = root / "breaks" / "broken-mask.toml"
+    path = root / "breaks" / "broken-mask" / "break.toml"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace('en = ["broken-mask"',
                                  f'en = ["{phrase}", "broken-mask"', 1), encoding="utf-8")
@@ -185,5 +186,5 @@ def test_words_the_grader_cannot_read_are_refused_when_the_catalog_loads(tmp_pat
         load_catalog(root)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"scenarios/breaks/broken-mask.toml: [words] en: {phrase!r} "
+    assert message.startswith(f"scenarios/breaks/broken-mask/break.toml: [words] en: {phrase!r} "
                               "cannot be read by the grader: ")

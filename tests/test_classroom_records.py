@@ -13,10 +13,11 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from diagnose import __version__, classroom
+from diagnose import classroom
 from diagnose.cli import cli
-from diagnose.scenario import ENGINE_VERSION, ScenarioError
-from grading import autograder, gradebook
+from diagnose.scenario import ScenarioError, engine_version
+from grading import gradebook
+from grading.manifest import ManifestRow, read_manifest
 from grading.seal import fingerprint, read_key_file
 
 STEPS = "5"
@@ -78,9 +79,9 @@ def test_roster_order_and_each_students_language_reach_the_manifest(tmp_path, ke
     assert deal(key, out, "--roster", str(roster), "--jobs", "2").exit_code == 0
     rows = manifest_rows(out)
     assert rows[:4] == first and [r[0] for r in rows[4:]] == ["yan"]
-    by_name = {row["student"]: row for row in autograder.read_manifest(out / "manifest.csv")}
-    assert by_name["zoe"]["lang"] == "es" and by_name["yan"]["lang"] == ""
-    assert [s.name for s in gradebook.read_manifest(out)] == ["zoe", "ana", "mia", "yan"]
+    by_name = {row.student: row for row in read_manifest(out)}
+    assert by_name["zoe"].lang == "es" and by_name["yan"].lang == ""
+    assert [s.name for s in gradebook.dealt_students(out)] == ["zoe", "ana", "mia", "yan"]
 
 
 def test_an_unknown_language_is_refused_with_its_line(tmp_path, key):
@@ -166,11 +167,9 @@ def test_a_folder_of_the_previous_version_takes_a_later_deal(tmp_path, folder, k
     shutil.rmtree(out / "student-02")
     write(out / "manifest.csv", f"student,code,email,level\nstudent-01,{code},ana@uni.es,1\n")
     write(out / "deal-settings.json", OLD_SETTINGS.format(
-        key=fingerprint(secret), version=f"{__version__}+engine{ENGINE_VERSION}"))
-    assert classroom.read_manifest(out) == {
-        "student-01": ["student-01", code, "ana@uni.es", "1", ""]}
-    assert [s.name for s in gradebook.read_manifest(out)] == ["student-01"]
-    assert autograder.read_manifest(out / "manifest.csv")[0]["email"] == "ana@uni.es"
+        key=fingerprint(secret), version=engine_version()))
+    assert read_manifest(out) == [ManifestRow("student-01", code, "ana@uni.es", "1", "")]
+    assert [s.name for s in gradebook.dealt_students(out)] == ["student-01"]
     roster = write(tmp_path / "r2.csv", "name,email,level\nstudent-01,,1\nbeto,b@uni.es,\n")
     result = deal(key, out, "--roster", str(roster))
     assert result.exit_code == 0, result.output
@@ -181,9 +180,8 @@ def test_a_folder_of_the_previous_version_takes_a_later_deal(tmp_path, folder, k
 
 def test_a_headerless_manifest_of_the_previous_version_reads(tmp_path):
     write(tmp_path / "manifest.csv", "ana,AAAA-1111,ana@uni.es,2\nbeto,BBBB-2222,,1\n")
-    assert classroom.read_manifest(tmp_path) == {
-        "ana": ["ana", "AAAA-1111", "ana@uni.es", "2", ""],
-        "beto": ["beto", "BBBB-2222", "", "1", ""]}
+    assert read_manifest(tmp_path) == [ManifestRow("ana", "AAAA-1111", "ana@uni.es", "2"),
+                                       ManifestRow("beto", "BBBB-2222", "", "1")]
 
 
 @pytest.mark.parametrize(("text", "students"), [

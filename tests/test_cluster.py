@@ -28,6 +28,8 @@ import scenarios
 from diagnose import classroom, cluster
 from diagnose.classroom import Student
 from diagnose.cli import cli
+from diagnose.scenario import Progress, level_deck, plan_rounds
+from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 
 # skipped without the [cluster] extra; imported by the fixture, not at collection (0.5 s a worker)
@@ -107,12 +109,20 @@ def wait_until(condition, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def with_codes(out: Path, codes: dict[str, str]) -> Path:
+    """A deal folder whose manifest already deals these codes: a deal keeps them, as it keeps a
+    deleted bundle's (so a cluster deal and a local one can be compared byte for byte)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, [ManifestRow(student, code) for student, code in codes.items()])
+    return out
+
+
 @pytest.fixture(scope="module")
 def local_deal(tmp_path_factory):
     """The reference: the same students and codes dealt with the local training pool."""
     root = tmp_path_factory.mktemp("local-deal")
     secret = new_secret()
-    classroom.deal(root / "bundles", CLASS, secret, steps=STEPS, codes=CODES)
+    classroom.deal(with_codes(root / "bundles", CODES), CLASS, secret, steps=STEPS)
     return root / "bundles", secret
 
 
@@ -142,8 +152,9 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     _, checked, _ = local_cluster
     reference, secret = local_deal
     seen: list[str] = []
-    rows = classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
-                          client=checked, on_step=lambda label, record: seen.append(label))
+    rows = classroom.deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
+                          client=checked,
+                          progress=Progress(on_step=lambda label, record: seen.append(label)))
     assert sorted(rows) == sorted(CODES.items())
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")
@@ -194,7 +205,7 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_f
 
     killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
     killer.start()
-    classroom.deal(tmp_path / "bundles", CLASS, secret, steps=STEPS, codes=CODES,
+    classroom.deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
                    client=checked)
     killer.join(timeout=5)
     assert killed, "no worker was seen training"
@@ -222,8 +233,8 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
         wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
         (joined,) = set(checked.workers()) - before
         codes = {**CODES, "chen": "CCCC-4444"}  # more tasks than workers: one waits
-        classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
-                       codes=codes, client=checked)
+        classroom.deal(with_codes(tmp_path / "bundles", codes), [*CLASS, "chen"], secret,
+                       steps=STEPS, client=checked)
         assert_same_bundles(tmp_path / "bundles", reference, secret)
         assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \
                f"{cluster.engine_version()}: it gets no task of this deal" in "\n".join(warnings)
@@ -458,8 +469,8 @@ def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
         return len(decks) > 1
 
     monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
-    rounds = cluster.plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
-    deck = scenarios.level(3).deck  # read here, on the instructor's machine: the task gets it
+    rounds = plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
+    deck = level_deck(3)  # read here, on the instructor's machine: the task gets it
     kept, records = cluster.train_scenario(rounds, deck, True, cluster.engine_version())
     assert decks == [deck] * 2 and kept == 1  # as a local deal: re-dealt
     assert sorted(records) == ["01", "02", "03", "reference"]

@@ -23,7 +23,7 @@ from scenarios import load_catalog
 from scenarios.errors import UsageProblem, UserError
 
 DATA = Path(__file__).resolve().parent / "tui" / "data"
-TYPO = "scenarios/breaks/no-warmup.toml: [override] warmup_stepz: not a key of healthy.toml"
+TYPO = "scenarios/breaks/no-warmup/break.toml: [override] warmup_stepz: not a key of healthy.toml"
 
 
 def invoke(*args: str):
@@ -37,7 +37,7 @@ def broken_catalog(tmp_path, monkeypatch):
     root.mkdir()
     shutil.copy(Path(scenarios.__file__).parent / "healthy.toml", root)
     shutil.copytree(Path(scenarios.__file__).parent / "breaks", root / "breaks")
-    path = root / "breaks" / "no-warmup.toml"
+    path = root / "breaks" / "no-warmup" / "break.toml"
     path.write_text(path.read_text().replace("warmup_steps = 0", "warmup_stepz = 0"))
     monkeypatch.setattr(scenarios.catalog, "default_catalog", lambda: load_catalog(root))
     monkeypatch.setattr(scenarios, "default_catalog", scenarios.catalog.default_catalog)

@@ -121,12 +121,13 @@ def test_diagnostician_survives_degenerate_input(header):
     assert diagnose_run([], [], header, LAB).slug == HEALTHY
 
 
-def test_the_known_breaks_are_those_it_votes_on(trained, header):
-    from diagnose.diagnostician import _votes
+def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
+    from diagnose.diagnostician import votes
 
     records = trained[SEEDS[0]]
-    votes = _votes(figures(records[HEALTHY], records[HEALTHY], header))
-    assert set(votes) == {slug for level in scenarios.all_levels() for slug in level.deck}
+    every = [slug for level in scenarios.all_levels() for slug in level.deck]
+    weighed = votes(figures(records[HEALTHY], records[HEALTHY], header), every)
+    assert list(weighed) == every and all(math.isfinite(v) for v in weighed.values())
 
 
 # --- the deck's levels 2 and 3, on one seed with short runs ---------------------------------

@@ -335,10 +335,11 @@ def test_attempts_and_ledger_as_written_by_279bf2f_open(tmp_path):
 
 
 def test_manifest_and_settings_as_written_by_279bf2f_open(tmp_path):
-    from diagnose.classroom import check_settings, read_manifest
+    from diagnose.classroom import check_settings
+    from grading.manifest import read_manifest
 
     (tmp_path / "manifest.csv").write_text(MANIFEST_279BF2F, encoding="utf-8")
-    assert read_manifest(tmp_path)["ana"][:4] == ["ana", "7KQ2-M9XF", "ana@uni.es", "2"]
+    assert read_manifest(tmp_path)[0][:4] == ("ana", "7KQ2-M9XF", "ana@uni.es", "2")
     (tmp_path / "deal-settings.json").write_text(SETTINGS_279BF2F, encoding="utf-8")
     wanted = json.loads(SETTINGS_279BF2F)
     assert check_settings(tmp_path, wanted, read_manifest(tmp_path)) is False

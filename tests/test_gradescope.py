@@ -90,10 +90,14 @@ def test_the_zip_holds_the_installed_grader_and_never_the_instructor_key(course)
         for package in (grading, scenarios):  # the installed package's own files, as they are
             folder = Path(package.__file__).parent
             for file in folder.rglob("*.py"):
-                if "__pycache__" not in file.parts:
+                if "__pycache__" not in file.parts and "breaks" not in file.parts:
                     inner = f"grader/{package.__name__}/{file.relative_to(folder).as_posix()}"
                     assert archive.read(inner) == file.read_bytes(), inner
-        assert "grader/scenarios/breaks/bad-init.toml" in names
+        assert "grader/scenarios/breaks/bad-init/break.toml" in names
+        # a break's signature.py is the instructor's code: the zip carries its data only
+        assert [n for n in names if n.startswith("grader/scenarios/breaks/")] == [
+            n for n in names if n.startswith("grader/scenarios/breaks/")
+            and n.endswith("/break.toml")]
         assert not [n for n in names if n.endswith(".pyc")]
         for student in TRUTH:
             assert {f"course/bundles/{student}/scenario.json",

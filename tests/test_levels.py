@@ -234,7 +234,8 @@ def _fixture_runs():
 def test_the_reveal_quotes_each_panel_from_the_runs_own_records(heads, neurons):
     """Bug 5's class: what the reveal says of this run is computed from its records (here
     Panel 6's dead heads and neurons, rewritten at every evaluation), never the catalog's."""
-    from diagnose.diagnostician import _fmt, figures, panel_facts
+    from diagnose.diagnostician import figures, panel_facts
+    from diagnose.signatures import fmt as _fmt
 
     header, reference, run = _fixture_runs()
     evals = [r for r in run if r["dead_heads"] is not None]

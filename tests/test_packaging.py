@@ -102,7 +102,8 @@ def test_the_wheel_holds_the_catalog_the_stylesheets_and_the_console_script(whee
     names = set(wheel.namelist())
     assert "scenarios/healthy.toml" in names
     for slug in ("bad-init", "no-warmup", "broken-mask"):
-        assert f"scenarios/breaks/{slug}.toml" in names
+        assert f"scenarios/breaks/{slug}/break.toml" in names
+        assert f"scenarios/breaks/{slug}/signature.py" in names  # the diagnostician reads it
     for package in ("diagnose", "grading", "scenarios"):
         assert f"{package}/__init__.py" in names
     for resource in ("diagnose/dashboard/dashboard.css", "diagnose/dashboard/dashboard.js",

@@ -81,6 +81,7 @@ def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]
     from grading.diagnoses import read_diagnoses
     from grading.grade import open_key, read_scenario
     from grading.ledger import LEDGER, read_ledger
+    from grading.manifest import read_manifest
     from grading.seal import read_key_file
     from scenarios import catalog
 
@@ -104,12 +105,9 @@ def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]
         "a what-if cache": ("json", ws / "whatif" / "01" / "x" / "metrics.jsonl",
                             lambda: read_metrics(ws / "whatif" / "01" / "x" / "metrics.jsonl")),
         "the ledger": ("json", bundles / LEDGER, lambda: read_ledger(bundles, SECRET)),
-        "the class manifest": ("csv", bundles / "manifest.csv",
-                               lambda: gradebook.read_manifest(bundles)),
-        "the deal manifest": ("csv", bundles / "manifest.csv",
-                              lambda: classroom.read_manifest(bundles)),
-        "the autograder's manifest": ("csv", bundles / "manifest.csv",
-                                      lambda: autograder.read_manifest(bundles / "manifest.csv")),
+        "the manifest": ("csv", bundles / "manifest.csv", lambda: read_manifest(bundles)),
+        "the class's students": ("csv", bundles / "manifest.csv",
+                                 lambda: gradebook.dealt_students(bundles)),
         "a roster": ("csv", tmp_path / "roster.csv",
                      lambda: classroom.read_roster(tmp_path / "roster.csv")),
         "deal settings": ("json", bundles / "deal-settings.json",
@@ -131,7 +129,7 @@ def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]
 
 NAMES = ["scenario.json", "answer-key.sealed", "the workspace's key text", "metrics.jsonl",
          "attempts.jsonl", "progress.json", "drafts", "a what-if cache", "the ledger",
-         "the class manifest", "the deal manifest", "the autograder's manifest", "a roster",
+         "the manifest", "the class's students", "a roster",
          "deal settings", "the deal's language", "autograder settings", "Gradescope metadata",
          "a catalog TOML", "a key file", "a diagnoses file"]
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import scenarios
 from diagnose import classroom
@@ -29,6 +31,9 @@ from diagnose.scenario import (
     check_code,
     create_scenario,
     new_code,
+    plan_rounds,
+    redeal_message,
+    train_rounds,
     workspace_lock,
 )
 from diagnose.workspace import open_workspace
@@ -71,6 +76,30 @@ def test_codes():
     for bad in ("", "x" * 65, " padded", "tab\there", "new\nline"):
         with pytest.raises(ScenarioError):
             check_code(bad)
+
+
+@given(refused=st.integers(0, 5))
+def test_rounds_train_until_told_apart_and_the_last_is_kept_whatever_it_shows(refused):
+    """The one re-deal loop (local deals and a cluster's tasks): each refused round but the last
+    is announced, the first accepted round is kept, and no round trains after it."""
+    rounds = plan_rounds(b"k" * 32, "LOOP-0001", 3, level=1)
+    trained, announced = [], []
+
+    def train(plans):
+        trained.append([plan.seed for plan in plans])
+        return {plan.run: [{"step": 0, "seed": plan.seed}] for plan in plans}
+
+    def check(records, deal):
+        assert set(deal) == set(records) - {"reference"}
+        return len(trained) > refused
+
+    kept, records = train_rounds(rounds, train, check, announced.append)
+    assert kept == min(refused, len(rounds) - 1) and len(trained) == kept + 1
+    assert announced == list(range(kept))
+    assert records["reference"][0]["seed"] == rounds[kept][1][0].seed
+    assert len({seeds[0] for seeds in trained}) == len(trained)  # every round: fresh seeds
+    assert train_rounds(rounds, train, None)[0] == 0  # no check: the first round stands
+    assert "LOOP-0001" in redeal_message("LOOP-0001", 0) and "(deal 1)" in redeal_message("X", 0)
 
 
 def test_a_spec_is_one_checked_value():

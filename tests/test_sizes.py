@@ -152,10 +152,12 @@ def test_the_catalog_refuses_a_slug_a_key_has_no_room_for(tmp_path):
     root = tmp_path / "scenarios"
     shutil.copytree(resources.files("scenarios"), root,
                     ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    path = root / "breaks" / "no-warmup.toml"
+    folder = root / "breaks" / "no-warmup"
     levels = root / "levels.toml"
     lab = levels.read_text(encoding="utf-8")
     for slug, refused in (("n" * SLUG_MAX, False), ("n" * (SLUG_MAX + 1), True)):
+        folder = folder.rename(folder.parent / slug)  # a break's folder is named after its slug
+        path = folder / "break.toml"
         path.write_text(re.sub(r'(?m)^slug = ".*"$', f'slug = "{slug}"',
                                path.read_text(encoding="utf-8")), encoding="utf-8")
         levels.write_text(lab.replace('"no-warmup"', f'"{slug}"'), encoding="utf-8")

@@ -24,29 +24,25 @@ from diagnose.panels import (
     Series,
     first_nonfinite,
     format_number,
-    nice_step,
     panel_axis,
 )
+from diagnose.ticks import linear_ticks, log_ticks
 
 WIDTH, HEIGHT = 600, 250
 LEFT, RIGHT, TOP, BOTTOM = 60, 590, 14, 218  # the plot area inside the viewBox
 GLYPH_WIDTH = 5.6  # average advance of a guide label's glyph, in viewBox units
+Y_TICKS, STEP_TICKS, LOG_LABELS = 5, 8, 8  # about how many labels each axis has room for
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 Values = list[float | None]
 
 
 def axis_ticks(axis: Axis) -> list[tuple[float, str | None]]:
-    """(value, label) pairs; a None label is an unlabelled minor grid line."""
+    """(value, label) pairs (`diagnose.ticks`' rule); a None label is a minor grid line."""
     if axis.log:
-        return _log_ticks(axis.lo, axis.hi)
-    return [(v, _plain(v)) for v in _linear_ticks(axis.lo, axis.hi)]
-
-
-def _linear_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    step = nice_step(hi - lo, count)
-    first = math.ceil(lo / step - 1e-9)
-    return [round(k * step, 12) for k in range(first, int(math.floor(hi / step + 1e-9)) + 1)]
+        return [(value, _log_label(value) if labelled else None)
+                for value, labelled in log_ticks(axis.lo, axis.hi, LOG_LABELS)]
+    return [(v, _plain(v)) for v in linear_ticks(axis.lo, axis.hi, Y_TICKS)]
 
 
 def _plain(value: float) -> str:
@@ -60,27 +56,6 @@ def _log_label(value: float) -> str:
     mantissa = round(value / 10 ** exponent)
     power = "10" + str(exponent).translate(SUPERSCRIPT)
     return power if mantissa == 1 else f"{mantissa}·{power}"
-
-
-def _log_ticks(lo: float, hi: float) -> list[tuple[float, str | None]]:
-    first, last = math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9)
-    decades = last - first
-    # Fewer than three powers of ten in range: label 1-2-5 too, so an axis always reads;
-    # many decades: thin the labels.
-    powers = sum(lo * (1 - 1e-9) <= 10.0 ** e <= hi * (1 + 1e-9) for e in range(first, last + 1))
-    labelled = (1, 2, 5) if powers < 3 else (1,)
-    every = 1 if decades <= 8 else math.ceil(decades / 8)
-    ticks: list[tuple[float, str | None]] = []
-    for exponent in range(first, last + 1):
-        for mantissa in range(1, 10):
-            value = mantissa * 10.0 ** exponent
-            if not lo * (1 - 1e-9) <= value <= hi * (1 + 1e-9):
-                continue
-            if mantissa in labelled and (mantissa != 1 or exponent % every == 0):
-                ticks.append((value, _log_label(value)))
-            elif decades <= 6:
-                ticks.append((value, None))
-    return ticks
 
 
 def _num(value: float) -> str:
@@ -223,6 +198,32 @@ class RunData:
         return RunData(self.steps[:keep], [v[:keep] for v in self.values])
 
 
+def _axes(frame: Frame, x_label: str, y_label: str) -> str:
+    """The grid, the frame, the tick labels (`axis_ticks`, and the steps below) and the two
+    axis labels."""
+    grid, labels = [], []
+    for value, label in axis_ticks(frame.axis):
+        y = _num(frame.y(value))
+        kind = "gridline" if label else "gridline minor"
+        grid.append(f'<line class="{kind}" x1="{LEFT}" x2="{RIGHT}" y1="{y}" y2="{y}"/>')
+        if label:
+            labels.append(f'<text class="tick" x="{LEFT - 5}" y="{y}" text-anchor="end" '
+                          f'dy="0.35em">{escape(label)}</text>')
+    for step in linear_ticks(frame.first_step, frame.last_step, STEP_TICKS):
+        x = _num(frame.x(step))
+        grid.append(f'<line class="gridline" x1="{x}" x2="{x}" y1="{TOP}" y2="{BOTTOM}"/>')
+        labels.append(f'<text class="tick" x="{x}" y="{BOTTOM + 15}" '
+                      f'text-anchor="middle">{step:g}</text>')
+    y_mid = (TOP + BOTTOM) / 2
+    return (f'<g class="axes">{"".join(grid)}'
+            f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
+            f'height="{BOTTOM - TOP}"/>{"".join(labels)}'
+            f'<text class="axis-label" x="{(LEFT + RIGHT) / 2:g}" y="{HEIGHT - 4}" '
+            f'text-anchor="middle">{escape(x_label)}</text>'
+            f'<text class="axis-label" transform="translate(13 {y_mid:g}) rotate(-90)" '
+            f'text-anchor="middle">{escape(y_label)}</text></g>')
+
+
 def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
               guides: Sequence[tuple[Guide, float]], x_label: str, view: str) -> str:
     """The chart of one panel, its y axis fitted to what it draws. `view` names the chart
@@ -233,20 +234,6 @@ def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
                       [value for _, value in guides])
     last_step = max([*steps[-1:], *ref_steps[-1:]], default=0)
     frame = Frame(steps[0] if steps else 0, last_step, axis)
-
-    grid, labels = [], []
-    for value, label in axis_ticks(axis):
-        y = _num(frame.y(value))
-        kind = "gridline" if label else "gridline minor"
-        grid.append(f'<line class="{kind}" x1="{LEFT}" x2="{RIGHT}" y1="{y}" y2="{y}"/>')
-        if label:
-            labels.append(f'<text class="tick" x="{LEFT - 5}" y="{y}" text-anchor="end" '
-                          f'dy="0.35em">{escape(label)}</text>')
-    for step in _linear_ticks(frame.first_step, frame.last_step, 8):
-        x = _num(frame.x(step))
-        grid.append(f'<line class="gridline" x1="{x}" x2="{x}" y1="{TOP}" y2="{BOTTOM}"/>')
-        labels.append(f'<text class="tick" x="{x}" y="{BOTTOM + 15}" '
-                      f'text-anchor="middle">{step:g}</text>')
 
     points = [(frame.x(step), y) for curve_steps, values in
               [(steps, run.values), *([(ref_steps, ref_values)] if ref_values else [])]
@@ -265,19 +252,11 @@ def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
 
     ref_curves = _curves(frame, panel, ref_steps, ref_values, " ref") if ref_values else ""
     curves = _curves(frame, panel, steps, run.values, "")
-    y_mid = (TOP + BOTTOM) / 2
     return (
         f'<svg class="plot {view}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{escape(panel.title_in(lang))}" data-panel="{panel.number}" '
         f'data-first="{frame.first_step}" data-last="{frame.last_step}">'
-        f'<g class="axes">{"".join(grid)}'
-        f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
-        f'height="{BOTTOM - TOP}"/>{"".join(labels)}'
-        f'<text class="axis-label" x="{(LEFT + RIGHT) / 2:g}" y="{HEIGHT - 4}" '
-        f'text-anchor="middle">{escape(x_label)}</text>'
-        f'<text class="axis-label" transform="translate(13 {y_mid:g}) rotate(-90)" '
-        f'text-anchor="middle">{escape(panel.y_label[lang])}'
-        f'</text></g>'
+        f"{_axes(frame, x_label, panel.y_label[lang])}"
         f'<g class="guides">{"".join(guide_markup)}</g>'
         f'<g class="ref-curves">{ref_curves}</g>'
         f'<g class="curves">{curves}</g>'

@@ -187,12 +187,15 @@ class PlayApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="training")
     def train(self) -> None:
         """Train a fresh scenario into the directory (a thread: the screen stays live)."""
+        from diagnose.scenario import Progress, ScenarioSpec
+
         worker = get_current_worker()
-        workspace = train_into(self.store, self.directory, code=self.code, steps=self.steps,
-                               jobs=self.jobs, lang=self.lang, make=self.make_scenario,
-                               level=self.level,
-                               should_stop=lambda: worker.is_cancelled,
-                               on_redeal=lambda note: self.post_message(Redealt(note)))
+        spec = ScenarioSpec(code=self.code, steps=self.steps, lang=self.lang, level=self.level)
+        workspace = train_into(self.store, self.directory, spec, jobs=self.jobs,
+                               make=self.make_scenario,
+                               progress=Progress(should_stop=lambda: worker.is_cancelled,
+                                                 on_redeal=lambda note: self.post_message(
+                                                     Redealt(note))))
         if workspace is not None:
             self.post_message(TrainingFinished(workspace))
 
@@ -411,6 +414,8 @@ class PlayApp(App[None]):
             return
         self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
                               self._after_grade)
+        for warning in graded.warnings:
+            self.call_from_thread(self.notify, warning, severity="warning", timeout=10)
         if judge is check:
             self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
                                   timeout=10)

@@ -1,9 +1,8 @@
 """`GradeScreen`: the grader's word inside the app: a self-study grade, or an instructor's
 bundle's check.
 
-`grade` does what `diagnose grade FILE` does for a self-study scenario: grade the saved file
-with the self-study secret, each miss explained with that run's own numbers, then reveal
-(solutions file, workspace marked revealed) — grading shows the truth anyway. `check` does
+`grade` draws what `diagnose grade FILE` prints for a self-study scenario, from the same
+service (`diagnose.self_study.grade_self_study`: grade, reveal, record progress). `check` does
 what `diagnose grade FILE --check` does for a bundle whose key only the instructor holds: how
 the grader will read each ID, no score. Both raise the grader's and the workspace's own
 errors; the app shows them in one line.
@@ -35,6 +34,7 @@ class Graded:
     solutions: Path | None  # None for a check, or when they could not be written
     passed: str | None = None  # the level passed just now, and what comes next
     next_level: int | None = None  # the level `n` opens, once this level is passed
+    warnings: tuple[str, ...] = ()  # what was not written (the grade stands)
 
 
 def _markup(text: str, role: str) -> str:
@@ -43,20 +43,13 @@ def _markup(text: str, role: str) -> str:
 
 
 def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
-    """Grade `path` against `workspace` (self-study); see the module docstring."""
-    import grading
-    from diagnose.home import self_study_secret
-    from diagnose.levels import level_after, load_progress, record_report
-    from diagnose.reveal import feedback_numbers, reveal_after_grading
+    """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here."""
+    from diagnose.self_study import grade_self_study
 
-    secret = self_study_secret()
-    report = grading.grade_workspace(path, workspace.path, secret, lang=lang,
-                                     evidence=feedback_numbers(workspace.path, lang, secret))
-    solutions, _ = reveal_after_grading(workspace.path, lang, secret)
-    passed, _ = record_report(workspace, report, lang)
-    progress, _ = load_progress()  # its warnings are the progress screen's to show
-    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", solutions,
-                  passed, level_after(workspace.level, progress))
+    graded = grade_self_study(path, workspace.path, lang)
+    report = graded.report
+    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", graded.solutions,
+                  graded.passed, graded.next_level, graded.warnings)
 
 
 def check(path: Path, workspace: Workspace, lang: str) -> Graded:

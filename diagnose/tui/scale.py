@@ -2,7 +2,7 @@
 
 Plain functions over plain lists, no Textual, so each is tested on its own. How a series
 becomes columns is `diagnose.columns`, shared with `diagnose show`; the y range itself is
-`diagnose.panels.fit_axis`'s, shared with the HTML dashboard.
+`diagnose.panels.fit_axis`'s and the ticks `diagnose.ticks`', both shared with the HTML.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from diagnose.columns import Value
-from diagnose.panels import nice_step
+from diagnose.ticks import linear_ticks, log_ticks
 
 ZOOM_STEPS = 20  # `z` shows steps 0-19: the warmup, where the course's signatures live
 
@@ -34,22 +34,17 @@ def to_axis(value: float, log: bool) -> float | None:
     return math.log10(value) if value > 0 else None
 
 
-def from_axis(height: float, log: bool) -> float:
-    return 10.0 ** height if log else height
-
-
 def ticks(value_range: tuple[float, float], log: bool, count: int) -> list[float]:
-    """The range's two ends, then about `count` round values inside it (decades on a log axis).
+    """The range's two ends, then about `count` round values inside it: `diagnose.ticks`' rule,
+    the HTML's too (its labelled ticks only: a terminal row has no room for minor lines).
 
     `value_range` comes from `diagnose.panels.fit_axis`, whose ends are round already.
     """
     low, high = value_range
     if log:
-        decades = range(math.ceil(math.log10(low) - 1e-9), math.floor(math.log10(high) + 1e-9) + 1)
-        inner = [10.0 ** k for k in decades[::max(1, math.ceil(len(decades) / max(count, 1)))]]
+        inner = [value for value, labelled in log_ticks(low, high, count) if labelled]
     else:
-        step = nice_step(high - low, max(count, 1))
-        inner = [low + i * step for i in range(1, int((high - low) / step + 1e-9))]
+        inner = linear_ticks(low, high, count)
     return [high, low, *(v for v in inner if low < v < high)]
 
 

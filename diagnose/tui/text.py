@@ -223,9 +223,10 @@ The dotted line is the **entropy floor**: the lowest average loss any model can 
 corpus when it predicts each token from the tokens before it (each example is one of a finite
 table of conjugations drawn uniformly). The floor binds the **validation** loss, an average over
 the whole split: one training batch of 32 examples can dip below it late in a healthy run
-(an easy batch), which tells nothing. A fresh model should start near ln(vocab) = {ln_vocab}:
-a uniform guess. Read where the loss starts, how fast it falls, whether validation follows
-train, and where it ends against the floor.
+(an easy batch: in 45 of 52 healthy runs, from step 327 on), which tells nothing.
+A fresh model should start near ln(vocab) = {ln_vocab}: a uniform guess. Read where the loss
+starts, how fast it falls, whether validation follows train, and where it ends against the
+floor.
 
 ## 2 · Learning rate (linear)
 The learning rate the optimizer applied at each step. The healthy schedule climbs linearly
@@ -262,7 +263,8 @@ Every curve comes from the arithmetic of real training; nothing is drawn to look
 Two consequences surprise readers of some course tables. The loss is computed with a
 numerically stable log-softmax, so even absurd logits give a huge but finite loss: a broken
 run keeps going rather than turning into NaN. And in a pre-LayerNorm transformer trained with
-Adam, the gradient norm is largest at step 0 in every run, whatever the learning rate, because
+Adam, the gradient norm is usually largest at initialisation, warmup or not (among the first six
+steps, at step 0 in 51 of 52 healthy runs and in 42 of 52 without warmup), because
 Adam's step size does not depend on the gradient's size: look for what changes from the
 reference, not for a textbook spike.
 
@@ -300,7 +302,8 @@ token objetivo. La línea de puntos es el **suelo de entropía**: la menor pérd
 modelo puede alcanzar en este corpus cuando predice cada token a partir de los anteriores
 (cada ejemplo es una conjugación de una tabla finita, elegida al azar). El suelo limita la
 pérdida de **validación**, una media sobre todo el conjunto: un solo batch de entrenamiento de 32
-ejemplos puede bajar de él al final de una ejecución sana (un batch fácil), y eso no dice nada.
+ejemplos puede bajar de él al final de una ejecución sana (un batch fácil: en 45 de 52
+ejecuciones sanas, desde el paso 327), y eso no dice nada.
 Un modelo recién
 iniciado debería empezar cerca de ln(vocab) = {ln_vocab}: adivinar al azar. Mira dónde empieza,
 lo rápido que baja, si validación sigue a entrenamiento y dónde acaba frente al suelo.
@@ -341,8 +344,9 @@ Cada curva sale de la aritmética de un entrenamiento real; nada se dibuja para 
 fallo. Dos consecuencias sorprenden a quien lea algunas tablas del curso. La pérdida se calcula
 con un log-softmax numéricamente estable, así que hasta unos logits absurdos dan una pérdida
 enorme pero finita: una ejecución rota sigue adelante en vez de volverse NaN. Y en un
-transformer pre-LayerNorm entrenado con Adam, la norma del gradiente es máxima en el paso 0 en
-todas las ejecuciones, sea cual sea el learning rate, porque el tamaño del paso de Adam no
+transformer pre-LayerNorm entrenado con Adam, la norma del gradiente suele ser máxima en la
+inicialización, con warmup o sin él (entre los seis primeros pasos, en el paso 0 en 51 de 52
+ejecuciones sanas y en 42 de 52 sin warmup), porque el tamaño del paso de Adam no
 depende del tamaño del gradiente: busca lo que cambia respecto a la referencia, no un pico de
 libro.
 

@@ -6,20 +6,25 @@ as the step sink, and the two things a Textual app needs from a training pool:
 - multiprocessing's resource tracker must be started before the app runs (`prepare`): the
   first worker process starts it with sys.stderr's file descriptor, and inside the app
   sys.stderr is Textual's capture, whose fileno() is -1 ("bad value(s) in fds_to_keep");
-- the training processes run in the background (`create_scenario(background=True)`): at a
-  lower CPU priority than the screen, or on a machine with as many busy cores as runs every
-  key would wait behind them, and silent, since their stderr is the screen.
+- the training processes run in the background (`Workers(background=True)`): at a lower CPU
+  priority than the screen, or on a machine with as many busy cores as runs every key would
+  wait behind them, and silent, since their stderr is the screen.
 
 No Textual here; numpy only through the engine, imported by the worker thread.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagnose.tui.state import RunStore
 from diagnose.workspace import Workspace
+
+if TYPE_CHECKING:  # the scenario engine loads with the training, not with the app
+    from diagnose.scenario import Progress, ScenarioSpec
 
 
 def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
@@ -37,25 +42,25 @@ def prepare() -> None:
     resource_tracker.ensure_running()
 
 
-def train_into(store: RunStore, directory: Path, *, code: str, steps: int | None, jobs: int,
-               lang: str, should_stop: Callable[[], bool], on_redeal: Callable[[str], None],
-               make: Callable[..., Workspace] | None = None, level: int = 1
+def train_into(store: RunStore, directory: Path, spec: ScenarioSpec, *, jobs: int,
+               progress: Progress, make: Callable[..., Workspace] | None = None
                ) -> Workspace | None:
-    """Train and write the scenario, streaming every step into `store`; None if stopped.
+    """Train and write the scenario `spec`, streaming every step into `store` (`progress`
+    says when to stop and hears re-deals); None if stopped.
 
     Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
     """
     from diagnose.engine import run_header_fields
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Cancelled, Progress, ScenarioSpec, create_scenario
+    from diagnose.scenario import Cancelled, Workers, create_scenario
     from scenarios import healthy_config
 
     store.header.update(run_header_fields(healthy_config()))  # the guides, before the files
 
     try:
         return (make or create_scenario)(
-            directory, spec=ScenarioSpec(code=code, steps=steps, lang=lang, level=level),
-            secret=self_study_secret(create=True), jobs=jobs, background=True,
-            progress=Progress(on_step=store.add, should_stop=should_stop, on_redeal=on_redeal))
+            directory, spec=spec, secret=self_study_secret(create=True),
+            workers=Workers(jobs, background=True),
+            progress=dataclasses.replace(progress, on_step=store.add))
     except Cancelled:
         return None

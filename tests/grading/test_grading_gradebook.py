@@ -19,7 +19,7 @@ from grading import (
     write_gradescope,
 )
 from grading.diagnoses import parse_diagnoses
-from grading.gradebook import match, read_manifest
+from grading.gradebook import dealt_students, match
 from grading.seal import new_secret
 
 CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222", "luis": "CCCC-3333"}
@@ -65,7 +65,7 @@ def test_a_class_is_graded_into_its_bundles(course):
 
 def test_matching_refuses_what_it_cannot_place(course):
     key, bundles, subs = course
-    roster = read_manifest(bundles)
+    roster = dealt_students(bundles)
     assert [s.name for s in roster] == ["borja", "ana", "luis"]
     assert match(subs / "x" / "ANA-diagnoses.md", reading(), roster).name == "ana"
     assert match(subs / "Ana.md", reading("bbbb-2222"), roster).name == "ana"
@@ -144,14 +144,14 @@ def test_gradebook_and_gradescope(course, tmp_path):
 def test_bundles_without_a_manifest_are_found_by_their_folders(course):
     key, bundles, _ = course
     (bundles / "manifest.csv").unlink()
-    assert [s.name for s in read_manifest(bundles)] == ["ana", "borja", "luis"]
+    assert [s.name for s in dealt_students(bundles)] == ["ana", "borja", "luis"]
 
 
 def test_a_folder_without_bundles_is_refused(tmp_path):
     with pytest.raises(GradeError, match="no bundles here"):
-        read_manifest(tmp_path)
+        dealt_students(tmp_path)
     with pytest.raises(GradeError, match="no such directory of bundles"):
-        read_manifest(tmp_path / "nope")
+        dealt_students(tmp_path / "nope")
 
 
 def test_a_broken_bundle_is_a_note_in_the_gradebook(course, tmp_path):

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from grading import DEFAULT_DIR, GradeError, grade_bundles, gradebook_rows
 from grading import gradebook as gradebook_module
 from grading import ledger as ledger_module
-from grading.gradebook import read_manifest
+from grading.gradebook import dealt_students
 from grading.ledger import read_ledger
 from grading.seal import new_secret
 
@@ -87,7 +87,7 @@ class Class:
         file = self.submission(name, right)
         placed = None
         if kind == "single":
-            placed = next(s for s in read_manifest(self.bundles) if s.name == name)
+            placed = next(s for s in dealt_students(self.bundles) if s.name == name)
         failure = {"fail": OSError(28, "No space left on device"),
                    "kill": KeyboardInterrupt()}.get(kind)
         def fail(*args, **kwargs):

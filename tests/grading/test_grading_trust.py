@@ -28,9 +28,9 @@ from grading import (
 from grading import ledger as ledger_module
 from grading.attempts import Attempt, append_attempt, load_attempts, seal_attempt
 from grading.gradebook import (
+    dealt_students,
     find_deal,
     named_student,
-    read_manifest,
     refused_rows,
     spreadsheet_safe,
     write_gradebook,
@@ -633,7 +633,7 @@ def test_any_file_name_ends_in_one_line_or_a_grade_never_a_traceback(prefix, nam
             assert refused[0]["file"] == spreadsheet_safe(printable(file.name, one_line=True))
         if result.exit_code == 0:  # graded: into the bundle its name places, and no other
             (row,) = (r for r in rows if r["score"])
-            assert named_student(file, read_manifest(bundles)).name == row["student"]
+            assert named_student(file, dealt_students(bundles)).name == row["student"]
 
 
 @given(text=st.text(st.characters(blacklist_categories=())), raw=st.binary())
@@ -656,7 +656,7 @@ def test_printable_text_always_encodes_and_leaves_utf8_alone(text, raw):
 
 
 def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, tmp_path):
-    borja = next(s for s in read_manifest(old_course) if s.name == "borja")
+    borja = next(s for s in dealt_students(old_course) if s.name == "borja")
     (graded,) = grade_bundles([submit(tmp_path, "x.md", RIGHT)], old_course, OLD_KEY,
                               student=borja)
     assert (graded.report.counts, graded.report.attempt) == (False, 2)

@@ -83,15 +83,14 @@ class ReplayScenario:
         self.hold = hold
         self.calls: list[dict] = []
 
-    def __call__(self, target: Path, spec, *, secret: bytes, jobs: int, progress,
-                 background: bool) -> object:
-        from diagnose.scenario import Cancelled, Progress, ScenarioSpec, create_scenario
+    def __call__(self, target: Path, spec, *, secret: bytes, workers, progress) -> object:
+        from diagnose.scenario import Cancelled, Progress, ScenarioSpec, Workers, create_scenario
 
         inspect.signature(create_scenario).bind(  # the app's call must suit the real one
-            target, spec=spec, secret=secret, jobs=jobs, progress=progress,
-            background=background)
+            target, spec=spec, secret=secret, workers=workers, progress=progress)
         assert isinstance(spec, ScenarioSpec) and isinstance(progress, Progress)
-        assert background, "under the TUI, training must yield the CPU and keep quiet"
+        assert isinstance(workers, Workers) and workers.pool is None
+        assert workers.background, "under the TUI, training must yield the CPU and keep quiet"
         self.calls.append({"target": target, "code": spec.code, "steps": spec.steps,
                            "lang": spec.lang})
         on_step, should_stop = progress.on_step, progress.should_stop

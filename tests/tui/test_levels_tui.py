@@ -31,7 +31,8 @@ async def _grade_all_right(app, pilot, workspace):
         await pilot.press("escape")
     await pilot.press("g")
     await pilot.click("#yes")
-    await until(pilot, lambda: isinstance(app.screen, GradeScreen))
+    # the screen first, then its text once composed (a loaded machine shows the gap)
+    await until(pilot, lambda: isinstance(app.screen, GradeScreen) and "Score:" in grade_text(app))
 
 
 async def test_a_perfect_first_grading_passes_the_level_and_offers_the_next(workspace, course):

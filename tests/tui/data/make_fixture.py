@@ -21,7 +21,7 @@ def main() -> None:
         key.parent.mkdir(exist_ok=True)
         write_key_file(key, new_secret())
     workspace = create_scenario(DATA / "scenario", ScenarioSpec(code=CODE, steps=STEPS),
-                                secret=read_key_file(key), jobs=2, force=True)
+                                secret=read_key_file(key), force=True)
     for run in workspace.runs:  # the TUI never reads them: keep the fixture small
         workspace.dashboard_path(run).unlink(missing_ok=True)
     print(f"wrote {workspace.path} ({', '.join(workspace.runs)})")

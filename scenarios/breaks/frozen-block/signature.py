@@ -1,0 +1,51 @@
+"""frozen-block's reading of the panels: some matrices' largest singular values never move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnose.signatures import (
+    FROZEN_MOVE,
+    Check,
+    Figures,
+    Finding,
+    Records,
+    Signature,
+    check,
+    fmt,
+    same_lr,
+    under,
+)
+
+
+class FrozenBlock(Signature):
+    needs = ("spectral_norm",)
+
+    def vote(self, fig: Figures) -> float:
+        # Panel 5
+        return under(fig["least_moved"], FROZEN_MOVE)
+
+    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
+        f = fmt
+        return [
+            Finding(5, "least_moved", fig["least_moved"], {
+                "en": f"a matrix's largest singular value moved {f(fig['least_moved'] * 100)}% "
+                      f"over the whole run (the reference's least: "
+                      f"{f(fig['ref_least_moved'] * 100)}%)",
+                "es": f"el mayor valor singular de una matriz se movió un "
+                      f"{f(fig['least_moved'] * 100)}% en toda la ejecución (el que menos en la "
+                      f"referencia: {f(fig['ref_least_moved'] * 100)}%)"}),
+        ]
+
+    def checks(self, fig: Figures, run: Records, reference: Records,
+               header: dict[str, Any]) -> list[Check]:
+        same = same_lr(run, reference)
+        return [
+            check("least_moved", fig["least_moved"], fig["least_moved"] < 0.003,
+                  "< 0.3% over the run"),
+            check("ref_least_moved", fig["ref_least_moved"], fig["ref_least_moved"] > 0.02,
+                  "> 2% (reference)"),
+            check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] < 0.9,
+                  "< 0.9x (the frozen block's gradient is not counted)"),
+            check("same_lr", float(same), same, "the reference's schedule"),
+        ]

@@ -1,0 +1,102 @@
+"""The deck's texts say what was measured: every figure a break's reveal, the README's deck
+section or the help quotes is a claim of `bench/deck_texts.py`, rendered from the measured
+`bench/deck-figures.json` (three seed ranges, one never used for calibration); a range
+or a rate that no claim measured is refused. Re-measuring is `bench/deck_texts.py --load`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("deck_texts", ROOT / "bench" / "deck_texts.py")
+deck_texts = importlib.util.module_from_spec(_spec)
+sys.modules["deck_texts"] = deck_texts  # dataclasses look their module up there
+_spec.loader.exec_module(deck_texts)
+FIGURES = json.loads((ROOT / "bench" / "deck-figures.json").read_text(encoding="utf-8"))
+
+
+def test_every_text_says_what_was_measured_and_nothing_unmeasured():
+    assert deck_texts.check(FIGURES["figures"]) == []
+
+
+def test_the_figures_come_from_three_seed_ranges_one_never_calibrated_on():
+    """Every run kind counts the same seeds, the README names them, and the range no
+    calibration saw (5000-5019) is whole."""
+    ranges = dict(map(tuple, FIGURES["ranges"]))
+    assert list(ranges) == [0, 1000, 5000] and ranges[5000] == 20
+    runs = {claim.run for *_, made in deck_texts.claims() for claim in made}
+    seeds = sum(ranges.values())
+    assert seeds >= 50
+    assert {run: FIGURES["figures"][run]["loss0"]["n"] for run in runs} == dict.fromkeys(runs,
+                                                                                       seeds)
+    deck = deck_texts.text_of("README", "deck", "en")
+    assert all(f"{first}–{first + count - 1}" in deck for first, count in ranges.items())
+
+
+def test_every_claim_names_a_measured_figure_and_every_break_has_a_text():
+    import scenarios
+
+    slugs = set(scenarios.default_catalog().breaks)
+    for owner, fields in deck_texts.CLAIMS.items():
+        assert owner in slugs or any(key[0] == owner for key in deck_texts.REGIONS), owner
+        for tokens in fields.values():
+            for token in tokens:
+                claim = deck_texts.Claim.parse(token)
+                assert claim.figure in FIGURES["figures"][claim.run], token
+
+
+@given(st.floats(min_value=-1e7, max_value=1e7, allow_nan=False).filter(lambda v: abs(v) > 1e-6))
+def test_a_figure_is_written_to_three_significant_digits_in_both_languages(value):
+    en, es = deck_texts.number(value, "en"), deck_texts.number(value, "es")
+    assert es == en.replace(",", "_").replace(".", ",").replace("_", ".")
+    back = float(en.replace(",", "").replace("−", "-"))
+    digits = 2 if abs(value) < 0.01 else 3
+    assert math.isclose(back, value, rel_tol=0.51 * 10 ** (1 - digits))
+
+
+@given(st.lists(st.floats(min_value=-50, max_value=50, allow_nan=False), min_size=1,
+                max_size=80))
+def test_a_summary_orders_its_percentiles_and_counts_every_run(values):
+    stats = deck_texts.summarise(values)
+    assert stats["min"] <= stats["p5"] <= stats["p50"] <= stats["p95"] <= stats["max"]
+    assert stats["pos"] + stats["zero"] + stats["neg"] == stats["n"] == len(values)
+    if all(float(v).is_integer() for v in values):   # a count's percentile is one of its values
+        assert {stats["p5"], stats["p50"], stats["p95"]} <= set(values)
+
+
+_words = st.text(alphabet="abcdefgh ", min_size=1, max_size=12)
+_figure = st.floats(min_value=0.011, max_value=99, allow_nan=False)
+
+
+@given(parts=st.lists(st.tuples(_words, _figure, _figure), min_size=1, max_size=6),
+       new=st.lists(_figure, min_size=12, max_size=12), unmeasured=st.booleans())
+def test_a_text_holds_its_claims_in_order_and_no_range_beside_them(parts, new, unmeasured):
+    """A text made of words and ranges: its ranges are the claims, found in order and
+    rewritten in place; one range more, that no claim renders, is refused."""
+    ranges = [f"{deck_texts.number(a, 'en')}-{deck_texts.number(b, 'en')}" for _, a, b in parts]
+    text = "".join(f"{words}x {quoted} y" for (words, _, _), quoted in zip(parts, ranges,
+                                                                          strict=True))
+    assert deck_texts.problems_in(text, ranges) == []
+    renewed = [f"{deck_texts.number(a, 'en')}-{deck_texts.number(b, 'en')}"
+               for a, b in zip(new[::2], new[1::2], strict=False)][:len(ranges)]
+    rewritten = deck_texts._rewrite_line(text, ranges, renewed)
+    assert deck_texts.problems_in(rewritten, renewed) == []
+    if unmeasured:
+        assert deck_texts.problems_in(text + " ends 1.5-2.5 times", ranges) == [
+            "quotes '1.5-2.5', which no claim of CLAIMS measures"]
+    else:
+        assert deck_texts.problems_in(text + " in 3 of 7 runs", ranges) == [
+            "quotes '3 of 7', which no claim of CLAIMS measures"]
+
+
+def test_a_claim_is_found_only_as_a_whole_number():
+    text = "ends 0.603-1.2 times, 160 steps, over 60 runs"
+    assert deck_texts.locate(text, "60") == text.index("60 runs")
+    assert deck_texts.locate(text, "0.6") == -1 and deck_texts.locate(text, "1.2") > 0
