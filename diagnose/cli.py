@@ -463,7 +463,8 @@ def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None)
 def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: str) -> None:
     """Print the six panels of one run: a sparkline per series with first/last/min/max.
 
-    ID is 01, 02, 03 or reference (also ref). NaN/inf is marked with the step it started.
+    ID is 01, 02, 03 or reference (also ref), or the path of a run of your own (its
+    metrics.jsonl, or its folder with a /). NaN/inf is marked with the step it started.
     Piped into a file or another program, the output is plain text without colours.
 
     \b
@@ -471,6 +472,7 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
       diagnose show 01
       diagnose show reference --steps 0:50 --lang es | less
       diagnose show 02 --what-if          # after the reveal
+      diagnose show runs/lr-test/         # a run you recorded (diagnose.record)
     """
     from diagnose.show import StepsError, show_run
 
@@ -943,8 +945,9 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     """Open the game's six panels on your own run while it trains.
 
     RUN is a metrics.jsonl written by diagnose.record.Recorder (or its folder); the panels
-    grow as your loop appends steps. No IDs, no grading. Keys: l log/linear, r the reference
-    under the run, z the first steps, q quit.
+    grow as your loop appends steps. No IDs, no grading. The keys are the game's: 0 the
+    reference, 1 your run, l log/linear, r the reference under the run, z the first steps,
+    left/right a step cursor, tab and enter a panel's detail view, q quit.
 
     \b
     Example:
@@ -952,13 +955,14 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     """
     from diagnose.check import metrics_path, same_model
     from diagnose.metrics import read_metrics
+    from diagnose.tui.text import localised
     from diagnose.tui.watch_app import WatchApp
 
     run_file = metrics_path(run)
     ref = None
     if reference is not None:
         ref = read_metrics(metrics_path(reference))
-    app = WatchApp(run_file, ref, lang=lang)
+    app = localised(WatchApp, lang)(run_file, ref, lang=lang)
     if ref is not None:
         same_model(app.store.header, ref[0], (str(run_file), str(metrics_path(reference))),
                    lang)

@@ -20,6 +20,7 @@ are kept, they are data (a diverging run keeps its steps).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -49,6 +50,9 @@ class Series:
     sparse: bool = False                       # measured every eval_every steps only
     total: int | None = None                   # a count out of `total`, drawn as a percentage
     unit: str = ""                             # appended when formatting ("%")
+    # A summary of other series (panels.envelope, panels.per_layer): which of them it shows
+    # at a step, by name (None: none measured there).
+    which: Callable[[Record], str | None] | None = None
 
     def values(self, records: Sequence[Record]) -> list[float | None]:
         return [self.read(r) for r in records]
@@ -219,6 +223,121 @@ def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[P
                       _percent("dead_neurons_frac"), group=1, sparse=True, unit="%")),
               y_include=(0.0, 25.0)),
     )
+
+
+# --- Summaries: a panel with more series than a view has rows for (a 12-layer model's
+# matrices) draws, per layer, the largest, the median and the smallest, each naming the series
+# it shows at a step; when even that does not fit, the largest and smallest of all.
+
+SUMMARY_PICKS = {  # key suffix -> (en, es, rank among the sorted values: 0 first, -1 last)
+    "max": ("largest", "la mayor", -1), "med": ("median", "la mediana", None),
+    "min": ("smallest", "la menor", 0)}
+LAYER_SUMMARY = ("max", "med", "min")
+SCROLL_ROWS = 40  # the most series a view with room to scroll (the detail view, `show`) draws
+
+
+def matrix_layer(name: str) -> str | None:
+    """The layer a series belongs to: its name up to its first all-digit part (`h.3.mlp.c_fc`
+    -> `h.3`, `blocks.11.attn.qkv.weight` -> `blocks.11`); None outside any layer (`wte`)."""
+    parts = name.split(".")
+    for index, part in enumerate(parts):
+        if part.isascii() and part.isdigit():
+            return ".".join(parts[:index + 1])
+    return None
+
+
+def _ranked(members: Sequence[Series], record: Record) -> list[tuple[float, str]]:
+    """The members' measured values at one step, smallest first; a NaN anywhere makes the
+    summary NaN (a diverging matrix must show), named after the first NaN member."""
+    measured = [(value, s.key) for s in members if (value := s.read(record)) is not None]
+    broken = [pair for pair in measured if math.isnan(pair[0])]
+    return broken[:1] if broken else sorted(measured)
+
+
+def _picker(members: Sequence[Series], rank: int | None) -> tuple[Callable, Callable]:
+    def chosen(record: Record) -> tuple[float, str] | None:
+        ranked = _ranked(members, record)
+        if not ranked:
+            return None
+        return ranked[(len(ranked) - 1) // 2 if rank is None else rank]  # the lower median:
+        # a median that is one of the members, so that it has a name
+
+    def read(record: Record) -> float | None:
+        pair = chosen(record)
+        return None if pair is None else pair[0]
+
+    def which(record: Record) -> str | None:
+        pair = chosen(record)
+        return None if pair is None else pair[1]
+    return read, which
+
+
+def summary(members: Sequence[Series], key: str, scope: Text, picks: Sequence[str],
+            group: int = 0) -> tuple[Series, ...]:
+    """Series that each show one of `picks` ("max", "med", "min") over `members` at every
+    step; `key` must be unique across panels (RunStore caches values by key)."""
+    out = []
+    for variant, pick in enumerate(picks):
+        en, es, rank = SUMMARY_PICKS[pick]
+        read, which = _picker(tuple(members), rank)
+        label = {lang: f"{scope[lang]} {word}".strip()
+                 for lang, word in zip(LANGS, (en, es), strict=True)}
+        out.append(Series(f"{key}.{pick}", label, read, group=group, variant=variant,
+                          which=which))
+    return tuple(out)
+
+
+def envelope(panel: Panel) -> tuple[Series, ...]:
+    """The largest and smallest of all the panel's series at each step."""
+    count = len(panel.series)
+    top, bottom = summary(panel.series, f"{panel.key}.envelope", _same(""), ("max", "min"))
+    return (dataclasses.replace(top, label={"en": f"largest of the {count}",
+                                            "es": f"el mayor de los {count}"}),
+            dataclasses.replace(bottom, group=1, variant=0, label={
+                "en": f"smallest of the {count}", "es": f"el menor de los {count}"}))
+
+
+def per_layer(panel: Panel) -> tuple[Series, ...]:
+    """Per layer (`matrix_layer`), its series themselves when they are at most three, else
+    their largest, median and smallest; the series outside any layer likewise, first."""
+    layers: dict[str | None, list[Series]] = {}
+    for series in panel.series:
+        layers.setdefault(matrix_layer(series.key), []).append(series)
+    out: list[Series] = []
+    for index, (layer, members) in enumerate(layers.items()):
+        if len(members) <= len(LAYER_SUMMARY):
+            out += members
+            continue
+        scope = _same(layer) if layer else _both("outside the layers:", "fuera de las capas:")
+        out += summary(members, f"{panel.key}.layer.{layer or ''}", scope, LAYER_SUMMARY,
+                       group=index)
+    return tuple(out)
+
+
+def named(series: Series, record: Record | None, lang: str) -> str:
+    """A series' label, and for a summary the series it shows in `record` (within its layer,
+    the layer's prefix dropped): "h.3 largest: mlp.c_fc"."""
+    label = series.label[lang]
+    shows = series.which(record) if series.which and record is not None else None
+    if shows is None:
+        return label
+    layer = matrix_layer(shows)
+    if layer and label.startswith(layer + " "):
+        shows = shows.removeprefix(layer + ".")
+    return f"{label}: {shows}"
+
+
+def series_for_rows(panel: Panel, rows: int | None, per_row: int = 1) -> tuple[Series, ...]:
+    """The panel's series if `rows` holds them (`per_row` rows each: 2 with the reference
+    overlaid), else the per-layer summary if it holds that, else the envelope of them all.
+    `rows` None: no limit."""
+    full = panel.series
+    if rows is None or len(full) <= 2 or len(full) * per_row <= rows:
+        return full
+    layered = per_layer(panel)
+    if len(layered) < len(full) and len(layered) * per_row <= rows:
+        return layered
+    return envelope(panel)
 
 
 def clip_threshold() -> float:

@@ -5,8 +5,10 @@
 Each panel (from the shared specs in `diagnose.panels`) is a title, its guide values, and one
 row per series: a block sparkline of the chosen steps, downsampled to the terminal's width on
 the panel's own log or linear scale (by `diagnose.columns`, the TUI's rule), then the first,
-last, min and max values. A NaN is drawn as a red `×` in the sparkline, +inf as `▲`, -inf as
-`▼`, and named below the row with the step where it started. Piped output is plain text:
+last, min and max values. A panel of more than `panels.SCROLL_ROWS` series (a deep model's
+matrices) prints their per-layer summary, each row naming the matrix it shows at the last
+step. A NaN is drawn as a red `×` in the sparkline, +inf as `▲`, -inf as `▼`, and named below
+the row with the step where it started. Piped output is plain text:
 rich drops colours when its output is not a terminal.
 
 Left out: training, writing files, and any interaction (that is the TUI's). Errors are
@@ -16,7 +18,9 @@ Left out: training, writing files, and any interaction (that is the TUI's). Erro
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,14 +31,17 @@ from rich.text import Text
 
 from diagnose.columns import MARKS, columns, held, nonfinite_mark
 from diagnose.panels import (
+    SCROLL_ROWS,
     Axis,
     Panel,
     Series,
     finite,
     format_number,
     guide_values,
+    named,
     panel_axis,
     panels_for,
+    series_for_rows,
     summarize,
 )
 from scenarios.errors import UsageProblem, UserError
@@ -137,14 +144,17 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
                  steps: Sequence[int], lang: str, width: int) -> list[Text]:
     """The lines of one panel. Wide terminals put each sparkline beside its label; narrow ones
     give it a line of its own, so it is never squeezed below a readable width."""
+    # A panel of more series than a screenful (a deep model's matrices): their summary.
+    panel = dataclasses.replace(panel, series=series_for_rows(panel, SCROLL_ROWS))
     values = [s.values(records) for s in panel.series]
+    labels = [named(s, records[-1] if records else None, lang) for s in panel.series]
     axis = panel_axis(panel, [values])
     words = WORDS[lang]
     title = Text(panel.title_in(lang), style="bold")
     title.append(f"  ({'log' if panel.log else 'lin'})", style="dim")
     for guide, value in guide_values(panel, header):
         title.append(f"  {guide.label[lang]} {format_number(value)}", style="dim")
-    label_width = min(max(len(s.label_in(lang)) for s in panel.series), 30)
+    label_width = min(max(map(len, labels)), 40)
     numbers_width = 4 * (NUMBER_WIDTH + 1)
     beside = width - 2 - label_width - 2 - numbers_width
     wide = beside >= 32
@@ -156,9 +166,9 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
     for name in words["columns"]:
         column_names.append(" " + name.rjust(NUMBER_WIDTH), style="dim")
     lines = [title, column_names]
-    for series, vals in zip(panel.series, values, strict=True):
+    for series, vals, label in zip(panel.series, values, labels, strict=True):
         summary = summarize(vals)
-        row = Text("  " + series.label_in(lang)[:label_width].ljust(label_width))
+        row = Text("  " + label[:label_width].ljust(label_width))
         if wide:
             row.append("  ")
             row.append_text(sparkline(series, vals, axis, spark_width))
@@ -179,8 +189,9 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
 
 def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[str, Any]], *,
                run: str, lang: str = "en", code: str | None = None,
-               steps: range | None = None) -> None:
-    """Print the six panels of one run (the records `steps` selects, all by default)."""
+               steps: range | None = None, panels: Sequence[Panel] | None = None) -> None:
+    """Print the six panels of one run (the records `steps` selects, all by default); `panels`
+    default to the game's model's."""
     words = WORDS[lang]
     chosen = list(records) if steps is None else [records[i] for i in steps]
     heading = Text(words["reference_run"] if run == "reference" else words["run"].format(run=run),
@@ -194,7 +205,7 @@ def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[
     step_numbers = [r["step"] for r in chosen]
     console.print(Text(words["steps"].format(a=step_numbers[0], b=step_numbers[-1],
                                              n=len(records)), style="dim"), highlight=False)
-    for panel in panels_for(chosen):
+    for panel in panels or panels_for(chosen):
         console.print()
         for line in render_panel(panel, header, chosen, step_numbers, lang, console.width):
             console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
@@ -209,9 +220,33 @@ def show_run(directory: Path, run_id: str, *, steps: str | None = None, lang: st
     from diagnose.workspace import open_workspace
 
     span = parse_steps(steps)
+    if is_own_run(run_id):
+        show_own_run(Path(run_id), span, lang=lang, console=console)
+        return
     workspace = open_workspace(directory)
     run = resolve_run(run_id, workspace.runs)
     header, records = workspace.read_run(run)
     chosen = select_steps(span, len(records))
     render_run(console or Console(), header, records, run=run, lang=lang, code=workspace.code,
                steps=chosen)
+
+
+def is_own_run(text: str) -> bool:
+    """An ID names a game run (`01`, `ref`); a path (with a separator, or a `.jsonl`) a run of
+    your own."""
+    return "/" in text or os.sep in text or text.endswith(".jsonl")
+
+
+def show_own_run(path: Path, span: tuple[int | None, int | None], *, lang: str = "en",
+                 console: Console | None = None) -> None:
+    """A run you recorded (`diagnose.record`): its panels as `diagnose watch` draws them, a
+    field the run did not record "not recorded" in its panel's title."""
+    from diagnose.check import metrics_path
+    from diagnose.metrics import read_metrics
+    from diagnose.watch import own_panels
+
+    header, records = read_metrics(metrics_path(path))
+    chosen = select_steps(span, len(records))
+    render_run(console or Console(), header, records, run=str(header.get("run", path)),
+               lang=lang, steps=chosen, panels=own_panels(header, records[0] if records
+                                                          else None))

@@ -7,8 +7,9 @@ for the next poll. It refuses what every reader refuses: a file that is not a re
 one past `metrics.MAX_BYTES`.
 
 `own_panels` adapts the game's panels (`diagnose.panels`) to a run of any model: a panel whose
-field the run did not record says so in its title; Panel 5 summarises however many matrices the
-run names as their largest, median and smallest singular value; Panel 3 draws no clip threshold
+field the run did not record says so in its title; Panel 5 has a series per matrix the run
+names, which every view summarises per layer (largest, median, smallest) or as their largest
+and smallest when there are more than it has rows for; Panel 3 draws no clip threshold
 (a run's is its own, not the game's); the dead-heads row is a count unless the header gives
 `heads_total`. The entropy floor is drawn only when the header has one.
 """
@@ -17,12 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import stat
-import statistics
 from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import MAX_BYTES, MetricsError, MetricsParser, recorded
-from diagnose.panels import Panel, Series, build_panels, finite
+from diagnose.panels import Panel, Series, build_panels, matrix_layer
 
 PANEL_FIELDS = {1: ("train_loss", "val_loss"), 2: ("lr",),
                 3: ("grad_norm_preclip", "grad_norm_postclip"), 4: ("act_mean_abs",),
@@ -77,12 +77,23 @@ class MetricsTail:
         return self.parser.records[before:]
 
 
-def _spectral_summary(pick) -> Any:
-    def read(record: dict[str, Any]) -> float | None:
-        norms = record["spectral_norm"]
-        values = [v for v in (norms or {}).values() if finite(v)]
-        return pick(values) if values else None
-    return read
+def matrix_series(names: list[str]) -> tuple[Series, ...]:
+    """Panel 5's series for a run's matrices, one per name as recorded: a colour per layer
+    (`panels.matrix_layer`), a line style per matrix within it. The views summarise them per
+    layer where they do not fit (`panels.series_for_rows`)."""
+    layers: dict[str | None, int] = {}
+    out = []
+    for name in names:
+        layer = matrix_layer(name)
+        position = layers.setdefault(layer, 0)
+        layers[layer] += 1
+        out.append(Series(name, dict.fromkeys(NOT_RECORDED, name), _matrix(name),
+                          group=list(layers).index(layer), variant=position))
+    return tuple(out)
+
+
+def _matrix(name: str) -> Any:
+    return lambda record: (record["spectral_norm"] or {}).get(name)
 
 
 NOTHING = Series("n.a", dict(NOT_RECORDED), lambda record: None)
@@ -112,13 +123,8 @@ def own_panels(header: dict[str, Any], first: dict[str, Any] | None) -> tuple[Pa
         if panel.number == 4 and not acts:
             changes["series"] = ()
         if panel.number == 5:
-            # keys the terminal shortens to "σ.max", "σ.med", "σ.min" (tui.frames.short_label)
-            changes["series"] = tuple(Series(f"σ.{short}", {
-                "en": f"{name} of the matrices", "es": f"{es} de las matrices"},
-                _spectral_summary(pick), group=i) for i, (short, name, es, pick) in enumerate((
-                    ("max", "largest", "la mayor", max),
-                    ("med", "median", "la mediana", statistics.median),
-                    ("min", "smallest", "la menor", min))))
+            norms = first.get("spectral_norm") if first else None
+            changes["series"] = matrix_series(list(norms or ()))
         if panel.number == 6:
             changes["series"] = tuple(
                 _without_total(s, heads if s.key == "dead_heads" else neurons)

@@ -11,13 +11,18 @@ After collection every object pytest made is frozen (never scanned again) and th
 runs less often; a test process has memory to spare. The app and the training processes keep
 Python's defaults.
 
-The order: xdist's `--dist loadfile` hands each worker one file at a time, in the order the
-files are collected, so the suite lasts at least as long as the file started last plus its own
-length. Files are collected longest first (longest-processing-time scheduling): each file's
-seconds are measured by every run and kept in pytest's cache (`FILE_SECONDS_KEY`); a file no run
-has measured yet takes its figure from `FIRST_RUN_SECONDS`, measured once on two idle cores.
-Inside a file the order is unchanged. pyproject passes `--no-loadscope-reorder` so that xdist
-keeps this order instead of sorting files by their number of tests.
+The order: xdist hands each worker one unit of work at a time, in the order the units are
+collected (`--dist loadgroup`: every test is marked with its unit as its `xdist_group`), so the
+suite lasts at least as long as the unit started last plus its own length. A unit is a file, or
+the part of a file that shares one costly module fixture (`SPLIT_BY_FIXTURE`: test_fidelity's
+deck trains twelve runs of its own, test_cluster's LocalCluster starts four processes), or a
+share of a long file of independent tests (`SPLIT_IN_PARTS`), so that no worker carries two
+long trainings end to end. Units are collected longest first (longest-processing-time
+scheduling): each unit's seconds are measured by every run and kept in pytest's cache
+(`UNIT_SECONDS_KEY`); a unit no run has measured yet takes its figure from
+`FIRST_RUN_SECONDS`, measured once on two idle cores. Inside a unit the order is the file's.
+pyproject passes `--no-loadscope-reorder` so that xdist keeps this order instead of sorting
+units by their number of tests.
 """
 
 import gc
@@ -33,17 +38,20 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 GC_THRESHOLDS = (50_000, 20, 20)  # Python's defaults are (700, 10, 10)
 
-FILE_SECONDS_KEY = "diagnose/file-seconds"
-# Seconds per file for a clone no run has measured yet (rough, 2026-12-03: only their order
-# matters); files not listed count as 0 and keep their collection order after these.
+UNIT_SECONDS_KEY = "diagnose/unit-seconds"
+# Seconds per unit for a clone no run has measured yet (rough, 2026-12-03: only their order
+# matters); units not listed count as 0 and keep their collection order after these.
 FIRST_RUN_SECONDS = {
-    "tests/test_fidelity.py": 70.0,
-    "tests/tui/test_app.py": 35.0,
+    "tests/test_fidelity.py": 26.0,
+    "tests/test_fidelity.py:deck": 17.0,
+    "tests/test_cluster.py:local_cluster": 20.0,
+    "tests/tui/test_app.py:1": 18.0,
+    "tests/tui/test_app.py:2": 18.0,
     "tests/test_gradescope.py": 15.0,
-    "tests/test_cluster.py": 15.0,
     "tests/tui/test_levels_tui.py": 15.0,
     "tests/test_scenario.py": 14.0,
     "tests/tui/test_newcomer.py": 12.0,
+    "tests/test_cluster.py": 11.0,
     "tests/tui/test_second_newcomer.py": 10.0,
     "tests/test_classroom.py": 10.0,
     "tests/test_packaging.py": 9.0,
@@ -52,18 +60,57 @@ FIRST_RUN_SECONDS = {
     "tests/tui/test_course_deck_tui.py": 8.0,
     "tests/test_course_deck.py": 5.0,
 }
+# file -> module fixtures: the tests that use one of them are a unit of their own
+SPLIT_BY_FIXTURE = {
+    "tests/test_fidelity.py": ("deck",),
+    "tests/test_cluster.py": ("local_cluster",),
+}
+SPLIT_IN_PARTS = {"tests/tui/test_app.py": 2}  # file -> parts, each a run of its tests
 
 
 def file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def units_of(items) -> dict[str, str]:
+    """Each test's unit (by node id), from the tables above."""
+    by_file: defaultdict[str, list] = defaultdict(list)
+    for item in items:
+        by_file[file_of(item.nodeid)].append(item)
+    units = {}
+    for file, tests in by_file.items():
+        parts = SPLIT_IN_PARTS.get(file, 1)
+        for index, item in enumerate(tests):
+            fixtures = [f for f in SPLIT_BY_FIXTURE.get(file, ()) if f in item.fixturenames]
+            units[item.nodeid] = (f"{file}:{fixtures[0]}" if fixtures else
+                                  f"{file}:{index * parts // len(tests) + 1}" if parts > 1 else
+                                  file)
+    return units
+
+
+_unit_of_test: dict[str, str] = {}
+
+
+def unit_of_report(nodeid: str) -> str:
+    """A report's unit: xdist's workers append `@<group>` to the node id (its rule: an `@`
+    after any `]`); a run without xdist names it in `_unit_of_test`."""
+    if nodeid.rfind("@") > nodeid.rfind("]"):
+        return nodeid.rsplit("@", 1)[1]
+    return _unit_of_test.get(nodeid, file_of(nodeid))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the marks into the node ids
 def pytest_collection_modifyitems(session, config, items):
-    """The longest files first; a stable sort keeps each file's own order."""
+    """The longest units first; a stable sort keeps each unit's own order."""
+    units = units_of(items)
+    _unit_of_test.update(units)
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(units[item.nodeid]))
     seconds = dict(FIRST_RUN_SECONDS)
     if getattr(config, "cache", None) is not None:
-        seconds.update(config.cache.get(FILE_SECONDS_KEY, {}))
-    items.sort(key=lambda item: -seconds.get(file_of(item.nodeid), 0.0))
+        seconds.update(config.cache.get(UNIT_SECONDS_KEY, {}))
+    items.sort(key=lambda item: -seconds.get(units[item.nodeid], 0.0))
 
 
 _measured: defaultdict[str, float] = defaultdict(float)
@@ -71,16 +118,16 @@ _measured: defaultdict[str, float] = defaultdict(float)
 
 def pytest_runtest_logreport(report):
     """Setup, call and teardown of every test (the main process sees the workers' reports)."""
-    _measured[file_of(report.nodeid)] += report.duration
+    _measured[unit_of_report(report.nodeid)] += report.duration
 
 
 def pytest_sessionfinish(session, exitstatus):
     cache = getattr(session.config, "cache", None)
     if cache is None or not _measured or hasattr(session.config, "workerinput"):
         return  # an xdist worker leaves the writing to the main process
-    seconds = cache.get(FILE_SECONDS_KEY, {})
+    seconds = cache.get(UNIT_SECONDS_KEY, {})
     seconds.update({name: round(total, 1) for name, total in _measured.items()})
-    cache.set(FILE_SECONDS_KEY, seconds)
+    cache.set(UNIT_SECONDS_KEY, seconds)
 
 
 def pytest_collection_finish(session):

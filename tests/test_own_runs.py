@@ -294,3 +294,116 @@ def test_every_break_of_every_deck_says_what_its_signature_reads():
 
     for slug in check.all_breaks():
         assert set(signature(slug).needs) <= {*STEP_OPTIONAL, "entropy_floor"}, slug
+
+
+# --- Panel 5 with many matrices --------------------------------------------------------------
+
+DEEP_MATRICES = ("attn.q", "attn.k", "attn.v", "attn.o", "mlp.fc1", "mlp.fc2")
+
+
+def record_deep_run(path: Path, layers: int = 12, steps: int = 30) -> Path:
+    """A run of a `layers`-block model recorded as a torch loop would (one matrix per
+    `blocks.i.<m>.weight`, an embedding and a head outside the blocks), through the Recorder.
+    Its singular values grow with the layer and the step, so every summary has one answer."""
+    names = ["embed.weight", *(f"blocks.{i}.{m}.weight" for i in range(layers)
+                               for m in DEEP_MATRICES), "head.weight"]
+    with Recorder(path, steps=steps, lr_max=1e-3, model=f"gpt-{layers}L", run="deep",
+                  recorded=["val_loss", "act_mean_abs", "spectral_norm"]) as rec:
+        for step in range(steps):
+            growth = 1 + step / 100
+            norms = {name: growth * (1 + 0.1 * index) for index, name in enumerate(names)}
+            rec.log(lr=1e-3 * min(1, (step + 1) / 5), train_loss=5 - step / 10,
+                    val_loss=5 - step / 10 if step % 10 == 0 else None,
+                    act_mean_abs=[1.0 + i / 10 for i in range(layers + 1)], spectral_norm=norms)
+    return path
+
+
+def test_show_summarises_many_matrices_per_layer_and_names_them(tmp_path):
+    from rich.console import Console
+
+    from diagnose.show import show_own_run
+
+    run = record_deep_run(tmp_path / "metrics.jsonl")
+    console = Console(width=120, record=True)
+    show_own_run(run, (None, None), console=console)
+    text = console.export_text()
+    spectral = text.split("5 · Spectral norm")[1].split("6 · Dead units")[0]
+    rows = [line for line in spectral.splitlines()[2:] if line.strip()]
+    assert len(rows) == 2 + 12 * 3  # embed, head, then per layer: largest, median, smallest
+    assert rows[0].split()[0] == "embed.weight" and rows[1].split()[0] == "head.weight"
+    # the last step's largest of block 11 is its last matrix; the lower median is its third
+    assert rows[2 + 11 * 3].split()[:3] == ["blocks.11", "largest:", "mlp.fc2.weight"]
+    assert rows[2 + 11 * 3 + 1].split()[:3] == ["blocks.11", "median:", "attn.v.weight"]
+    assert rows[2 + 11 * 3 + 2].split()[:3] == ["blocks.11", "smallest:", "attn.q.weight"]
+    assert "6 · Dead units · not recorded" in text
+    result = CliRunner().invoke(cli, ["show", str(run), "--lang", "es", "--steps", "0:5"])
+    assert result.exit_code == 0, result.output
+    assert "blocks.3 la mayor: mlp.fc2.weight" in result.output
+    assert "Unidades muertas · no registrado" in result.output
+
+
+def test_a_few_matrices_are_shown_one_by_one(tmp_path):
+    from rich.console import Console
+
+    from diagnose.show import show_own_run
+
+    run = record_deep_run(tmp_path / "metrics.jsonl", layers=2)  # 14 matrices: each fits
+    console = Console(width=120, record=True)
+    show_own_run(run, (None, None), console=console)
+    spectral = console.export_text().split("5 · Spectral norm")[1].split("6 · Dead")[0]
+    assert "blocks.1.mlp.fc2.weight" in spectral and "largest" not in spectral
+
+
+layer_names = st.builds("{}{}.{}".format, st.sampled_from(("h.", "blocks.", "model.layers.")),
+                        st.integers(0, 40), st.sampled_from(DEEP_MATRICES))
+matrix_names = st.lists(layer_names | st.sampled_from(("wte", "lm_head.weight", "pos", "h.x")),
+                        min_size=1, max_size=150, unique=True)
+sigma = st.none() | st.floats(0, 1e6) | st.just(math.nan) | st.just(math.inf)
+
+
+@given(names=matrix_names, data=st.data(), rows=st.integers(0, 200), per_row=st.integers(1, 2))
+def test_a_summary_fits_its_rows_and_names_what_it_shows(names, data, rows, per_row):
+    """The one rule every view draws Panel 5 by (`panels.series_for_rows`), over generated
+    matrix names and values: the series themselves if they fit, else the per-layer summary if
+    that fits, else the envelope; a summary's value is a member's, named, NaN when one is."""
+    from diagnose.panels import envelope, matrix_layer, per_layer, series_for_rows
+    from diagnose.watch import own_panels
+
+    values = data.draw(st.lists(sigma, min_size=len(names), max_size=len(names)))
+    record = {"spectral_norm": {n: v for n, v in zip(names, values, strict=True)
+                                if v is not None}}
+    header = {"schema": "diagnose.metrics/1.1", "recorded": ["spectral_norm"]}
+    first = {"spectral_norm": dict.fromkeys(names, 1.0), "act_mean_abs": None}
+    panel = own_panels(header, first)[4]
+    assert [s.key for s in panel.series] == names
+    shown = [s.key for s in series_for_rows(panel, rows, per_row)]
+    layered = per_layer(panel)
+    groups: dict = {}
+    for name in names:
+        groups.setdefault(matrix_layer(name), []).append(name)
+    assert len(layered) == sum(min(len(g), 3) for g in groups.values())
+    if len(names) * per_row <= rows or len(names) <= 2:
+        assert shown == names
+    elif len(layered) * per_row <= rows and len(layered) < len(names):
+        assert shown == [s.key for s in layered]
+    else:
+        assert shown == [s.key for s in envelope(panel)]
+    members = record["spectral_norm"]
+    for series in (*layered, *envelope(panel)):
+        if series.which is None:
+            continue
+        value, which = series.read(record), series.which(record)
+        if value is None:
+            assert which is None
+            continue
+        assert which in members and (members[which] == value or math.isnan(value))
+        if math.isnan(value):
+            assert math.isnan(members[which])
+    by_scope: dict = {}
+    for series in layered:
+        if series.which is not None:
+            by_scope.setdefault(series.key.rsplit(".", 1)[0], []).append(series.read(record))
+    for high, middle, low in by_scope.values():
+        if high is not None and not math.isnan(high):
+            assert high >= middle >= low
+

@@ -137,11 +137,12 @@ def dead_units(params: Params, probe: tuple[np.ndarray, np.ndarray], config, *,
     loss, cache = forward or loss_of(params, x, y, config)
     heads = degenerate_heads(cache, x, config)
     for layer, head in zip(*np.nonzero(heads), strict=True):
-        # Ablate: zero the head's output and re-run from its block on (the residual entering
-        # the block, which its first LayerNorm cached, is unchanged).
-        entering = cache.blocks[layer].ln_1.x
+        # Ablate: zero the head's output and re-run from there on. The residual entering the
+        # block (its first LayerNorm cached it) and every head's output (c_proj's input) are
+        # the probe's: only the block's projection and what follows are computed again.
+        block = cache.blocks[layer]
         ablated, _ = loss_of(params, x, y, config, ablate=(int(layer), int(head)),
-                             resume=(int(layer), entering))
+                             resume=(int(layer), block.ln_1.x, block.attn_proj.x))
         heads[layer, head] = abs(ablated - loss) < config.head_ablation_nats
     neurons = np.array([(block.gelu.x < 0).all(0) for block in cache.blocks])  # (N, F) -> (F,)
     return heads, neurons

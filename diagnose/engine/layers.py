@@ -226,22 +226,32 @@ class RopeCache(NamedTuple):
     table: np.ndarray  # (N, C) complex
 
 
-def rope_forward(qkv: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, RopeCache]:
-    """Rotate q and k of qkv (N, 3C), columns in `rope_order`; v passes through."""
+def rope_forward(qkv: np.ndarray, table: np.ndarray,
+                 out: np.ndarray | None = None) -> tuple[np.ndarray, RopeCache]:
+    """Rotate q and k of qkv (N, 3C), columns in `rope_order`; v passes through. Into `out`
+    when given (`out=qkv` rotates in place, for a caller that owns qkv)."""
     C = qkv.shape[1] // 3
-    y = qkv.copy()
-    z = y.view(table.dtype)                                           # (N, 3C/2) complex
+    if out is None:
+        out = qkv.copy()
+    elif out is not qkv:
+        out[...] = qkv
+    z = out.view(table.dtype)                                         # (N, 3C/2) complex
     z[:, :C] *= table                                                 # q and k: (N, C) complex
-    return y, RopeCache(table)
+    return out, RopeCache(table)
 
 
-def rope_backward(dy: np.ndarray, cache: RopeCache) -> np.ndarray:
+def rope_backward(dy: np.ndarray, cache: RopeCache,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """The gradient of qkv, into `out` when given (`out=dy` in place)."""
     C = dy.shape[1] // 3
     # y = x * exp(1j t theta): a rotation, so the gradient rotates back by the conjugate
-    dx = dy.copy()
-    dz = dx.view(cache.table.dtype)
+    if out is None:
+        out = dy.copy()
+    elif out is not dy:
+        out[...] = dy
+    dz = out.view(cache.table.dtype)
     dz[:, :C] *= cache.table.conj()
-    return dx
+    return out
 
 
 # --- self-attention ---------------------------------------------------------------------------
@@ -272,7 +282,8 @@ def attention_bias(idx: np.ndarray, mask: str, pad_id: int, dtype) -> np.ndarray
     B, T = idx.shape
     keys = idx.T                                                      # (S, B)
     pad_keys = np.where(keys == pad_id, -np.inf, 0.0).astype(dtype)[:, None, :, None]
-    bias = visible(T, mask, np.dtype(dtype)) + pad_keys               # (S, 1, B, T)
+    bias = np.empty((T, 1, B, T), dtype)        # C order: the scores add it in long runs
+    np.add(visible(T, mask, np.dtype(dtype)), pad_keys, out=bias)     # (S, 1, B, T)
     diagonal = np.arange(T)
     bias[diagonal, :, :, diagonal] = 0.0                              # every token sees itself
     return bias

@@ -168,10 +168,10 @@ def batch_of(idx: np.ndarray, config, dtype) -> Batch:
 
 
 class BlockCache(NamedTuple):
-    ln_1: LayerNormCache
-    c_attn: LinearCache
-    rope: RopeCache
-    attn: AttentionCache
+    ln_1: LayerNormCache | None    # None: the block started after its attention (`heads`)
+    c_attn: LinearCache | None
+    rope: RopeCache | None
+    attn: AttentionCache | None
     attn_proj: LinearCache
     ln_2: LayerNormCache
     c_fc: LinearCache
@@ -189,21 +189,27 @@ class GPTCache(NamedTuple):
 
 
 def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
-                  ablate_head: int | None = None,
-                  scale: float | None = None) -> tuple[np.ndarray, BlockCache]:
+                  ablate_head: int | None = None, scale: float | None = None,
+                  heads: np.ndarray | None = None) -> tuple[np.ndarray, BlockCache]:
     """Block i on the real tokens x (N, C): x + attn(ln_1(x)), then + mlp(ln_2(x)).
 
     `ablate_head` zeroes one head's output (the dead-head probe's counterfactual; training
-    never passes it); `scale` is the attention logits' factor (None: 1/sqrt(hs)).
+    never passes it); `scale` is the attention logits' factor (None: 1/sqrt(hs)). `heads`
+    (N, C), when given, is what the attention computed from this x before (the probe's own
+    forward pass): the block starts after it, and the attention's caches are None.
     """
     p = f"h.{i}."
     C = x.shape[-1]
-    a, c_ln_1 = layernorm_forward(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
-    W_attn = params[p + "attn.c_attn.weight"][:, rope_order(C, NH)]   # q, k halves interleaved
-    qkv, c_attn = linear_forward(a, W_attn)                           # (N, C) -> (N, 3C)
-    qkv, c_rope = rope_forward(qkv, batch.rotation)
-    heads, c_heads = attention_forward(qkv, batch.rows, batch.biases[i], NH,
-                                       scale)                         # (N, 3C) -> (N, C)
+    c_ln_1 = c_attn = c_rope = c_heads = None
+    if heads is None:
+        a, c_ln_1 = layernorm_forward(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
+        W_attn = params[p + "attn.c_attn.weight"][:, rope_order(C, NH)]  # q, k interleaved
+        qkv, c_attn = linear_forward(a, W_attn)                          # (N, C) -> (N, 3C)
+        qkv, c_rope = rope_forward(qkv, batch.rotation, out=qkv)         # qkv is ours
+        heads, c_heads = attention_forward(qkv, batch.rows, batch.biases[i], NH,
+                                           scale)                        # (N, 3C) -> (N, C)
+    elif ablate_head is not None:
+        heads = heads.copy()                                             # the caller's stays
     if ablate_head is not None:
         hs = C // NH
         heads[:, ablate_head * hs:(ablate_head + 1) * hs] = 0.0
@@ -270,7 +276,8 @@ def block_backward(dx: np.ndarray, cache: BlockCache, grads: Params, i: int,
     # x = x + c_proj(attn(rope(c_attn(ln_1(x))))), with W_attn = c_attn[:, rope_order(C, NH)]
     later(linear_backward_params, dmid, cache.attn_proj, grads[p + "attn.c_proj.weight"])
     dheads = linear_backward_input(dmid, cache.attn_proj)
-    dqkv = rope_backward(attention_backward(dheads, cache.attn), cache.rope)
+    dqkv = attention_backward(dheads, cache.attn)
+    dqkv = rope_backward(dqkv, cache.rope, out=dqkv)                  # dqkv is ours
     C, NH = dheads.shape[-1], cache.attn.qkv.shape[3]
     later(attn_weight_grad, grads[p + "attn.c_attn.weight"], rope_order(C, NH), dqkv,
           cache.c_attn)
@@ -283,24 +290,28 @@ def block_backward(dx: np.ndarray, cache: BlockCache, grads: Params, i: int,
 
 def gpt_forward(params: Params, idx: np.ndarray, config, *,
                 ablate: tuple[int, int] | None = None,
-                resume: tuple[int, np.ndarray] | None = None) -> tuple[np.ndarray, GPTCache]:
+                resume: tuple[int, np.ndarray] | tuple[int, np.ndarray, np.ndarray] | None = None,
+                ) -> tuple[np.ndarray, GPTCache]:
     """Logits (N, V) of the real tokens of idx (B, T), in the order of `batch_of(idx).rows`.
 
     `ablate=(layer, head)` zeroes one head's output; `resume=(layer, x)` starts at block
     `layer` with residual x (N, C) instead of embedding `idx` (the dead-head probe re-runs
-    only the blocks from the ablated one on; the cache's `embed` is then None).
+    only the blocks from the ablated one on; the cache's `embed` is then None), and
+    `resume=(layer, x, heads)` after that block's attention, whose output on x was `heads`
+    (N, C) (zeroing a head changes nothing before it).
     """
     batch = batch_of(idx, config, params["wte"].dtype)
-    first, c_embed = 0, None
+    first, c_embed, heads = 0, None, None
     if resume is None:
         x, c_embed = embedding_forward(idx.reshape(-1)[batch.rows.index], params["wte"])
     else:
-        first, x = resume
+        first, x, *known = resume
+        heads = known[0] if known else None
     blocks, residuals = [], []
     for i in range(first, config.n_layers):
         head = ablate[1] if ablate is not None and ablate[0] == i else None
         x, c_block = block_forward(x, params, i, batch, config.n_heads, head,
-                                   attention_scale(config))
+                                   attention_scale(config), heads if i == first else None)
         blocks.append(c_block)
         residuals.append(x)
     h, c_ln_f = layernorm_forward(x, params["ln_f.weight"], params["ln_f.bias"])
@@ -355,7 +366,8 @@ def loss_and_grads(params: Params, x: np.ndarray, y: np.ndarray,
 
 def loss_of(params: Params, x: np.ndarray, y: np.ndarray, config, *,
             ablate: tuple[int, int] | None = None,
-            resume: tuple[int, np.ndarray] | None = None) -> tuple[float, GPTCache]:
+            resume: tuple[int, np.ndarray] | tuple[int, np.ndarray, np.ndarray] | None = None,
+            ) -> tuple[float, GPTCache]:
     """Forward only: the mean loss and the cache (validation and the probes)."""
     logits, cache = gpt_forward(params, x, config, ablate=ablate, resume=resume)
     loss, _ = cross_entropy_forward(logits, targets_of(y, cache.batch))

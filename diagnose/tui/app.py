@@ -21,30 +21,28 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from diagnose.panels import panels_for
+from diagnose.panels import Panel, panels_for
 from diagnose.tui.diagnoses import write_diagnoses
 from diagnose.tui.drafts import UNSURE, Drafts
 from diagnose.tui.messages import (
     AnswerChanged,
-    PanelChosen,
     Redealt,
     TrainingFailed,
     TrainingFinished,
 )
 from diagnose.tui.play_screen import PlayScreen
-from diagnose.tui.scale import window
 from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import localised, tr
 from diagnose.tui.training import fresh_runs, prepare, train_into
+from diagnose.tui.viewing import ViewApp
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
 
 REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
 
 
-class PlayApp(App[None]):
+class PlayApp(ViewApp):
     CSS_PATH = "play.tcss"
     TITLE = "diagnose"
     ENABLE_COMMAND_PALETTE = False
@@ -235,57 +233,13 @@ class PlayApp(App[None]):
 
     # --- the view ------------------------------------------------------------------------
 
+    @property
+    def panels(self) -> tuple[Panel, ...]:
+        return self.play.panels
+
     def select_run(self, run: str) -> None:
-        self.view.run = run
         self.play.select(run)
-        self.redraw()
-
-    def action_show_run(self, index: int) -> None:
-        if index < len(self.store.runs):
-            self.select_run(self.store.runs[index])
-
-    def action_toggle_log(self) -> None:
-        self.view.log = not self.view.log
-        self.redraw()
-
-    def action_toggle_overlay(self) -> None:
-        self.view.overlay = not self.view.overlay
-        self.redraw()
-
-    def action_toggle_zoom(self) -> None:
-        self.view.zoom = not self.view.zoom
-        self._set_cursor(self.view.cursor)
-        self.redraw()
-
-    def _cursor_bounds(self) -> range:
-        """The steps the cursor may visit: the window, as far as the run has trained."""
-        steps = window(self.store.extent, self.view.zoom)
-        return range(steps.start, min(steps.stop, self.store.count(self.view.run)))
-
-    def _set_cursor(self, step: int | None) -> None:
-        bounds = self._cursor_bounds()
-        if step is not None and bounds:
-            step = min(max(step, bounds.start), bounds.stop - 1)
-        self.view.cursor = step if bounds else None
-
-    def action_move_cursor(self, delta: int) -> None:
-        bounds = self._cursor_bounds()
-        if self.view.cursor is None:  # the first press lands on the last step shown
-            self._set_cursor(bounds.stop - 1 if bounds else None)
-        else:
-            self._set_cursor(self.view.cursor + delta)
-        self.redraw()
-
-    def action_cursor_to(self, where: str) -> None:
-        bounds = self._cursor_bounds()
-        self._set_cursor({"start": bounds.start, "end": bounds.stop - 1}.get(where))
-        self.redraw()
-
-    def on_panel_chosen(self, message: PanelChosen) -> None:
-        from diagnose.tui.detail_screen import DetailScreen
-
-        panel = next(p for p in self.play.panels if p.number == message.number)
-        self.push_screen(localised(DetailScreen, self.lang)(panel, self))
+        super().select_run(run)
 
     # --- diagnoses -----------------------------------------------------------------------
 

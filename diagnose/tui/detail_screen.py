@@ -2,7 +2,10 @@
 under them, and the panel's guides named in full.
 
 It answers the same view keys as the dashboard (run, log, overlay, zoom, cursor): they act on
-the app's one `View`, and the app redraws this screen. Esc or Enter goes back.
+the app's one `View`, and the app redraws this screen. Esc or Enter goes back. It serves
+`diagnose play` and `diagnose watch` alike: `play` is any app with a `store`, a `view`, a
+`lang` and a `redraw`. A panel of more than `frames.DETAIL_ROWS` series (a deep model's
+matrices) shows their per-layer summary, which scrolls.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from textual.widgets import Footer, Static
 
 from diagnose.panels import Panel, format_number
 from diagnose.tui.axes import AXIS_WIDTH, StepAxis
-from diagnose.tui.frames import panel_frame
+from diagnose.tui.frames import DETAIL_ROWS, panel_frame, shown_series
 from diagnose.tui.keys import VIEW_BINDINGS
 from diagnose.tui.readout import Readout
 from diagnose.tui.series_plot import SeriesPlot
@@ -25,20 +28,23 @@ from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
 
 if TYPE_CHECKING:
-    from diagnose.tui.app import PlayApp
+    from diagnose.tui.viewing import ViewApp
 
 
 class DetailScreen(Screen[None]):
     BINDINGS = [*VIEW_BINDINGS, Binding("escape,enter", "app.pop_screen", "back")]
 
-    def __init__(self, panel: Panel, play: PlayApp) -> None:
+    def __init__(self, panel: Panel, play: ViewApp) -> None:
         super().__init__()
         self.panel, self.play = panel, play
+        self._mounting = 0  # plots asked for and not mounted yet
 
     def compose(self) -> ComposeResult:
         yield Readout(id="detail-title")
+        view = self.play.view
+        overlay = view.overlay and view.run != REFERENCE
         with VerticalScroll(id="detail-plots"):
-            for _ in self.panel.series:
+            for _ in shown_series(self.panel, DETAIL_ROWS, overlay):
                 yield SeriesPlot(self.play.lang)
         with Horizontal(id="detail-steps"):
             yield Static(" " * AXIS_WIDTH, classes="spacer")
@@ -49,11 +55,31 @@ class DetailScreen(Screen[None]):
     def on_mount(self) -> None:
         self.redraw()
 
+    async def _complete(self, count: int) -> None:
+        """Mount `count` more plots (counted in `_mounting` by the redraw that asked), then
+        redraw."""
+        try:
+            if self.is_attached:
+                await self.query_one("#detail-plots").mount_all(
+                    [SeriesPlot(self.play.lang) for _ in range(count)])
+        finally:
+            self._mounting -= count
+        if self.is_attached:
+            self.redraw()
+
     def redraw(self) -> None:
         play, lang = self.play, self.play.lang
-        frame = panel_frame(self.panel, play.store, play.view, lang)
-        for plot, line in zip(self.query(SeriesPlot), frame.lines, strict=True):
+        frame = panel_frame(self.panel, play.store, play.view, lang, rows=DETAIL_ROWS)
+        plots = list(self.query(SeriesPlot))
+        missing = len(frame.lines) - len(plots) - self._mounting
+        if missing > 0:  # `r` turned the matrices into their summary or back
+            self._mounting += missing  # at once: a second redraw before the mount adds none
+            self.call_later(self._complete, missing)
+        for plot, line in zip(plots, frame.lines, strict=False):
+            plot.display = True
             plot.show(line, frame)
+        for plot in plots[len(frame.lines):]:
+            plot.display = False
         run = tr(lang, "reference") if play.view.run == REFERENCE else play.view.run
         axis = tr(lang, "log" if frame.log else "linear")
         self.query_one("#detail-title", Readout).show(

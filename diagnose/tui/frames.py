@@ -15,19 +15,21 @@ Textual.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from diagnose.columns import Value, held
 from diagnose.panels import (
     BLOCK_MATRICES,
+    SCROLL_ROWS,
     Guide,
     Panel,
     Series,
     Summary,
     fit_axis,
     guide_values,
+    matrix_layer,
+    series_for_rows,
     summarize,
 )
 from diagnose.tui.scale import window, windowed
@@ -40,58 +42,49 @@ SHORT = {  # series key -> (en, es): a compact row's label, at most 6 cells
     "grad_norm_preclip": ("pre", "antes"), "grad_norm_postclip": ("post", "desp."),
     "act.ln_f": ("ln_f", "ln_f"), "wte": ("wte", "wte"),
     "dead_heads": ("heads", "cabez."), "dead_neurons": ("mlp", "mlp"),
+    "n.a": ("n.a.", "n.d."),  # diagnose.watch.NOTHING: a panel whose fields were not recorded
 }
-ENVELOPE_SHORT = {"max": ("max", "máx"), "min": ("min", "mín")}
+ENVELOPE_SHORT = {"max": ("max", "máx"), "med": ("med", "med"), "min": ("min", "mín")}
 GUIDE_SHORT = {  # guide key -> (en, es): a panel's bottom edge names its guides briefly
     "entropy_floor": ("floor", "suelo"), "ln_vocab": ("ln V", "ln V"),
     "grad_clip": ("clip", "recorte"),
 }
+DETAIL_ROWS = SCROLL_ROWS  # the detail view's plots (it scrolls): past that, a summary
 MATRIX_SHORT = dict(zip(BLOCK_MATRICES, ("attn", "aprj", "fc", "mprj"), strict=True))
+
+
+def short_matrix(name: str) -> str:
+    """A weight matrix's name in at most 6 cells: its layer's number and its own short name
+    (`h.1.mlp.c_proj` -> `1.mprj`, `blocks.11.mlp.fc2.weight` -> `11.fc2`)."""
+    layer = matrix_layer(name)
+    rest = name[len(layer) + 1:] if layer else name
+    rest = MATRIX_SHORT.get(rest) or rest.removesuffix(".weight").rsplit(".", 1)[-1]
+    return (f"{layer.rsplit('.', 1)[-1]}.{rest}" if layer else rest)[:6]
 
 
 def short_label(series: Series, lang: str) -> str:
     if series.key in SHORT:
         return pick(SHORT[series.key], lang)
-    if ".envelope." in series.key:
-        return pick(ENVELOPE_SHORT[series.key.rsplit(".", 1)[1]], lang)
+    if series.which is not None:  # a summary: spectral.envelope.max, spectral.layer.h.3.max
+        scope, _, which = series.key.rpartition(".")
+        word = pick(ENVELOPE_SHORT[which], lang)
+        _, per_layer, layer = scope.partition(".layer.")
+        if not per_layer:
+            return word
+        return f"{layer.rsplit('.', 1)[-1] or '·'} {word}"[:6]  # "3 max"
     if series.key.startswith("act."):  # act.0 -> h.0: the residual after block h.0
         return "h." + series.key.removeprefix("act.")
-    layer, _, matrix = series.key.removeprefix("h.").partition(".")  # h.0.mlp.c_fc -> 0.fc
-    return f"{layer}.{MATRIX_SHORT.get(matrix, matrix)}"
+    return short_matrix(series.key)
 
 
 def short_guide(guide: Guide, lang: str) -> str:
     return pick(GUIDE_SHORT[guide.key], lang) if guide.key in GUIDE_SHORT else guide.key
 
 
-def _extreme(pick, values: Sequence[Value]) -> Value:
-    """`pick` (max or min) of the measured values; a NaN anywhere makes the result NaN."""
-    measured = [v for v in values if v is not None]
-    if any(math.isnan(v) for v in measured):
-        return math.nan
-    return pick(measured) if measured else None
-
-
-def envelope(panel: Panel) -> tuple[Series, Series]:
-    """The largest and smallest of the panel's series at each step, as two series."""
-    def reader(pick):
-        return lambda record: _extreme(pick, [s.read(record) for s in panel.series])
-
-    count = len(panel.series)
-    # The key names the panel: RunStore caches values by series key.
-    return (Series(f"{panel.key}.envelope.max", {"en": f"largest of the {count}",
-                                                 "es": f"el mayor de los {count}"}, reader(max)),
-            Series(f"{panel.key}.envelope.min", {"en": f"smallest of the {count}",
-                                                 "es": f"el menor de los {count}"}, reader(min),
-                   group=1))
-
-
 def shown_series(panel: Panel, rows: int | None, overlay: bool) -> tuple[Series, ...]:
-    """The panel's series, or its envelope when `rows` cannot hold one row per series."""
-    needed = len(panel.series) * (2 if overlay else 1)
-    if rows is not None and len(panel.series) > 2 and needed > rows:
-        return envelope(panel)
-    return panel.series
+    """The panel's series, or their summary when `rows` cannot hold one row per series
+    (`panels.series_for_rows`: per layer, else the envelope)."""
+    return series_for_rows(panel, rows, 2 if overlay else 1)
 
 
 def row_layout(rows: int, count: int, overlay: bool) -> tuple[int, int]:
@@ -123,6 +116,7 @@ class Line:
     at_cursor: Value               # the raw value at the cursor step (held)
     reference_summary: Summary | None = None  # the same two of the reference, when overlaid
     reference_at_cursor: Value = None
+    shows: str | None = None       # a summary's: the series it shows at the cursor (or last)
 
 
 @dataclass(frozen=True)
@@ -166,7 +160,12 @@ def panel_frame(panel: Panel, store: RunStore, view: View, lang: str,
             reference = windowed(_plotted(series, raw), steps)
             reference_summary = summarize(windowed(raw, steps))
             reference_at_cursor = at(series, raw)
-        lines.append(Line(series=series, label=short_label(series, lang),
+        shows = None
+        if series.which is not None:
+            step = view.cursor if cursor is not None else store.count(view.run) - 1
+            record = store.record(view.run, step)
+            shows = series.which(record) if record is not None else None
+        lines.append(Line(series=series, label=short_label(series, lang), shows=shows,
                           values=windowed(_plotted(series, values), steps), reference=reference,
                           summary=summarize(windowed(values, steps)),
                           at_cursor=at(series, values), reference_summary=reference_summary,

@@ -6,9 +6,10 @@ The bottom edge says where a series first became NaN/inf (in red), else the guid
 and, when the panel shows fewer series than it has, how many are hidden and that `enter` shows
 them; the cursor's step is the status line's, since a border change repaints the whole box.
 The box decides how many rows it has room for and asks `panel_frame` for a frame of that size
-(the nine spectral norms become their envelope in a small box); `row_layout` gives every row
-the same height, so a bar's size means the same in every row. A click focuses the panel and
-opens the detail view (the screen listens for `PanelChosen`).
+(a panel's many spectral norms become their per-layer summary, or their envelope, in a small
+box, and the bottom edge says so); `row_layout` gives every row the same height, so a bar's
+size means the same in every row. A click focuses the panel and opens the detail view (the
+screen listens for `PanelChosen`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from textual.widget import Widget
 
 from diagnose.columns import MARKS
 from diagnose.panels import Panel, format_number
-from diagnose.tui.frames import PanelFrame, panel_frame, row_layout, short_guide
+from diagnose.tui.frames import (
+    DETAIL_ROWS,
+    PanelFrame,
+    panel_frame,
+    row_layout,
+    short_guide,
+    shown_series,
+)
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.series_row import SeriesRow
 from diagnose.tui.state import RunStore, View
@@ -113,8 +121,14 @@ class PanelBox(Widget, can_focus=True):
     def _subtitle(self, frame: PanelFrame) -> str:
         count = len(self.panel.series)
         shown = row_layout(self.content_size.height, len(frame.lines), False)[0]
-        if any(".envelope." in line.series.key for line in frame.lines):
-            note = tr(self.lang, "envelope", count=count)
+        summarised = [line.series.key for line in frame.lines
+                      if line.series.which is not None]
+        # what enter shows: every series, or (past DETAIL_ROWS) their per-layer summary
+        each = len(shown_series(self.panel, DETAIL_ROWS, False)) == count
+        if any(".envelope." in key for key in summarised):
+            note = tr(self.lang, "envelope" if each else "envelope_layers", count=count)
+        elif summarised:
+            note = tr(self.lang, "layers" if each else "layers_only", count=count)
         elif shown < count:
             note = tr(self.lang, "hidden", shown=shown, count=count)
         else:

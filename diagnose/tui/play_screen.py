@@ -28,9 +28,9 @@ from diagnose.tui.messages import PanelChosen
 from diagnose.tui.panel import PanelBox
 from diagnose.tui.progress import TrainingProgress
 from diagnose.tui.readout import Readout
-from diagnose.tui.scale import ZOOM_STEPS
 from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
+from diagnose.tui.viewing import view_notes
 from diagnose.workspace import REFERENCE
 
 
@@ -92,15 +92,7 @@ class PlayScreen(Screen[None]):
         self.status.show(self._status())
 
     def _status(self) -> str:
-        parts = [self.scenario]
-        if self.view.cursor is not None:
-            parts.append(f"[reverse] {tr(self.lang, 'cursor', step=self.view.cursor)} [/]")
-        if self.view.zoom:
-            parts.append(tr(self.lang, "zoomed", last=ZOOM_STEPS - 1))
-        if self.view.overlay and self.view.run != REFERENCE:
-            parts.append(tr(self.lang, "overlay"))
-        if not self.view.log:
-            parts.append(tr(self.lang, "linear"))
+        parts = [self.scenario, *view_notes(self.view, self.lang)]
         return " · ".join(p for p in parts if p)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:

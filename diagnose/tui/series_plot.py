@@ -2,7 +2,9 @@
 its sparkline with a value axis, and the reference's under it when overlaid.
 
 Draws a `frames.Line` of a frame computed without a row limit, so every series of the panel
-gets its own plot (all nine spectral norms, where the dashboard may show their envelope).
+gets its own plot (all nine spectral norms, where the dashboard may show their envelope) up to
+`frames.DETAIL_ROWS`; past that (a 12-layer model's matrices) the per-layer summary, each
+heading naming the matrix a summary shows at the cursor or the last step.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class SeriesPlot(Vertical):
     def _heading(self, line: Line, frame: PanelFrame) -> Text:
         s = line.summary
         words = [Text(line.series.label[self.lang], style="bold")]
+        if line.shows is not None:  # a summary: which matrix it is at that step
+            words.append(Text(f"= {line.shows}", style="bold"))
         if frame.cursor is not None:
             words += [Text(f"{tr(self.lang, 'at')} {frame.steps.start + frame.cursor}"),
                       value_text(line, line.at_cursor, "reverse")]

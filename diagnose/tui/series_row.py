@@ -1,7 +1,8 @@
 """`SeriesRow`: one series of a panel: its label, its chart (the reference's curve in its lower
 half when overlaid, labelled "ref" so that it reads without colour), and its numbers: the
 value at the cursor or the last one, then the minimum and the maximum of what is shown, as
-many of the three as the row's height holds. Overlaid, the numbers split as the chart does:
+many of the three as the row's height holds. A summary row (a layer's largest matrix) names,
+under its label, the matrix it shows at that step. Overlaid, the numbers split as the chart does:
 the run's beside the run's half, the reference's (muted) beside the reference's half.
 
 The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
@@ -17,7 +18,7 @@ from textual.containers import Horizontal
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
-from diagnose.tui.frames import Line, PanelFrame
+from diagnose.tui.frames import Line, PanelFrame, short_matrix
 from diagnose.tui.readout import Readout
 from diagnose.tui.sparkline import SafeSparkline
 from diagnose.tui.text import tr
@@ -55,10 +56,16 @@ class SeriesRow(Horizontal):
         self.chart.plot(line.values, log=frame.log, value_range=frame.value_range,
                         cursor=frame.cursor, guides=[value for _, value in frame.guides],
                         reference=line.reference)
-        # The legend: "ref" beside the reference's half (a row one line high has none).
+        # The legend: "ref" beside the reference's half (a row one line high has none), and
+        # under a summary's label the matrix it shows, where the run's half has a second line.
         top = self.chart.run_height
         overlaid = line.reference is not None and top < self.size.height
-        self.label.show(line.label + ("\n" * top + tr(self.lang, "ref_label") if overlaid else ""))
+        legend = [line.label]
+        if line.shows is not None and (top if overlaid else self.size.height) >= 2:
+            legend.append(short_matrix(line.shows))
+        if overlaid:
+            legend += [""] * (top - len(legend)) + [tr(self.lang, "ref_label")]
+        self.label.show(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
         self.stats.show(stats_text(line, frame.cursor is not None,
                                    top if overlaid else None))
 

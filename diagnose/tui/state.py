@@ -74,6 +74,12 @@ class RunStore:
         with self._lock:
             return len(self._records.get(run, ()))
 
+    def record(self, run: str, step: int) -> Record | None:
+        """The run's record at `step`, if it has one yet."""
+        with self._lock:
+            records = self._records.get(run, ())
+            return records[step] if 0 <= step < len(records) else None
+
     def records(self, run: str) -> list[Record]:
         """A copy of the run's records so far."""
         with self._lock:

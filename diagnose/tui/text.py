@@ -33,6 +33,9 @@ WORDS: dict[str, dict[str, str]] = {
         "ref_label": "ref",
         "hidden": "{shown} of {count}: ⏎ shows all",
         "envelope": "max/min of {count}: ⏎ shows each",
+        "envelope_layers": "max/min of {count}: ⏎ per layer",
+        "layers": "per layer, of {count}: ⏎ shows each",
+        "layers_only": "max/med/min per layer, of {count}",
         "last": "last",
         "low": "min",
         "high": "max",
@@ -102,6 +105,9 @@ WORDS: dict[str, dict[str, str]] = {
         "ref_label": "ref",
         "hidden": "{shown} de {count}: ⏎ las muestra",
         "envelope": "máx/mín de {count}: ⏎ cada una",
+        "envelope_layers": "máx/mín de {count}: ⏎ por capa",
+        "layers": "por capa, de {count}: ⏎ cada una",
+        "layers_only": "máx/med/mín por capa, de {count}",
         "last": "último",
         "low": "mín",
         "high": "máx",
@@ -166,7 +172,7 @@ KEYS_ES = {
     "grade": "nota", "help": "ayuda", "quit": "salir", "back": "volver",
     "clear cursor": "quitar cursor", "start": "inicio", "end": "fin", "panel": "panel",
     "open": "ver", "what-if": "¿y si…?", "progress": "progreso", "next level": "siguiente",
-    "name": "nombre",
+    "name": "nombre", "run": "ejecución",
 }
 
 

@@ -1,10 +1,14 @@
 """`diagnose watch`: the game's six panels on your own run while it trains.
 
 No IDs, no grading, no drafts: one run (and, when given, its healthy reference drawn under it),
-the same `Dashboard` and panels the game draws, fed by `diagnose.watch.MetricsTail` on a timer
-that reads only what the recorder appended since. Keys: `l` log/linear, `r` the reference
-under the run, `z` the first steps, `q` quit. A file that turns bad while watched (replaced,
-corrupt) stops the app with its one error line.
+the same `Dashboard`, panels, detail view and view keys as `diagnose play` (`viewing.ViewApp`),
+fed by `diagnose.watch.MetricsTail` on a timer that reads only what the recorder appended since.
+Keys: `0` the reference alone, `1` your run, `l` log/linear, `r` the reference under the run,
+`z` the first steps, `←`/`→` a step cursor (it stays on its step as the run grows; `end` goes
+to the newest), `tab` the next panel and `enter` (or a click) its detail view, `q` quit. A
+panel whose field the run did not record says "not recorded" in its title, here and in the
+detail view. A file that turns bad while watched (replaced, corrupt) stops the app with its one
+error line.
 """
 
 from __future__ import annotations
@@ -12,13 +16,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.app import App, ComposeResult
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Footer
 
 from diagnose.metrics import MetricsError
+from diagnose.panels import Panel
 from diagnose.tui.dashboard import Dashboard
+from diagnose.tui.keys import RUNS, VIEW_BINDINGS
+from diagnose.tui.messages import PanelChosen
+from diagnose.tui.panel import PanelBox
 from diagnose.tui.readout import Readout
 from diagnose.tui.state import RunStore, View
+from diagnose.tui.text import tr
+from diagnose.tui.viewing import ViewApp, view_notes
 from diagnose.watch import MetricsTail, own_panels
 from diagnose.workspace import REFERENCE
 
@@ -26,20 +38,32 @@ RUN = "run"
 POLL_SECONDS = 0.5
 TEXT = {
     "en": {"status": "{name}: step {count} of {steps}", "reference": "under it: {name}",
-           "log": "log/linear", "overlay": "reference", "zoom": "zoom", "quit": "quit",
-           "waiting": "{name}: waiting for the first step"},
+           "waiting": "{name}: waiting for the first step", "alone": "the reference {name}"},
     "es": {"status": "{name}: paso {count} de {steps}", "reference": "debajo: {name}",
-           "log": "log/lineal", "overlay": "referencia", "zoom": "zoom", "quit": "salir",
-           "waiting": "{name}: esperando el primer paso"},
+           "waiting": "{name}: esperando el primer paso", "alone": "la referencia {name}"},
 }
+# The footer's words ("run") are translated by `text.localised` through KEYS_ES.
+WATCH_BINDINGS = [
+    Binding("0", "app.show_run(0)", "reference", group=RUNS),
+    Binding("1", "app.show_run(1)", "run", group=RUNS),
+    *(b for b in VIEW_BINDINGS if not b.action.startswith("app.show_run")),
+    Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
+    Binding("tab", "app.focus_next", "panel"),
+    Binding("shift+tab", "app.focus_previous", "panel", show=False),
+    Binding("enter", "app.detail", "open", key_display="⏎"),
+    Binding("q", "app.quit", "quit"),
+]
 
 
-class WatchApp(App[None]):
+class WatchApp(ViewApp):
     CSS_PATH = "play.tcss"
+    BINDINGS = WATCH_BINDINGS
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, run: Path, reference: tuple[dict[str, Any], list] | None = None, *,
                  lang: str = "en", poll: float = POLL_SECONDS) -> None:
         super().__init__()
+        self.animation_level = "none"
         self.lang = lang
         self.tail = MetricsTail(run)
         self.poll_seconds = poll
@@ -55,9 +79,13 @@ class WatchApp(App[None]):
         for record in first:
             self.store.add(RUN, record)
         self.view = View(run=RUN, overlay=reference is not None)
-        self.panels = own_panels(header, first[0] if first else None)
-        self.dashboard = Dashboard(self.panels, lang)
+        self._panels = own_panels(header, first[0] if first else None)
+        self.dashboard = Dashboard(self._panels, lang)
         self.status = Readout(id="status")
+
+    @property
+    def panels(self) -> tuple[Panel, ...]:
+        return self._panels
 
     def compose(self) -> ComposeResult:
         yield self.status
@@ -65,11 +93,8 @@ class WatchApp(App[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        t = TEXT[self.lang]
-        for key, action, word in (("l", "log", "log"), ("r", "overlay", "overlay"),
-                                  ("z", "zoom", "zoom"), ("q", "quit", "quit")):
-            self.bind(key, action, description=t[word])
         self.set_interval(self.poll_seconds, self.read_more)
+        self.dashboard.boxes[0].focus()
         self.redraw()
 
     async def read_more(self) -> None:
@@ -80,10 +105,10 @@ class WatchApp(App[None]):
             self.exit()
             return
         if fresh and self.store.count(RUN) == 0:
-            # the panels' shape (blocks, recorded fields) comes from the first step
+            # the panels' shape (blocks, matrices, recorded fields) comes from the first step
             await self.dashboard.remove()
-            self.panels = own_panels(self.store.header, fresh[0])
-            self.dashboard = Dashboard(self.panels, self.lang)
+            self._panels = own_panels(self.store.header, fresh[0])
+            self.dashboard = Dashboard(self._panels, self.lang)
             await self.mount(self.dashboard, after=self.status)
         for record in fresh:
             self.store.add(RUN, record)
@@ -91,25 +116,38 @@ class WatchApp(App[None]):
             self.redraw()
 
     def redraw(self) -> None:
-        self.dashboard.show(self.store, self.view)
+        with self.batch_update():
+            self.dashboard.show(self.store, self.view)
+            self.status.show(self._status())
+            if hasattr(self.screen, "redraw"):
+                self.screen.redraw()  # the detail view
+
+    def _status(self) -> str:
         t = TEXT[self.lang]
-        name = self.tail.path
+        name = escape(str(self.tail.path))
         count = self.store.count(RUN)
         parts = [t["status"].format(name=name, count=count, steps=self.store.extent)
                  if count else t["waiting"].format(name=name)]
-        if self.view.overlay and self.reference:
-            parts.append(t["reference"].format(name=self.reference[0].get("run")))
-        self.status.show(" · ".join(parts))
+        reference = escape(str((self.reference or ({},))[0].get("run")))
+        if self.view.run == REFERENCE:
+            parts.append(t["alone"].format(name=reference))
+        elif self.view.overlay and self.reference:
+            parts.append(t["reference"].format(name=reference))
+        said = tr(self.lang, "overlay") if self.reference else None  # "under it" says it
+        parts += [note for note in view_notes(self.view, self.lang) if note != said]
+        return " · ".join(parts)
 
-    def action_log(self) -> None:
-        self.view.log = not self.view.log
-        self.redraw()
+    def action_show_run(self, index: int) -> None:
+        """`0` the reference alone (when there is one), `1` the run."""
+        run = (REFERENCE, RUN)[index] if index < 2 else None
+        if run in self.store.runs:
+            self.select_run(run)
 
-    def action_overlay(self) -> None:
-        self.view.overlay = bool(self.reference) and not self.view.overlay
-        self.redraw()
+    def action_toggle_overlay(self) -> None:
+        if self.reference:
+            super().action_toggle_overlay()
 
-    def action_zoom(self) -> None:
-        self.view.zoom = not self.view.zoom
-        self.redraw()
-
+    def action_detail(self) -> None:
+        focused = self.focused
+        box = focused if isinstance(focused, PanelBox) else self.dashboard.boxes[0]
+        self.post_message(PanelChosen(box.panel.number))

@@ -64,6 +64,23 @@ def test_resuming_at_a_block_reproduces_the_forward_pass(healthy):
         assert resumed == loss
 
 
+def test_an_ablation_after_the_attention_equals_a_whole_forward_pass(healthy):
+    """The dead-head probe starts an ablation after the block's attention, from the probe's
+    own heads: the same bits as zeroing the head in a forward pass from the embedding."""
+    params, (x, y) = init_params(healthy, 7), probe_batch(healthy)
+    _, cache = loss_of(params, x, y, healthy)
+    heads_before = [block.attn_proj.x.copy() for block in cache.blocks]
+    for layer in range(healthy.n_layers):
+        block = cache.blocks[layer]
+        for head in range(healthy.n_heads):
+            whole, _ = loss_of(params, x, y, healthy, ablate=(layer, head))
+            resumed, _ = loss_of(params, x, y, healthy, ablate=(layer, head),
+                                 resume=(layer, block.ln_1.x, block.attn_proj.x))
+            assert resumed == whole, (layer, head)
+    for block, before in zip(cache.blocks, heads_before, strict=True):
+        assert np.array_equal(block.attn_proj.x, before)   # the probe's cache is untouched
+
+
 def head_columns(config, head):
     hs = config.d_model // config.n_heads
     return slice(head * hs, (head + 1) * hs)

@@ -116,6 +116,27 @@ def test_rope_backward(N, NH, hs, seed):
                       {"qkv": rope_backward(dy, cache)}, dy, rng)
 
 
+@settings(ENGINE)
+@given(N=st.integers(1, 9), NH=st.integers(1, 3), hs=st.sampled_from([2, 4, 8]), seed=seeds)
+def test_rope_in_place_is_the_same_rotation(N, NH, hs, seed):
+    """`out=` (the model rotates the arrays it owns in place) gives the same bits, and without
+    it the input is left as it was."""
+    rng = np.random.default_rng(seed)
+    C = NH * hs
+    table = rope_table(rng.integers(0, 32, N), 32, C, NH, np.float32)
+    qkv = rng.standard_normal((N, 3 * C)).astype(np.float32)
+    before = qkv.copy()
+    y, cache = rope_forward(qkv, table)
+    dx = rope_backward(y, cache)
+    assert np.array_equal(qkv, before)
+    elsewhere = np.empty_like(qkv)
+    assert np.array_equal(rope_forward(qkv, table, out=elsewhere)[0], y)
+    assert np.array_equal(rope_backward(y.copy(), cache, out=elsewhere), dx)
+    in_place, _ = rope_forward(qkv, table, out=qkv)
+    assert in_place is qkv and np.array_equal(qkv, y)
+    assert np.array_equal(rope_backward(qkv, cache, out=qkv), dx)
+
+
 def rope_on_heads(x, positions, NH):
     """RoPE through the layer: x (N, C) is q in head order, rotated as q and k are."""
     N, C = x.shape

@@ -125,3 +125,22 @@ def cache_whatif_doses(workspace: Path) -> None:
         folder = workspace / "whatif" / "01" / dose.folder(plan.field)
         folder.mkdir(parents=True)
         write_metrics(folder / "metrics.jsonl", header, scaled)
+
+
+@pytest.fixture
+def foreground_whatif(monkeypatch):
+    """The what-if screen's real training, at the test's own priority.
+
+    The screen asks `run_whatif` for the background (checked here); a lowered priority would
+    leave that training only the idle moments of a suite whose other workers keep both cores
+    busy (10 s for the fixture's 120 steps, on two idle cores). `platform.lower_priority` is
+    tested in tests/test_platform.py."""
+    from diagnose.tui import whatif_screen
+
+    real = whatif_screen.run_whatif
+
+    def run_whatif(*args, background: bool, **kwargs):
+        assert background, "under the TUI, the what-if must train in the background"
+        return real(*args, background=False, **kwargs)
+
+    monkeypatch.setattr(whatif_screen, "run_whatif", run_whatif)

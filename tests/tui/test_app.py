@@ -106,7 +106,8 @@ async def test_enter_and_a_click_open_the_detail_view_with_axes(workspace):
         text = screen_text(app)
         assert "1 · Loss · 03" in text and "┤" in text and "entropy floor = 0.2514" in text
         await pilot.press("right")  # the view keys work here too
-        assert app.view.cursor == 39 and "at step 39" in screen_text(app)
+        assert app.view.cursor == 39
+        await until(pilot, lambda: "at step 39" in screen_text(app))
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, DetailScreen))
         await pilot.click("#panel-5")
@@ -121,16 +122,17 @@ async def test_a_diverging_run_renders_with_its_nan_marked(nan_workspace):
     app = PlayApp(nan_workspace)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("2")
+        await until(pilot, lambda: f"NaN/inf from step {NAN_FROM}" in screen_text(app))
         text = screen_text(app)
-        assert f"NaN/inf from step {NAN_FROM}" in text
         assert "×" in text
         assert "NaN" in stats(app, 1)
         assert f"NaN/inf from step {NAN_FROM - 1}" in text  # the grad norm's ∞, a step earlier
         await pilot.press("z")
+        await until(pilot, lambda: "steps 0-19" in screen_text(app))
         assert "NaN/inf" not in screen_text(app)  # the first steps were finite
         await pilot.press("z")
         await pilot.click("#panel-3")  # grad norm, in detail: its +inf is marked ▲
-        assert "▲" in screen_text(app)
+        await until(pilot, lambda: "▲" in screen_text(app))
 
 
 async def test_the_sparkline_takes_numpy_and_non_finite_data():
@@ -218,8 +220,8 @@ async def test_grading_in_the_app_shows_the_score_once_and_reveals(workspace, co
         await _answer(pilot, "1", 0, "x")
         await pilot.press("escape", "g")
         await pilot.click("#yes")
-        await until(pilot, lambda: isinstance(app.screen, GradeScreen))
-        assert "Your grade" in screen_text(app)
+        await until(pilot, lambda: isinstance(app.screen, GradeScreen)
+                    and "Your grade" in screen_text(app))  # pushed, then drawn
         text = "\n".join(str(static.render()) for static in app.screen.query(Static))
         assert text.count("Score") == 1 and re.search(r"Score: \d/3", text)
     assert (course / "Ana-diagnoses.md").exists()

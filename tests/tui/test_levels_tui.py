@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.widgets import Static
 
 import scenarios
@@ -72,6 +73,7 @@ async def test_what_if_is_refused_on_a_sealed_id(workspace):
     assert not (workspace / "whatif").exists()
 
 
+@pytest.mark.usefixtures("foreground_whatif")
 async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
     """Real training: the fixture's no-warmup run (40 steps) at three other warmups."""
     from diagnose.reveal import write_solutions
@@ -115,6 +117,7 @@ async def test_the_progress_screen_shows_each_level(workspace):
         assert not isinstance(app.screen, ProgressScreen)
 
 
+@pytest.mark.usefixtures("foreground_whatif")
 async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspace):
     from diagnose.reveal import write_solutions
 

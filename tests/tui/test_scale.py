@@ -1,12 +1,13 @@
 """The arithmetic between values and cells (scale) and what a panel draws (frames)."""
 
+import dataclasses
 import math
 
 import pytest
 
 from diagnose.columns import bucket, columns, cursor_columns, held, summarise
-from diagnose.panels import panels_for
-from diagnose.tui.frames import envelope, panel_frame, short_label, shown_series
+from diagnose.panels import envelope, panels_for
+from diagnose.tui.frames import panel_frame, short_label, shown_series
 from diagnose.tui.scale import row_of, ticks, window, windowed
 from diagnose.tui.state import RunStore, View
 
@@ -119,3 +120,27 @@ def test_a_redeal_restarts_a_run_in_the_store():
     store.add("reference", _record(0, 5.0))
     assert store.values("reference", series) == [5.0]
     assert store.count("reference") == 1
+
+
+def test_short_labels_of_any_matrix_and_summary_fit_a_compact_row():
+    """A model's own names (BERT's `encoder.layer.3...`, a summary of a layer named so) are
+    read by what a series is, never by words in its key."""
+    from diagnose.panels import per_layer
+    from diagnose.watch import matrix_series
+
+    names = ["encoder.layer.3.attention.self.query.weight", "encoder.layer.3.output.weight",
+             "encoder.layer.3.intermediate.weight", "encoder.layer.3.attention.output.weight",
+             "x.envelope.mx", "wte"]
+    panel = dataclasses.replace(PANELS["spectral"], series=matrix_series(names))
+    labels = [short_label(s, lang) for s in (*panel.series, *per_layer(panel), *envelope(panel))
+              for lang in ("en", "es")]
+    assert max(map(len, labels)) <= 6
+    assert [short_label(s, "en") for s in per_layer(panel)] == [
+        "3 max", "3 med", "3 min", "mx", "wte"]
+
+
+def test_the_games_nine_matrices_summarise_per_layer_between_the_envelope_and_all():
+    spectral = PANELS["spectral"]
+    per_layer = [short_label(s, "es") for s in shown_series(spectral, rows=7, overlay=False)]
+    assert per_layer == ["wte", "0 máx", "0 med", "0 mín", "1 máx", "1 med", "1 mín"]
+    assert len(shown_series(spectral, rows=13, overlay=True)) == 2  # 7 × 2 > 13: the envelope
