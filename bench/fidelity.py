@@ -43,7 +43,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import HEALTHY, deck_of, diagnose_run, figures
+from diagnose.diagnostician import HEALTHY, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
@@ -163,7 +163,9 @@ def main() -> None:
     parser.add_argument("--first-seed", default="0", metavar="N[,N...]",
                         help="the first seed of each range of --seeds seeds")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--levels", default="1,2,3")
+    parser.add_argument("--levels", default=None, metavar="N[,N...]",
+                        help="the levels to bench (default: every level of levels.toml, or of "
+                             "the file DIAGNOSE_LEVELS names)")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="try a healthy.toml value without editing it (calibration)")
@@ -191,7 +193,8 @@ def main() -> None:
     healthy = dataclasses.replace(healthy, **changes)
     if changes:
         print("healthy config with " + ", ".join(f"{k}={v}" for k, v in changes.items()))
-    levels = [int(n) for n in args.levels.split(",")]
+    levels = ([int(n) for n in args.levels.split(",")] if args.levels
+              else [level.number for level in scenarios.all_levels()])
     only = set(args.only.split(",")) if args.only else None
     header = run_header_fields(healthy)
     rows = {level: [HEALTHY, *(row for row in (DECOY if b.healthy else s
@@ -237,10 +240,11 @@ def main() -> None:
                 for row in rows[level]:
                     run = records[REFERENCE if row == HEALTHY else row]
                     truth = HEALTHY if row == DECOY else row
-                    verdict = diagnose_run(run, reference, header, deck_of(level))
+                    deck = scenarios.level(level).deck
+                    verdict = diagnose_run(run, reference, header, deck)
                     confusion[level, row][verdict.slug] += 1
                     if previous is not None:
-                        other = diagnose_run(run, previous, header, deck_of(level))
+                        other = diagnose_run(run, previous, header, deck)
                         crossed[level, row][other.slug] += 1
                     once = row != HEALTHY or level == levels[0]   # the reference: once
                     for check in signature_checks(truth, run, reference, header) if once else []:

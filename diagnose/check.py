@@ -31,6 +31,7 @@ from diagnose.signatures import signature
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
+from scenarios.levels import all_levels
 
 SAME_RUN_KEYS = ("model", "data", "params", "vocab_size", "entropy_floor", "heads_total",
                  "neurons_total")
@@ -265,9 +266,9 @@ def _has(header: dict[str, Any], key: str) -> bool:
 
 
 def all_breaks() -> tuple[str, ...]:
-    """Every break the diagnostician weighs, every level's (a course deck's too)."""
-    return tuple(dict.fromkeys(s for level in diagnostician.DECKS
-                               for s in diagnostician.deck_of(level)))
+    """Every break the diagnostician weighs: every level's deck (a course deck's breaks are
+    in the levels that deal them), each once, in level order."""
+    return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
 
 
 def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:

@@ -65,7 +65,7 @@ from diagnose.workspace import (
 from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
 from grading.manifest import ManifestRow, read_manifest, write_manifest
 from grading.seal import SealError, fingerprint, sealed_code, unseal
-from scenarios import LEVELS, healthy_config
+from scenarios import all_levels, first_level, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 from scenarios.langs import LANGS
 from scenarios.names import mixed_scripts, name_key
@@ -78,10 +78,14 @@ ROSTER_COLUMNS = ("name", "email", "level", "lang")
 SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
 # name@host.tld, read in linear time: the host is checked whole once, then its first dot found.
 EMAIL = re.compile(r"^[^@\s,<>]++@(?=[^@\s,<>]++$)[^@\s,<>]+?\.[^@\s,<>]")
-LEVEL_NAMES = tuple(str(level) for level in LEVELS)
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}
 FOLDER_FILES = {name_key(name) for name in (MANIFEST, SETTINGS_FILE)}
+
+
+def level_names() -> tuple[str, ...]:
+    """The levels a roster's level column and `deal --level` may name (levels.toml's)."""
+    return tuple(str(level.number) for level in all_levels())
 
 
 class Student(NamedTuple):
@@ -159,9 +163,9 @@ def read_roster(path: Path) -> list[Student]:
         lang = fields.get("lang", "")
         if email and not EMAIL.match(email):
             raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
-        if level and level.strip() not in LEVEL_NAMES:
+        if level and level.strip() not in level_names():
             raise ScenarioError(f"{path}:{number}: level {level!r}: expected "
-                                f"{', '.join(LEVEL_NAMES)} (the deck to deal), or nothing")
+                                f"{', '.join(level_names())} (the deck to deal), or nothing")
         if lang and lang.casefold() not in LANGS:
             raise ScenarioError(f"{path}:{number}: lang {lang!r}: expected "
                                 f"{', '.join(LANGS)} (the student's feedback language), or "
@@ -322,11 +326,14 @@ class DealPlan:
 
 
 def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-              steps: int | None = None, lang: str = "en", level: int = 1) -> DealPlan:
+              steps: int | None = None, lang: str = "en", level: int | None = None
+              ) -> DealPlan:
     """Every refusal a deal can make before training: settings, names, bundles in the way, a
-    dealt student's level changed. `level`: the deck of a student whose roster row names none."""
-    if level not in LEVELS:
-        raise ScenarioError(f"--level must be one of {', '.join(LEVEL_NAMES)}, got {level}")
+    dealt student's level changed. `level`: the deck of a student whose roster row names none
+    (default: the first level)."""
+    level = first_level().number if level is None else level
+    if str(level) not in level_names() or isinstance(level, bool):
+        raise ScenarioError(f"--level must be one of {', '.join(level_names())}, got {level}")
     out = Path(out)
     students = [Student(s) if isinstance(s, str) else s for s in students]
     if out.exists() and not out.is_dir():
@@ -362,7 +369,7 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
 
 
 def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-         steps: int | None = None, lang: str = "en", level: int = 1,
+         steps: int | None = None, lang: str = "en", level: int | None = None,
          **how: Any) -> list[tuple[str, str]]:
     """Make one sealed bundle per student under `out`; returns this roster's (student, code).
     `plan_deal` then `carry_out` (whose keyword arguments `how` holds)."""

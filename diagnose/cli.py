@@ -14,7 +14,15 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
-from diagnose.params import COUNT_MAX, JOBS_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
+from diagnose.params import (
+    COUNT_MAX,
+    JOBS_MAX,
+    TIMEOUT_MAX,
+    Bounded,
+    BoundedFloat,
+    LevelChoice,
+    PathArg,
+)
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
@@ -72,28 +80,26 @@ def cli(deck: Path | None) -> None:
 def breaks(lang: str) -> None:
     """List the deck by level: slug, titles and a one-line summary of each break.
 
-    Level 1 is the lab's three breaks. Level 2 deals three of a pool of subtle breaks (an
-    init too large or too small, a warmup too short, a peak learning rate too high, one head
-    that sees the future) and the healthy decoy. Level 3 deals three of five new bugs and the
-    decoy. A course's own breaks (diagnose --deck DIR, or DIAGNOSE_DECK) join their levels,
-    each marked with its folder.
+    The levels are scenarios/levels.toml's (DIAGNOSE_LEVELS, or a course deck's levels.toml,
+    names another file). Level 1 is the lab's three breaks. Level 2 deals three of a pool of
+    subtle breaks (an init too large or too small, a warmup too short, a peak learning rate too
+    high, one head that sees the future) and the healthy decoy. Level 3 deals three of five new
+    bugs and the decoy. A course's own breaks (diagnose --deck DIR, or DIAGNOSE_DECK) join the
+    levels its levels.toml deals them in, each marked with its folder.
 
     \b
     Example:
       diagnose breaks --lang es
       diagnose --deck course-breaks breaks
     """
-    from scenarios import LEVELS
+    from scenarios import all_levels
     from scenarios import breaks as deck
 
-    heading = {"en": ("Level", "the lab", "a pool of subtle breaks and their mirrors",
-                      "new bugs"),
-               "es": ("Nivel", "el laboratorio", "un conjunto de fallos sutiles y sus espejos",
-                      "fallos nuevos")}[lang]
-    for level in LEVELS:
-        click.echo(click.style(f"{heading[0]} {level}: {heading[level]}", bold=True,
+    word = {"en": "Level", "es": "Nivel"}[lang]
+    for level in all_levels():
+        click.echo(click.style(f"{word} {level.number}: {level.name[lang]}", bold=True,
                                underline=True))
-        for brk in deck(level).values():
+        for brk in deck(level.number).values():
             click.echo(click.style(brk.slug, bold=True))
             click.echo(f"  en: {brk.title['en']}")
             click.echo(f"  es: {brk.title['es']}")
@@ -109,23 +115,26 @@ DIR_OPTION = click.option(
 
 
 LEVEL_OPTION = click.option(
-    "--level", type=Bounded(1, 3), default=None,
-    help="Deal from this level's deck (1 the lab's breaks; 2 three of a pool of subtle breaks, "
-         "their mirrors and a healthy decoy; 3 new bugs and maybe a healthy decoy). Without "
-         "--dir, level N>1 lives in experiments/19-break-it-level-N. Default: 1, or the level "
-         "of the scenario in --dir.")
+    "--level", type=LevelChoice(), default=None,
+    help="Deal from this level's deck, one of `diagnose breaks`' levels (1 the lab's breaks; "
+         "2 three of a pool of subtle breaks, their mirrors and a healthy decoy; 3 new bugs and "
+         "maybe a healthy decoy). Without --dir, level N>1 lives in "
+         "experiments/19-break-it-level-N. Default: the first level, or the level of the "
+         "scenario in --dir.")
 
 
 def _level_dir(directory: Path, level: int | None) -> Path:
-    """--dir as given, or, left at its default, the folder of `level` (grading.layout)."""
+    """--dir as given, or, left at its default, the folder of `level` (the first level's when
+    none is asked), as its entry names it (grading.layout.level_dir)."""
     from click.core import ParameterSource
 
     from grading.layout import level_dir
+    from scenarios.levels import first_level
 
     source = click.get_current_context().get_parameter_source("directory")
-    if level is None or source != ParameterSource.DEFAULT:
+    if source != ParameterSource.DEFAULT:
         return directory
-    return level_dir(level, directory)
+    return level_dir(first_level().number if level is None else level, directory)
 
 
 def _check_level(directory: Path, level: int | None) -> None:
@@ -204,7 +213,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     )
 
     directory = _level_dir(directory, level)
-    spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level or 1)
+    spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level)
     code = spec.code
     started = time.perf_counter()
     try:
@@ -322,8 +331,9 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
               help=f"Or: this many numbered students, 1 to {COUNT_MAX:,}.")
 @STEPS_OPTION
 @JOBS_OPTION
-@click.option("--level", type=Bounded(1, 3), default=1, show_default=True,
-              help="The deck dealt to a student whose roster row names no level (1, 2 or 3).")
+@click.option("--level", type=LevelChoice(), default=None,
+              help="The deck dealt to a student whose roster row names no level: one of "
+                   "`diagnose breaks`' levels (default: the first).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 @click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
@@ -350,7 +360,7 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
               help="With a tls:// scheduler: this client's private key (PEM), unless "
                    "--tls-cert holds it.")
 def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
-         steps: int | None, jobs: int, level: int, lang: str, scheduler: str | None,
+         steps: int | None, jobs: int, level: int | None, lang: str, scheduler: str | None,
          connect_timeout: float, min_workers: int, worker_timeout: float,
          tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None) -> None:
     """Deal a class: one different, sealed scenario per student, trained here.
@@ -561,6 +571,7 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
+    from scenarios.levels import first_level
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
@@ -569,7 +580,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         result = grading.check_file(file, scenario and scenario.code,
                                     scenario.ids if scenario else ("01", "02", "03"),
                                     lang=lang, reading=reading,
-                                    level=scenario.level if scenario else 1)
+                                    level=scenario.level if scenario
+                                    else first_level().number)
         if as_json:
             _echo_json(result.to_json())
         else:
@@ -863,7 +875,7 @@ def _play_once(directory: Path, code: str | None, name: str | None, steps: int |
             check_code(code)
     from diagnose.tui.app import PlayApp
 
-    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level or 1)
+    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level)
     app.run()
     if app.error:
         raise UserError(app.error)

@@ -46,6 +46,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import scenarios
 from diagnose import __version__
 from diagnose.scenario import (
     Rounds,
@@ -417,7 +418,6 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     """
     from distributed import wait
 
-    import scenarios
 
     course = sorted({slug for order in orders for slug, brk in scenarios.breaks(order.level)
                      .items() if brk.course})

@@ -28,23 +28,7 @@ EARLY = range(1, 6)   # the steps where a missing warmup shows (steps 1-5)
 FIRST = range(0, 6)   # steps 0-5
 
 Records = Sequence[dict[str, Any]]
-# the breaks whose signatures it reads, by level: it weighs a run against one level's deck
-DECKS = {
-    1: ("bad-init", "no-warmup", "broken-mask"),
-    2: ("big-init", "small-init", "short-warmup", "raised-lr", "leaky-mask"),
-    3: ("high-lr", "unscaled-attention", "frozen-block", "unshifted-targets",
-        "decay-everything"),
-}
-KNOWN = DECKS[1]  # the lab's deck, which the game deals today
-
-
-def deck_of(level: int) -> tuple[str, ...]:
-    """The slugs weighed at `level`: its deck, then the course deck's breaks of that level
-    (`DIAGNOSE_DECK`), in their folders' order."""
-    import scenarios
-
-    course = (s for s, b in scenarios.breaks(level).items() if b.course and not b.healthy)
-    return DECKS[level] + tuple(s for s in course if s not in DECKS[level])
+FROZEN_MOVE = 0.003  # a matrix whose largest singular value moved less over the run is frozen
 
 
 @dataclass(frozen=True)
@@ -300,9 +284,9 @@ def votes(fig: dict[str, float], deck: Sequence[str]) -> dict[str, float]:
 
 
 def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
-                 deck: Sequence[str] = KNOWN) -> Diagnosis:
+                 deck: Sequence[str]) -> Diagnosis:
     """The most likely break of `run` among `deck`'s (or "healthy"), its confidence and the
-    deciding numbers. `deck` is one level's slugs (`DECKS`); the lab's by default."""
+    deciding numbers. `deck` is one level's slugs (`scenarios.Level.deck`)."""
     if not run or not reference:
         return Diagnosis(HEALTHY, 0.0)
     fig = figures(run, reference, header)
@@ -323,8 +307,9 @@ def diagnose_run(run: Records, reference: Records, header: dict[str, Any],
 
 def runs_distinguishable(records: dict[str, Records], deal: dict[str, str],
                          header: dict[str, Any] | None = None,
-                         deck: Sequence[str] = KNOWN) -> bool:
-    """True when the diagnostician, weighing each run against `deck` (one level's, `DECKS`),
+                         deck: Sequence[str] = ()) -> bool:
+    """True when the diagnostician, weighing each run against `deck` (one level's,
+    `scenarios.Level.deck`),
     names every dealt break it knows, and the reference and the healthy decoy healthy."""
     import scenarios
     from diagnose.engine import run_header_fields  # the dealer already has numpy loaded

@@ -181,7 +181,7 @@ def grader_files() -> Iterator[tuple[str, bytes]]:
         for name, path in package_files(package):
             if name.startswith(BREAKS_INSIDE) and path.name != BREAK_FILE:
                 continue
-            yield name, path.read_bytes()
+            yield name, grader_file(name, path)
     for brk in scenarios.breaks(None).values():
         if brk.course:
             yield (f"{BREAKS_INSIDE}{brk.slug}/{BREAK_FILE}",
@@ -220,3 +220,16 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
                 _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
                      read_small(workspace / file, "a bundle's file", COPIED_MAX))
     return Packed(len(workspaces), tuple(left_out))
+
+
+def grader_file(name: str, path: Path) -> bytes:
+    """A file of the grader as it runs here: the levels file in use (`DIAGNOSE_LEVELS`, or the
+    course deck's) stands in for the package's levels.toml, so the zip reads every level dealt
+    here."""
+    from scenarios.catalog import levels_in_use
+    from scenarios.levels import LEVELS_FILE
+
+    chosen = levels_in_use()
+    if name == f"scenarios/{LEVELS_FILE}" and chosen is not None:
+        return read_small(chosen, "a levels file", COPIED_MAX)
+    return path.read_bytes()

@@ -11,8 +11,10 @@ anywhere). Each grading of a self-study scenario is recorded in `<DIAGNOSE_HOME>
 `first` is the score of the attempt that counts (null when that attempt was not recorded here,
 e.g. graded before this file existed), `best` the best of all, `attempts` how many gradings.
 The file is written atomically; one that cannot be read is moved aside with a warning and
-progress starts again. `render` is the text of `diagnose progress` (the app's progress screen
-shows it too). Not here: the grading (`grading`, and the self-study flow that records here,
+progress starts again. Which levels there are, and their order, is levels.toml's
+(`scenarios.levels`); a level the file records and the table lacks (another levels file's) is
+kept, not shown. `render` is the text of `diagnose progress` (the app's progress screen shows
+it too). Not here: the grading (`grading`, and the self-study flow that records here,
 `diagnose.self_study`) and the screens.
 """
 
@@ -26,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.home import data_dir
-from scenarios.catalog import LEVELS
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
 from scenarios.langs import pick
+from scenarios.levels import all_levels, first_level
+from scenarios.levels import following_level as following
 
 PROGRESS_FILE = "progress.json"
 SCHEMA = "diagnose.progress/1"
@@ -81,7 +84,7 @@ def _parse(text: str) -> dict[int, LevelProgress]:
         raise ValueError("no levels")
     out = {}
     for key, played in levels.items():
-        if not key.isdigit() or int(key) not in LEVELS or not isinstance(played, dict):
+        if not key.isdigit() or int(key) < 1 or not isinstance(played, dict):
             raise ValueError(f"level {key!r}")
         for entry in played.values():
             if (not isinstance(entry, dict)
@@ -97,7 +100,7 @@ def load_progress(path: Path | None = None) -> tuple[dict[int, LevelProgress], l
     """Every level's progress (empty levels included), and warnings. A file that cannot be
     read is moved aside (`progress.json.corrupt-<time>`), never lost and never fatal."""
     path = path or progress_path()
-    progress = {level: LevelProgress() for level in LEVELS}
+    progress = {level.number: LevelProgress() for level in all_levels()}
     if not path.exists():
         return progress, []
     try:
@@ -131,7 +134,7 @@ def record_grading(level: int, code: str, score: int, total: int, counts: bool,
     """Record one self-study grading; (whether it passed the level just now, warnings).
     `counts`: it is the scenario's first attempt, the one the passing rule reads."""
     progress, warnings = load_progress(path)
-    played = progress[level].scenarios
+    played = progress.setdefault(level, LevelProgress()).scenarios
     was_passed = progress[level].passed
     entry = played.get(code)
     if entry is None:  # an uncounted grading first seen here: its first attempt is unknown
@@ -158,14 +161,16 @@ def record_report(scenario: Any, report: Any, lang: str) -> tuple[str | None, li
 
 def next_level(progress: dict[int, LevelProgress]) -> int | None:
     """The first level not yet passed; None once every level is."""
-    return next((level for level in LEVELS if not progress[level].passed), None)
+    return next((level.number for level in all_levels() if not progress[level.number].passed),
+                None)
 
 
 def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     """The level a player at `level` may go on to: the next one once `level` is passed (at
     any time after, not only on the grading that passed it); None before, and after the last.
     The grade screen's offer and the main screen's `n` both ask here."""
-    return level + 1 if progress[level].passed and level < max(LEVELS) else None
+    upcoming = following(level)
+    return upcoming.number if upcoming is not None and progress[level].passed else None
 
 
 WORDS = {
@@ -197,19 +202,22 @@ def say(lang: str, key: str, **values: object) -> str:
 
 def passed_message(level: int, lang: str) -> str:
     """What a player who just passed `level` is offered."""
-    if level == max(LEVELS):
+    upcoming = following(level)
+    if upcoming is None:
         return say(lang, "passed_last", level=level)
-    return say(lang, "passed_now", level=level, next=level + 1)
+    return say(lang, "passed_now", level=level, next=upcoming.number)
 
 
 def play_command(level: int) -> str:
-    return "diagnose play" if level == 1 else f"diagnose play --level {level}"
+    """The command that opens `level`: `diagnose play` opens the first level unasked."""
+    return ("diagnose play" if level == first_level().number
+            else f"diagnose play --level {level}")
 
 
 def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
     """`diagnose progress`'s text: one block per level, then what is next."""
     lines = []
-    for level in LEVELS:
+    for level in (entry.number for entry in all_levels()):
         p = progress[level]
         state = say(lang, "passed" if p.passed else "open")
         firsts = ", ".join(f"{s}/{t}" for s, t in p.firsts) or say(lang, "none")

@@ -6,7 +6,9 @@ line, before anything is read, written or trained):
 - `Bounded(low, high)`: a whole number between two fixed caps, both documented in `--help`;
 - `BoundedFloat(low, high)`: a finite number between two caps (`nan`, `inf`, `1e308` refused);
 - `PathArg()`: a path that is not empty or blank (click reads `""` as the current folder), has
-  no NUL character and is at most `PATH_MAX` characters long.
+  no NUL character and is at most `PATH_MAX` characters long;
+- `LevelChoice()`: the number of a level of levels.toml (`scenarios.levels`), read when the
+  option is parsed, so `--help` reads no catalog.
 
 The caps themselves (`COUNT_MAX`, `TIMEOUT_MAX`, ...) live here, beside the rule, so that
 `tests/test_params.py` can check every option of every command against it.
@@ -48,6 +50,29 @@ class BoundedFloat(click.FloatRange):
             self.fail(f"{value!r} is not a finite number (expected {self.min:g} to "
                       f"{self.max:g})", param, ctx)
         return super().convert(number, param, ctx)
+
+
+class LevelChoice(click.ParamType):
+    """A level's number, one of levels.toml's entries (`scenarios.all_levels`)."""
+
+    name = "level"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "N"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        from scenarios.levels import all_levels
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        else:
+            text = str(value).strip()
+        numbers = [str(level.number) for level in all_levels()]
+        if text not in numbers:
+            self.fail(f"{value!r} is not a level (the levels: {', '.join(numbers)}; "
+                      "`diagnose breaks` lists them)", param, ctx)
+        return int(text)
 
 
 class PathArg(click.Path):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from diagnose.diagnostician import Diagnosis, deck_of, diagnose_run, findings_for, panel_facts
+from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for, panel_facts
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
 from grading.grade import known_breaks
@@ -52,7 +52,7 @@ def _verdicts(workspace: Workspace) -> tuple[dict[str, Any], dict[str, Diagnosis
     """The reference's header, and the diagnostician's verdict on every ID (each run read once),
     weighed against the scenario's own level's deck."""
     header, reference = workspace.read_run(REFERENCE)
-    deck = deck_of(workspace.level)
+    deck = scenarios.level(workspace.level).deck
     return header, {rid: diagnose_run(workspace.read_run(rid)[1], reference, header, deck)
                     for rid in workspace.ids}
 

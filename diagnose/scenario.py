@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import hashlib
 import hmac
-import itertools
 import math
 import os
 import queue as queue_module
@@ -55,7 +54,6 @@ ENGINE_VERSION = "1"
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
 CODE_MAX = 64
 REDEALS = 3
-DEALT = 3  # IDs a scenario of level 2 or 3 deals from its deck
 BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
 
 OnStep = Callable[[str, dict[str, Any]], None]
@@ -113,41 +111,32 @@ def run_ids(count: int) -> list[str]:
     return [f"{i:02d}" for i in range(1, count + 1)]
 
 
-def assignment(secret: bytes, code: str, slugs: Sequence[str], level: int = 1) -> dict[str, str]:
-    """ID -> break slug. Level 1: the HMAC picks one of the n! orderings of `slugs` (bias below
-    2**-240). Level 2 and 3: `slugs` is the level's deck and the HMAC picks one of its ordered
-    triples of distinct slugs (the healthy decoy is one slug, so a deal holds it at most once):
-    uniform over the allowed combinations and over their orderings."""
-    if level != 1:
-        triples = list(itertools.permutations(sorted(slugs), DEALT))
-        index = _hmac_int(secret, "deal", str(level), code) % len(triples)
-        return dict(zip(run_ids(DEALT), triples[index], strict=True))
-    pool = sorted(slugs)
-    index = _hmac_int(secret, "permutation", code) % math.factorial(len(pool))
+def assignment(secret: bytes, code: str, level: scenarios.Level) -> dict[str, str]:
+    """ID -> break slug, as `level`'s entry deals them (architecture §5): "permutation", every
+    slug of its deck in one of the n! orders (HMAC message `permutation/code`, the lab's deal
+    since the first version); "draw", one of the ordered `runs`-tuples of distinct slugs of its
+    deck and decoy (message `deal/<number>/code`: the decoy is one slug, so a deal holds it at
+    most once). Uniform over the arrangements either way (bias below 2**-240)."""
+    pool = sorted(level.slugs)
+    message = (("permutation", code) if level.deal == "permutation"
+               else ("deal", str(level.number), code))
+    index = _hmac_int(secret, *message) % math.perm(len(pool), level.runs)
     order = []
-    for position in range(len(pool), 0, -1):  # the Lehmer code of `index`
-        pick, index = divmod(index, math.factorial(position - 1))
+    for position in range(level.runs):  # the index-th arrangement, itertools.permutations' order
+        pick, index = divmod(index, math.perm(len(pool) - 1, level.runs - position - 1))
         order.append(pool.pop(pick))
-    return dict(zip(run_ids(len(order)), order, strict=True))
+    return dict(zip(run_ids(level.runs), order, strict=True))
 
 
 def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
     return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
-def choose_breaks(level: int = 1) -> list[str]:
-    """The breaks a scenario of `level` deals from: the level's whole deck (level 1 permutes
-    its three; above, `assignment` deals three of them)."""
-    if level not in scenarios.LEVELS:
-        raise ScenarioError(f"--level must be one of {', '.join(map(str, scenarios.LEVELS))}, "
-                            f"got {level}")
-    return list(scenarios.breaks(level))
-
-
-def planned_runs(level: int = 1) -> tuple[str, ...]:
-    """The runs a fresh scenario will have, known before it trains: the reference, then IDs."""
-    dealt = len(choose_breaks(level)) if level == 1 else DEALT
-    return (REFERENCE, *run_ids(dealt))
+def planned_runs(level: int | None = None) -> tuple[str, ...]:
+    """The runs a fresh scenario of `level` (the first level by default) will have, known
+    before it trains: the reference, then its entry's IDs."""
+    dealt = scenarios.level(level) if level is not None else scenarios.first_level()
+    return (REFERENCE, *run_ids(dealt.runs))
 
 
 @dataclass(frozen=True)
@@ -157,13 +146,13 @@ class RunPlan:
     seed: int
 
 
-def plan_runs(secret: bytes, code: str, slugs: Sequence[str], steps: int,
-              redeal: int = 0, level: int = 1) -> tuple[dict[str, str], list[RunPlan]]:
-    """The deal and one plan per run; the healthy decoy trains the reference's config from
-    its own ID's seed."""
+def plan_runs(secret: bytes, code: str, level: scenarios.Level, steps: int,
+              redeal: int = 0) -> tuple[dict[str, str], list[RunPlan]]:
+    """The deal of `level` and one plan per run; the healthy decoy trains the reference's
+    config from its own ID's seed."""
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
-    deal = assignment(secret, code, slugs, level)
-    catalog = scenarios.breaks(level)
+    deal = assignment(secret, code, level)
+    catalog = scenarios.breaks(None)
     plans = [RunPlan(REFERENCE, healthy, training_seed(secret, code, REFERENCE, redeal))]
     plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
               for rid, slug in deal.items()]
@@ -176,8 +165,8 @@ Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (deal, plans) per round
 def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
     """Every round a scenario may need (`REDEALS`): the same deal, each with fresh seeds.
     Planned from the secret on the dealer's machine; training them needs no secret."""
-    slugs = choose_breaks(level)
-    return [plan_runs(secret, code, slugs, steps, redeal, level) for redeal in range(REDEALS)]
+    entry = scenarios.level(level)
+    return [plan_runs(secret, code, entry, steps, redeal) for redeal in range(REDEALS)]
 
 
 # --- training in worker processes ---------------------------------------------------------
@@ -421,15 +410,16 @@ class ScenarioSpec:
     machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
-    `steps` are healthy.toml's. `key` says who opens the sealed answers: "self-study" (the
-    player) or "instructor" (a dealt bundle). `level` picks the deck (`choose_breaks`).
+    `steps` are healthy.toml's, a missing `level` the first of levels.toml. `key` says who
+    opens the sealed answers: "self-study" (the player) or "instructor" (a dealt bundle).
+    `level` picks the entry of levels.toml whose deck and deal rule make the scenario.
     """
 
     code: str | None = None
     steps: int | None = None
     lang: str = "en"
     key: str = "self-study"
-    level: int = 1
+    level: int | None = None
 
     def __post_init__(self) -> None:
         steps = scenarios.healthy_config().steps if self.steps is None else self.steps
@@ -443,7 +433,13 @@ class ScenarioSpec:
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())
         object.__setattr__(self, "steps", steps)
-        choose_breaks(self.level)  # an unknown level is refused here, before any training
+        object.__setattr__(self, "level", self.entry.number)
+
+    @property
+    def entry(self) -> scenarios.Level:
+        """The level's entry of levels.toml (LevelError for a number it lacks)."""
+        return (scenarios.level(self.level) if self.level is not None
+                else scenarios.first_level())
 
 
 @dataclass(frozen=True)
@@ -526,11 +522,9 @@ def deal_check(deck: Sequence[str]) -> Verdict:
 
 
 def level_deck(level: int) -> tuple[str, ...]:
-    """The slugs a scenario of `level` is checked against (`diagnose.diagnostician.deck_of`:
-    the level's deck and a course's own breaks)."""
-    from diagnose.diagnostician import deck_of
-
-    return tuple(deck_of(level))
+    """The slugs a scenario of `level` is checked against: its entry's deck in levels.toml (a
+    course's own breaks among them, when its levels file deals them)."""
+    return scenarios.level(level).deck
 
 
 def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],

@@ -215,6 +215,8 @@ def load_signature(brk: Break) -> Signature:
     source = brk.folder / SIGNATURE_FILE if brk.folder is not None else None
     key = str(source)
     if key in _loaded:  # the diagnostician asks for every break of a deck on every run
+        if _loaded[key].brk != brk:  # the same folder read by another catalog (levels file)
+            _loaded[key] = type(_loaded[key])(brk)
         return _loaded[key]
     shown = brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
     if source is None or not source.is_file():

@@ -83,10 +83,11 @@ class Workspace(Scenario):
 
     @property
     def solutions_path(self) -> Path:
-        """Level 1's is the course's file; a higher level's gets its own beside it."""
-        if self.level == 1:
-            return course_dir(self.path) / SOLUTIONS
-        return course_dir(self.path) / SOLUTIONS.with_stem(f"{SOLUTIONS.stem}-level-{self.level}")
+        """The course's file, named as the scenario's level names its files (`Level.named`:
+        level 1's is `03-three-failures-ref.md`, level 2's `...-ref-level-2.md` beside it)."""
+        from scenarios.levels import level
+
+        return course_dir(self.path) / SOLUTIONS.with_stem(level(self.level).named(SOLUTIONS.stem))
 
     @property
     def revealed(self) -> bool:

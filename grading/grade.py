@@ -33,15 +33,15 @@ from grading.layout import (
     RUN_ID,
     SCENARIO_FILE,
     SCENARIO_SCHEMA,
-    level_dir,
     printable,
 )
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
-from scenarios.catalog import LEVELS
 from scenarios.files import loads_json, read_small_text
+from scenarios.levels import LevelError, all_levels, level
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
+UNNAMED_LEVEL = 1  # the level of a scenario.json written before levels existed (it has none)
 
 
 @dataclass(frozen=True)
@@ -54,17 +54,15 @@ class Scenario:
     key: str  # "self-study" or "instructor": which secret sealed it
     steps: int
     engine_version: str
-    level: int = 1  # the deck its breaks were dealt from (architecture §5)
+    level: int = UNNAMED_LEVEL  # the level its breaks were dealt from (architecture §5)
 
 
 def scenario_json(code: str, ids: Sequence[str], steps: int, engine_version: str,
-                  key: str, level: int = 1) -> str:
-    """The text of `scenario.json`; `read_scenario` reads it back. `level` is written only
-    when it is not 1, so a level-1 scenario's file is what it was before levels existed."""
+                  key: str, level: int) -> str:
+    """The text of `scenario.json`, its level always written; `read_scenario` reads it back
+    (a file without one, written before levels existed, is `UNNAMED_LEVEL`'s)."""
     data = {"schema": SCENARIO_SCHEMA, "code": code, "engine_version": engine_version,
-            "steps": steps, "ids": list(ids), "key": key}
-    if level != 1:
-        data["level"] = level
+            "steps": steps, "ids": list(ids), "key": key, "level": level}
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -96,21 +94,23 @@ def read_scenario(path: Path) -> Scenario:
             or data["steps"] < 1 or not isinstance(data.get("engine_version"), str)):
         raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids, "
                          "steps, engine_version and key)")
-    if data.get("level", 1) not in LEVELS or isinstance(data.get("level"), bool):
-        raise GradeError(f"{file}: corrupt (level must be one of "
-                         f"{', '.join(map(str, LEVELS))}, got {data['level']!r})")
+    number = data.get("level", UNNAMED_LEVEL)
+    try:
+        level(number)
+    except LevelError as err:
+        raise GradeError(f"{file}: {err.message}", hint=err.hint) from None
     return Scenario(path, data["code"], tuple(ids), data["key"], data["steps"],
-                    data["engine_version"], data.get("level", 1))
+                    data["engine_version"], number)
 
 
 def find_scenario(file: Path, default: Path = DEFAULT_DIR,
                   code: str | None = None) -> Path | None:
     """The workspace a diagnoses file belongs to: its folder, its folder's
-    `experiments/19-break-it` (or a level's `-level-N` beside it), else `default`; with
+    `experiments/19-break-it` (or another level's folder beside it), else `default`; with
     `code` (the file's scenario comment), the first of those holding that scenario, if any.
     None when none holds a scenario."""
     folder = Path(file).parent
-    levels = [level_dir(level, folder / DEFAULT_DIR) for level in LEVELS]
+    levels = [entry.folder(folder / DEFAULT_DIR) for entry in all_levels()]
     found = [c for c in (folder, *levels, Path(default)) if (c / SCENARIO_FILE).is_file()]
     if code is not None:
         for candidate in found:

@@ -57,6 +57,7 @@ from grading.manifest import manifest_path, read_manifest
 from grading.texts import say
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
+from scenarios.levels import all_levels
 from scenarios.names import name_key
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
@@ -156,15 +157,22 @@ def as_typed(name: str) -> str:
 
 
 def named_student(file: Path, roster: Roster) -> Student | None:
-    """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names."""
+    """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names; a name
+    the app wrote at a level with a suffix (`ana-diagnoses-level-2.md`, `Level.named`) too."""
     file = Path(as_typed(str(file)))
-    stem = name_key(file.stem)
-    for suffix in NAME_SUFFIXES:
-        for joint in ("-", "_", " ", "."):
-            stem = stem.removesuffix(joint + suffix)
-    if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
-        stem = file.parent.name
-    return roster.named(stem)
+    whole = name_key(file.stem)
+    stems = [whole, *(whole.removesuffix(name_key(level.suffix)) for level in all_levels()
+                      if level.suffix and whole.endswith(name_key(level.suffix)))]
+    for stem in stems:
+        for suffix in NAME_SUFFIXES:
+            for joint in ("-", "_", " ", "."):
+                stem = stem.removesuffix(joint + suffix)
+        if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
+            stem = file.parent.name
+        student = roster.named(stem)
+        if student is not None:
+            return student
+    return None
 
 
 def match(file: Path, reading: Reading, roster: Roster) -> Student:

@@ -15,10 +15,13 @@ KEY_FILE = "answer-key.sealed"
 REVEAL_FILE = "reveal.json"
 ATTEMPTS_FILE = "attempts.jsonl"
 def level_dir(level: int, base: Path = DEFAULT_DIR) -> Path:
-    """Where a level's self-study scenario lives: level 1 in `base` (the course's folder), a
-    higher level in a sibling, `experiments/19-break-it-level-2/`: never inside level 1's
-    workspace, so each folder is one workspace and `experiments/` keeps the solutions' layout."""
-    return base if level == 1 else base.with_name(f"{base.name}-level-{level}")
+    """Where a level's self-study scenario lives: `base` (the course's folder) named as the
+    level's entry says (`Level.folder`: level 1 in `base` itself, level 2 in its sibling
+    `experiments/19-break-it-level-2/`), never inside another level's workspace, so each folder
+    is one workspace and `experiments/` keeps the solutions' layout."""
+    from scenarios.levels import level as entry  # not at import: `--help` reads no catalog
+
+    return entry(level).folder(base)
 
 
 RUN_ID = re.compile(r"^\d\d$")

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scenarios import Break
+from scenarios import Break, Catalog
 from scenarios.folding import BARRIER, WORD, fold, fold_table, folded_words, unreadable
 
 __all__ = ["BARRIER", "WORD", "Mention", "Vocabulary", "default_vocabulary", "fold",
@@ -163,14 +163,15 @@ def _fold_with_origin(text: str):
 
 def default_vocabulary(level: int = 1) -> Vocabulary:
     """The words of one level's deck: a phrase two levels share is not ambiguous, since a
-    scenario deals from one level only (architecture §5). A course deck's words join it."""
-    from scenarios.catalog import course_deck
+    scenario deals from one level only (architecture §5)."""
+    from scenarios import default_catalog
 
-    return _vocabulary(level, course_deck())
+    return _vocabulary(default_catalog(), level)
 
 
-@functools.cache
-def _vocabulary(level: int, deck: object) -> Vocabulary:
+@functools.lru_cache(maxsize=64)
+def _vocabulary(catalog: Catalog, level: int) -> Vocabulary:
+    """Compiled once per catalog (another levels file is another catalog) and level."""
     from scenarios import breaks
 
     return Vocabulary(breaks(level))

@@ -2,7 +2,8 @@
 
 `healthy_config()` is the reference run's `Config`; `breaks(level)` maps each slug of a
 level's deck (the lab's, level 1, by default) to a `Break` whose `apply(config)` is the broken
-config; the decks of levels 2 and 3 also hold the healthy decoy (`Break.healthy`, slug "healthy").
+config; a level whose entry says `decoy = true` also holds the healthy decoy (`Break.healthy`,
+slug "healthy"). `level(number)` is a level's entry of `levels.toml` (`scenarios.levels`).
 stdlib only: this package imports neither numpy nor textual, nor anything of `grading` or
 `diagnose`.
 """
@@ -10,7 +11,6 @@ stdlib only: this package imports neither numpy nor textual, nor anything of `gr
 from scenarios.catalog import (
                                HEALTHY,
                                LANGS,
-                               LEVELS,
                                Break,
                                Catalog,
                                Reveal,
@@ -20,6 +20,8 @@ from scenarios.catalog import (
                                load_catalog,
 )
 from scenarios.config import MAX_STEPS, CatalogError, Config
+from scenarios.levels import Level, LevelError, all_levels, first_level, following_level, level
 
-__all__ = ["HEALTHY", "LANGS", "LEVELS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config",
-           "Reveal", "breaks", "default_catalog", "healthy_config", "load_catalog"]
+__all__ = ["HEALTHY", "LANGS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config", "Level",
+           "LevelError", "Reveal", "all_levels", "breaks", "default_catalog", "first_level",
+           "following_level", "healthy_config", "level", "load_catalog"]

@@ -1,14 +1,17 @@
-"""Reading the catalog: `healthy.toml` and one folder per break, validated into frozen objects.
+"""Reading the catalog: `healthy.toml`, one folder per break and `levels.toml`, validated into
+frozen objects.
 
 A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
-a slug. The files ship inside this package and are read with `importlib.resources`, so an
-editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
+a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.levels`): a break file
+names no level. The files ship inside this package and are read with `importlib.resources`, so
+an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
 shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
-break folders) joins the built-in one through the same loader and bounds, a clash of slugs or
-words refused. Every problem is one `CatalogError` line naming the file, the key and what was
-expected. Nothing here trains, grades or runs a break's code.
+break folders and the `levels.toml` that deals them) joins the built-in one through the same
+loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names another levels
+file. Every problem is one `CatalogError` line naming the file, the key and what was expected.
+Nothing here trains, grades or runs a break's code.
 """
 
 from __future__ import annotations
@@ -34,8 +37,14 @@ from scenarios.config import (
 from scenarios.files import loads_toml
 from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
+from scenarios.levels import (
+    LEVELS_FILE,
+    Level,
+    levels_file,
+    parse_levels,
+    refuse_clashing_words,
+)
 
-LEVELS = (1, 2, 3)  # the lab's breaks; a pool of subtle magnitudes and mirrors; new bugs
 HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
@@ -70,7 +79,7 @@ class Break:
     signature: tuple[str, ...]  # the panels ("1".."6") that show it, the clearest first
     reveal: dict[str, Reveal]
     source: str
-    levels: tuple[int, ...] = (1,)  # the decks it belongs to (LEVELS): the decoy's are 2 and 3
+    levels: tuple[int, ...] = ()  # the levels whose deck holds it: levels.toml's, filled in
     healthy: bool = False       # the decoy: nothing is broken
     whatif: WhatIf | None = None  # the magnitudes the what-if retrains, when it has one
     # breaks/<slug>/: break.toml and the signature.py that only `diagnose` loads
@@ -121,10 +130,11 @@ def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Conf
     return WhatIf(field_name, tuple(checked))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per loading: caches key on its identity
 class Catalog:
     healthy: Config
     breaks: dict[str, Break]
+    levels: dict[int, Level] = dataclasses.field(default_factory=dict)  # by number, in order
 
 
 def _read_toml(path: Traversable, shown: str) -> dict[str, Any]:
@@ -226,26 +236,18 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
     )
 
 
-BREAK_KEYS = ("level", "slug", "healthy", "title", "summary", "override", "words", "signature",
+BREAK_KEYS = ("slug", "healthy", "title", "summary", "override", "words", "signature",
               "reveal", "whatif")
-
-
-def _levels(shown: str, value: Any) -> tuple[int, ...]:
-    """`level = 2`, or a list of distinct levels (`level = [2, 3]`: one entry in two decks)."""
-    listed = value if isinstance(value, list) else [value]
-    if (not listed or len(set(map(repr, listed))) != len(listed)
-            or not all(n in LEVELS and not isinstance(n, bool) for n in listed)):
-        raise _fail(shown, f"level: expected one of {', '.join(map(str, LEVELS))} or a list of "
-                    f"them, got {value!r}")
-    return tuple(sorted(listed))
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     for key in data:
+        if key == "level":
+            raise _fail(shown, f"level: a break names no level; {LEVELS_FILE} lists each "
+                        "level's breaks (its deck)")
         if key not in BREAK_KEYS:
             raise _fail(shown, f"{_name(key)}: unknown key, expected one of "
                         + ", ".join(BREAK_KEYS))
-    levels = _levels(shown, data.get("level"))
     decoy = data.get("healthy", False)
     if not isinstance(decoy, bool):
         raise _fail(shown, f"healthy: expected true or false, got {decoy!r}")
@@ -314,7 +316,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
                             f"[reveal.{lang}.panels]")
     whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 signature=signature, reveal=reveal, source=shown, levels=levels, healthy=decoy,
+                 signature=signature, reveal=reveal, source=shown, healthy=decoy,
                  whatif=whatif)
 
 
@@ -338,7 +340,7 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
             continue
         shown = f"{shown_folder}/{name}"
         if not entry.is_dir():
-            if name.endswith(".toml"):
+            if name.endswith(".toml") and name != LEVELS_FILE:  # a course deck's levels
                 raise CatalogError(f"{shown}: a break is a folder: move it to "
                                    f"{shown_folder}/{name[:-len('.toml')]}/{BREAK_FILE}")
             continue
@@ -372,9 +374,11 @@ def refuse_word_clashes(found: dict[str, Break]) -> None:
 
 
 def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
-                 deck: Path | None = None) -> Catalog:
-    """Read and validate `root/healthy.toml`, every `root/breaks/<slug>/break.toml` and, when
-    given, a course's own deck: `deck/<slug>/break.toml`, validated by the same rules."""
+                 deck: Path | None = None, levels: Path | None = None) -> Catalog:
+    """Read and validate `root/healthy.toml`, every `root/breaks/<slug>/break.toml`, when
+    given a course's own deck (`deck/<slug>/break.toml`, validated by the same rules), and the
+    levels: the file `levels` (`DIAGNOSE_LEVELS`), else the deck's `levels.toml`, else
+    `root/levels.toml`."""
     root = Path(root) if isinstance(root, str) else root
     healthy_path = root / "healthy.toml"
     if not healthy_path.is_file():
@@ -397,13 +401,32 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
             raise _fail(brk.source, f"slug: {brk.slug!r} is already used by "
                         f"{found[brk.slug].source}")
         found[brk.slug] = brk
-    refuse_word_clashes(found)
-    for level in LEVELS:
-        dealt = [b for b in found.values() if level in b.levels and not b.healthy]
-        if (level == 1 or dealt) and len(dealt) < 3:
-            raise CatalogError(f"{shown_root}/breaks: expected at least 3 breaks of level "
-                               f"{level}, found {len(dealt)}")
-    return Catalog(healthy=healthy, breaks=found)
+    if levels is None and deck is not None and (deck / LEVELS_FILE).is_file():
+        levels = deck / LEVELS_FILE
+    decks = read_levels(root, shown_root, levels, found)
+    breaks = with_levels(found, decks)
+    refuse_word_clashes(breaks)  # a course break's own words first: the clearer line
+    for level in decks.values():
+        refuse_clashing_words(level, breaks)
+    return Catalog(healthy=healthy, breaks=breaks, levels=decks)
+
+
+def read_levels(root: Traversable | Path, shown_root: str, levels: Path | None,
+                found: dict[str, Break]) -> dict[int, Level]:
+    """The levels file (`levels`, else the catalog's own), validated against `found`."""
+    if levels is None:
+        path, shown = root / LEVELS_FILE, f"{shown_root}/{LEVELS_FILE}"
+    else:
+        path, shown = levels, str(levels)
+    if not path.is_file():
+        raise CatalogError(f"{shown}: missing (the levels and the breaks each deals)")
+    return parse_levels(_read_toml(path, shown), shown, found, words=False)
+
+
+def with_levels(found: dict[str, Break], levels: dict[int, Level]) -> dict[str, Break]:
+    """Each break with the levels whose deck holds it (`Break.levels`), read from the levels."""
+    return {slug: dataclasses.replace(brk, levels=tuple(
+        n for n, level in levels.items() if slug in level.slugs)) for slug, brk in found.items()}
 
 
 def course_deck() -> Path | None:
@@ -412,15 +435,27 @@ def course_deck() -> Path | None:
     return Path(value) if value.strip() else None
 
 
-def default_catalog() -> Catalog:
-    """The package's catalog, with the course deck of `DIAGNOSE_DECK` when it names one."""
+def levels_in_use() -> Path | None:
+    """The levels file that replaces the package's: `DIAGNOSE_LEVELS`'s, else the course
+    deck's `levels.toml`; None when the package's is in use."""
     deck = course_deck()
-    return _catalog_with(str(deck) if deck is not None else None)
+    if levels_file() is not None or deck is None or not (deck / LEVELS_FILE).is_file():
+        return levels_file()
+    return deck / LEVELS_FILE
+
+
+def default_catalog() -> Catalog:
+    """The package's catalog, with the course deck of `DIAGNOSE_DECK` and the levels file of
+    `DIAGNOSE_LEVELS` when they name one."""
+    deck, levels = course_deck(), levels_in_use()
+    return _catalog_with(str(deck) if deck is not None else None,
+                         str(levels) if levels is not None else None)
 
 
 @functools.cache
-def _catalog_with(deck: str | None) -> Catalog:
-    return load_catalog(resources.files("scenarios"), deck=Path(deck) if deck else None)
+def _catalog_with(deck: str | None, levels: str | None) -> Catalog:
+    return load_catalog(resources.files("scenarios"), deck=Path(deck) if deck else None,
+                        levels=Path(levels) if levels else None)
 
 
 def healthy_config() -> Config:
@@ -429,10 +464,15 @@ def healthy_config() -> Config:
 
 
 def breaks(level: int | None = 1) -> dict[str, Break]:
-    """One level's deck, by slug, in file-name order: the lab's (level 1) unless asked.
+    """One level's deck, by slug, in file-name order: the lab's (level 1) unless asked; with
+    the healthy decoy when the level's entry says `decoy = true`. `level=None` gives every
+    entry of the catalog. An unknown level is a `LevelError`."""
+    catalog = default_catalog()
+    if level is None:
+        return dict(catalog.breaks)
+    if not isinstance(level, int) or isinstance(level, bool) or level not in catalog.levels:
+        from scenarios.levels import level as find_level
 
-    Levels 2 and 3 hold the healthy decoy (slug "healthy") beside their breaks; `level=None`
-    gives every entry of the catalog.
-    """
-    return {slug: brk for slug, brk in default_catalog().breaks.items()
-            if level is None or level in brk.levels}
+        find_level(level)  # raises, naming the levels there are
+    slugs = catalog.levels[level].slugs
+    return {slug: brk for slug, brk in catalog.breaks.items() if slug in slugs}

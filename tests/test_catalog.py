@@ -132,14 +132,49 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup/break.toml", 'es = "Sin warmup del learning rate"', "",
      "scenarios/breaks/no-warmup/break.toml: [title] es: missing"),
     ("breaks/no-warmup/break.toml", "[words]", "[wordz]",
-     "scenarios/breaks/no-warmup/break.toml: wordz: unknown key, expected one of level, slug, "
+     "scenarios/breaks/no-warmup/break.toml: wordz: unknown key, expected one of slug, "
      "healthy, title, summary, override, words, signature, reveal"),
-    ("breaks/healthy/break.toml", "level = [2, 3]", "level = [2, 2]",
-     "scenarios/breaks/healthy/break.toml: level: expected one of 1, 2, 3 or a list of them, "
-     "got [2, 2]"),
-    ("breaks/no-warmup/break.toml", "level = 1", "level = 4",
-     "scenarios/breaks/no-warmup/break.toml: level: expected one of 1, 2, 3 or a list of them, "
-     "got 4"),
+    ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'level = 1\nslug = "no-warmup"',
+     "scenarios/breaks/no-warmup/break.toml: level: a break names no level; levels.toml lists each "
+     "level's breaks (its deck)"),
+    ("levels.toml", '"no-warmup", "broken-mask"]', '"no-warmup", "brokn-mask"]',
+     "scenarios/levels.toml: level 1: deck: 'brokn-mask' is not a break of the catalog"),
+    ("levels.toml", '"no-warmup", "broken-mask"]', '"no-warmup"]',
+     "scenarios/levels.toml: level 1: deck: expected at least 3 breaks, found 2"),
+    ("levels.toml", '"no-warmup", "broken-mask"]', '"no-warmup", "no-warmup", "broken-mask"]',
+     "scenarios/levels.toml: level 1: deck: a slug is listed twice"),
+    ("levels.toml", '"no-warmup", "broken-mask"]', '"no-warmup", "broken-mask", "healthy"]',
+     "scenarios/levels.toml: level 1: deck: 'healthy' is the decoy; say decoy = true instead"),
+    ("levels.toml", 'deal = "permutation"', 'deal = "shuffle"',
+     "scenarios/levels.toml: level 1: deal: expected \"permutation\" or \"draw\", got 'shuffle'"),
+    ("levels.toml", "decoy = false", "decoy = true",
+     "scenarios/levels.toml: level 1: decoy: a permutation deals every entry, so the decoy "
+     "would be in every scenario"),
+    ("levels.toml", 'deal = "permutation"', 'deal = "permutation"\nruns = 2',
+     "scenarios/levels.toml: level 1: runs: a permutation deals every break of the deck"),
+    ("levels.toml", "runs = 3", "runs = 7",
+     "scenarios/levels.toml: level 2: runs: expected a whole number from 1 to 6 (the deck's "
+     "entries), got 7"),
+    ("levels.toml", "number = 3", "number = 2",
+     "scenarios/levels.toml: level 2: number: listed twice"),
+    ("levels.toml", "number = 3", "number = 0",
+     "scenarios/levels.toml: [[level]] number: expected a whole number from 1 to 99, got 0"),
+    ("levels.toml", 'suffix = "-level-3"', 'suffix = "-level-2"',
+     "scenarios/levels.toml: level 3: suffix: '-level-2' is level 2's too; each level needs "
+     "folders of its own"),
+    ("levels.toml", 'suffix = "-level-3"', 'suffix = "/../x"',
+     "scenarios/levels.toml: level 3: suffix: expected \"\" or lowercase words each after a "
+     "hyphen (\"-level-3\"), got '/../x'"),
+    ("levels.toml", "in_title = false", "in_titel = false",
+     "scenarios/levels.toml: level 1: 'in_titel': unknown key, expected one of number, name, "
+     "deck, decoy, deal, runs, suffix, in_title"),
+    ("levels.toml", 'es = "fallos nuevos" }', 'esp = "fallos nuevos" }',
+     "scenarios/levels.toml: level 3: name: expected { en = \"...\", es = \"...\" }"),
+    ("levels.toml", "[[level]]\nnumber = 1", "[[levels]]\nnumber = 1",
+     "scenarios/levels.toml: 'levels': unknown key, expected [[level]] tables only"),
+    ("breaks/small-init/break.toml", "en = [", 'en = ["big init", ',
+     "scenarios/levels.toml: level 2: small-init's word 'big init' (en) reads as big-init, "
+     "another break of this level; give it words of its own"),
     ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "healthy"',
      'scenarios/breaks/no-warmup/break.toml: slug: "healthy" is the slug of the healthy decoy '
      "(healthy = true) and of nothing else"),
@@ -173,8 +208,11 @@ def test_not_utf8_and_too_few_breaks(catalog_dir):
     with pytest.raises(CatalogError, match=r"bad-init/break\.toml: not UTF-8 text"):
         load_catalog(catalog_dir)
     shutil.rmtree(catalog_dir / "breaks" / "bad-init")
-    with pytest.raises(CatalogError,
-                       match=r"breaks: expected at least 3 breaks of level 1, found 2"):
+    with pytest.raises(CatalogError, match=r"^scenarios/levels.toml: level 1: deck: 'bad-init' "
+                                           r"is not a break of the catalog$"):
+        load_catalog(catalog_dir)
+    (catalog_dir / "levels.toml").unlink()
+    with pytest.raises(CatalogError, match=r"^scenarios/levels.toml: missing"):
         load_catalog(catalog_dir)
 
 
@@ -220,7 +258,7 @@ toml_values = st.one_of(
 def test_random_overrides_load_or_are_refused_cleanly(key, value):
     healthy = scenarios.healthy_config()
     brk = dict(scenarios.breaks()["no-warmup"].__dict__)
-    data = {"level": 1, "slug": "x", "title": brk["title"], "summary": brk["summary"],
+    data = {"slug": "x", "title": brk["title"], "summary": brk["summary"],
             "override": {key: value}, "words": {k: list(v) for k, v in brk["words"].items()},
             "signature": [int(n) for n in brk["signature"]],
             "reveal": {lang: {"changed": r.changed, "panels": dict(r.panels),
@@ -238,7 +276,8 @@ def test_random_overrides_load_or_are_refused_cleanly(key, value):
 
 
 def test_the_deck_has_three_levels_each_its_own_slugs():
-    deck = {level: scenarios.breaks(level) for level in scenarios.LEVELS}
+    deck = {level.number: scenarios.breaks(level.number) for level in scenarios.all_levels()}
+    assert list(deck) == [1, 2, 3]
     assert set(deck[1]) == {"bad-init", "no-warmup", "broken-mask"}
     assert scenarios.breaks() == deck[1]                 # the lab's deck unless asked
     assert len(deck[2]) >= 3 and len([b for b in deck[3].values() if not b.healthy]) >= 4
@@ -260,12 +299,21 @@ def test_the_healthy_decoy_is_data_of_levels_2_and_3_with_words_in_both_language
     assert not any(b.healthy for b in scenarios.breaks(1).values())
 
 
-def test_the_diagnostician_reads_every_dealt_break_of_each_level():
-    from diagnose.diagnostician import DECKS
+def test_levels_toml_alone_says_which_breaks_a_level_deals():
+    """Every level is one entry: no break file names a level, and each break's `levels` are
+    read from the decks of levels.toml."""
+    import tomllib
 
-    for level in scenarios.LEVELS:
-        dealt = {s for s, b in scenarios.breaks(level).items() if not b.healthy}
-        assert set(DECKS[level]) == dealt
+    for path in sorted((PACKAGED / "breaks").glob("*/break.toml")):
+        assert "level" not in tomllib.loads(path.read_text(encoding="utf-8")), path.name
+    levels = scenarios.all_levels()
+    for brk in scenarios.breaks(None).values():
+        assert brk.levels == tuple(lv.number for lv in levels if brk.slug in lv.slugs)
+    assert [lv.name["en"] for lv in levels] == [
+        "the lab", "a pool of subtle breaks and their mirrors", "new bugs"]
+    assert [(lv.deal, lv.runs, lv.suffix, lv.in_title) for lv in levels] == [
+        ("permutation", 3, "", False), ("draw", 3, "-level-2", True),
+        ("draw", 3, "-level-3", True)]
 
 
 def test_a_decoy_with_an_override_is_refused(catalog_dir):

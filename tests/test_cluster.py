@@ -159,7 +159,7 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")
     assert json.loads(borja["scenario.json"])["level"] == 3
-    assert "level" not in json.loads(bundle_files(tmp_path / "bundles", "ana")["scenario.json"])
+    assert json.loads(bundle_files(tmp_path / "bundles", "ana")["scenario.json"])["level"] == 1
     answers = unseal(borja["answer-key.sealed"].decode(), secret)
     assert sorted(answers) == ["01", "02", "03"]
     assert set(answers.values()) <= set(scenarios.breaks(3))  # level 3's deck, not level 1's

@@ -2,14 +2,16 @@
 walking folders, validated by one loader, and read by each folder's `signature.py`.
 
 `course_deck` writes a real course deck outside the package: `huge-init`, the engine's
-existing `init_scale` knob at x10 (level 3, where no init break is dealt), with its own
-words, texts and signature class. The end-to-end game with it is tests/tui/test_course_deck_tui.py.
+existing `init_scale` knob at x10 (added to level 3's deck, where no init break is dealt, by
+the deck's own levels.toml), with its own words, texts and signature class. The end-to-end
+game with it is tests/tui/test_course_deck_tui.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +22,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose import diagnostician
 from diagnose.cli import cli
 from diagnose.signatures import Signature, load_signature, signature
 from scenarios import CatalogError, load_catalog
@@ -30,7 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SLUG = "huge-init"
 BREAK_TOML = """\
 # A course's own break: the engine's init_scale at x10.
-level = 3
 slug = "huge-init"
 signature = [5, 4]
 
@@ -93,10 +93,23 @@ class HugeInit(Signature):
 '''
 
 
+def course_levels(slug: str, levels: tuple[int, ...]) -> str:
+    """The package's levels.toml with `slug` added at the end of each of `levels`' decks."""
+    text = (resources_root() / "levels.toml").read_text(encoding="utf-8")
+    entries = text.split("[[level]]")
+    for k, entry in enumerate(entries):
+        number = re.search(r"(?m)^number = (\d+)$", entry)
+        if number and int(number[1]) in levels:
+            entries[k] = re.sub(r"(?m)^(deck = \[.*)\]$", rf'\1, "{slug}"]', entry)
+    return "[[level]]".join(entries)
+
+
 def write_course_deck(folder: Path, toml: str = BREAK_TOML, code: str | None = SIGNATURE_PY,
-                      slug: str = SLUG) -> Path:
-    """A course deck of one break folder: `folder/<slug>/break.toml` and its signature.py."""
+                      slug: str = SLUG, levels: tuple[int, ...] = (3,)) -> Path:
+    """A course deck of one break folder, `folder/<slug>/break.toml` and its signature.py, and
+    the deck's levels.toml: the package's, with the break in `levels`' decks."""
     (folder / slug).mkdir(parents=True)
+    (folder / "levels.toml").write_text(course_levels(SLUG, levels), encoding="utf-8")
     (folder / slug / "break.toml").write_text(toml, encoding="utf-8")
     if code is not None:
         (folder / slug / "signature.py").write_text(code, encoding="utf-8")
@@ -149,9 +162,9 @@ def test_a_signature_imports_neither_numpy_nor_textual():
 
 
 def test_no_file_of_the_app_or_the_grader_names_a_slug():
-    """Only the catalog's loading code, and the level membership the levels entry will hold
-    (`DECKS`, `LAB_BREAKS`), may name a break: everything else finds them in the folders."""
-    allowed = {"diagnose/diagnostician.py": "DECKS", "diagnose/scenario.py": "LAB_BREAKS"}
+    """Only the catalog's loading code may name a break: everything else finds them in the
+    folders, and which level deals them in levels.toml."""
+    allowed: dict[str, str] = {}
     slugs = [s for s in scenarios.breaks(None) if s != scenarios.HEALTHY]
     for package in ("diagnose", "grading"):
         for path in (ROOT / package).rglob("*.py"):
@@ -170,8 +183,9 @@ def test_a_course_break_joins_its_level_and_is_weighed_and_listed(course_deck):
     brk = scenarios.breaks(3)[SLUG]
     assert brk.course and Path(brk.folder) == course_deck / SLUG
     assert SLUG not in scenarios.breaks(2) and SLUG not in scenarios.breaks(1)
-    assert diagnostician.deck_of(3) == (*diagnostician.DECKS[3], SLUG)
-    assert diagnostician.deck_of(1) == diagnostician.DECKS[1]
+    packaged = load_catalog(resources_root()).levels
+    assert scenarios.level(3).deck == (*packaged[3].deck, SLUG)
+    assert scenarios.level(1).deck == packaged[1].deck
     assert type(signature(SLUG)).__name__ == "HugeInit"
     out = _cli("breaks")
     assert out.exit_code == 0
@@ -197,8 +211,9 @@ REFUSED = [
     ("words", BREAK_TOML.replace('"init x10", ', '"init x10", "Frozen Block", '), SLUG,
      "{deck}/huge-init/break.toml: [words] en: 'Frozen Block' already names frozen-block "
      "(scenarios/breaks/frozen-block/break.toml) in a deck this break joins"),
-    ("level", BREAK_TOML.replace("level = 3", "level = 4"), SLUG,
-     "{deck}/huge-init/break.toml: level: expected one of 1, 2, 3 or a list of them, got 4"),
+    ("level", "level = 3\n" + BREAK_TOML, SLUG,
+     "{deck}/huge-init/break.toml: level: a break names no level; levels.toml lists each "
+     "level's breaks (its deck)"),
     ("folder", BREAK_TOML, "huge", "{deck}/huge/break.toml: slug: 'huge-init' differs from its "
      "folder's name 'huge'; a break's folder is named after its slug"),
 ]
@@ -239,15 +254,14 @@ def test_a_phrase_of_a_deck_it_joins_is_refused_however_it_is_written(tmp_path_f
     would read it as a phrase of a break of the same level, the deck is refused."""
     from scenarios.folding import fold
 
-    level = data.draw(st.sampled_from(scenarios.LEVELS))
+    level = data.draw(st.sampled_from([lv.number for lv in scenarios.all_levels()]))
     other = data.draw(st.sampled_from(sorted(scenarios.breaks(level).values(),
                                              key=lambda b: b.slug)))
     lang = data.draw(st.sampled_from(scenarios.LANGS))
     phrase = data.draw(st.sampled_from(other.words[lang]))
     written = "".join(c.upper() if data.draw(st.booleans()) else c for c in phrase)
-    toml = BREAK_TOML.replace("level = 3", f"level = {level}").replace(
-        f'{lang} = ["', f'{lang} = [{json.dumps(written)}, "', 1)
-    deck = write_course_deck(tmp_path_factory.mktemp("deck"), toml)
+    toml = BREAK_TOML.replace(f'{lang} = ["', f'{lang} = [{json.dumps(written)}, "', 1)
+    deck = write_course_deck(tmp_path_factory.mktemp("deck"), toml, levels=(level,))
     with pytest.raises(CatalogError) as caught:
         load_catalog(resources_root(), deck=deck)
     text = str(caught.value)
@@ -291,6 +305,7 @@ def test_the_gradescope_zip_carries_a_course_breaks_data_never_code(course_deck)
 
     names = dict(grader_files())
     assert names[f"scenarios/breaks/{SLUG}/break.toml"] == BREAK_TOML.encode()
+    assert names["scenarios/levels.toml"] == (course_deck / "levels.toml").read_bytes()
     assert "scenarios/breaks/bad-init/break.toml" in names
     assert not [n for n in names if n.startswith("scenarios/breaks/")
                 and not n.endswith("/break.toml")]

@@ -27,6 +27,7 @@ DECK_SEED = 101  # the deck's short runs, one seed for every break of levels 2 a
 DEALT = "dealt"  # a scenario dealt as the game deals it, a seed per ID
 SEEDS = (DEALT,)  # the many-seed proof is bench/fidelity.py's; CI's time buys one set here
 TRUTHS = (HEALTHY, "bad-init", "no-warmup", "broken-mask")
+LAB = scenarios.level(1).deck  # the lab's runs are weighed against the lab's deck
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_signature_holds(trained, header, seed, truth):
 @pytest.mark.parametrize("truth", TRUTHS)
 def test_diagnostician_names_the_run(trained, header, seed, truth):
     records = trained[seed]
-    verdict = diagnose_run(records[truth], records[HEALTHY], header)
+    verdict = diagnose_run(records[truth], records[HEALTHY], header, LAB)
     assert verdict.slug == truth, verdict.figures
     assert verdict.confidence >= 0.5
     assert verdict.findings and all(f.text["en"] and f.text["es"] for f in verdict.findings)
@@ -103,7 +104,7 @@ def test_a_dealt_scenario_is_told_apart(dealt):
     ref_header, reference = workspace.read_run("reference")
     assert sorted(truth.values()) == sorted(TRUTHS[1:])
     for rid, slug in truth.items():
-        assert diagnose_run(workspace.read_run(rid)[1], reference, ref_header).slug == slug
+        assert diagnose_run(workspace.read_run(rid)[1], reference, ref_header, LAB).slug == slug
     lines = evidence(workspace, "en", truth)
     assert all(lines[rid] for rid in truth)
 
@@ -114,20 +115,19 @@ def test_diagnostician_survives_degenerate_input(header):
               "grad_norm_preclip": float("inf"), "grad_norm_postclip": nan,
               "act_mean_abs": [nan, nan, nan], "spectral_norm": {"wte": nan},
               "dead_heads": None, "dead_neurons_frac": None}
-    verdict = diagnose_run([record], [record], header)
+    verdict = diagnose_run([record], [record], header, LAB)
     assert verdict.slug == HEALTHY  # nothing finite to vote on: no break is claimed
     assert math.isfinite(verdict.confidence)
-    assert diagnose_run([], [], header).slug == HEALTHY
+    assert diagnose_run([], [], header, LAB).slug == HEALTHY
 
 
 def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
-    from diagnose.diagnostician import DECKS, KNOWN, votes
+    from diagnose.diagnostician import votes
 
     records = trained[SEEDS[0]]
-    every = [slug for deck in DECKS.values() for slug in deck]
+    every = [slug for level in scenarios.all_levels() for slug in level.deck]
     weighed = votes(figures(records[HEALTHY], records[HEALTHY], header), every)
     assert list(weighed) == every and all(math.isfinite(v) for v in weighed.values())
-    assert set(KNOWN) == set(DECKS[1])
 
 
 # --- the deck's levels 2 and 3, on one seed with short runs ---------------------------------
@@ -214,18 +214,15 @@ def test_unscaled_attention_and_decay_everything_leave_panel_2_alone(deck):
 @pytest.mark.parametrize("slug", ["big-init", "small-init", "short-warmup", "raised-lr",
                                   "high-lr", "frozen-block", "unshifted-targets"])
 def test_the_diagnostician_names_an_early_signature_among_its_level(deck, header, slug):
-    from diagnose.diagnostician import DECKS
-
     _, records = deck
-    level = next(lv for lv, slugs in DECKS.items() if slug in slugs)
-    verdict = diagnose_run(records[slug], records[HEALTHY], header, DECKS[level])
+    level = next(lv for lv in scenarios.all_levels() if slug in lv.deck)
+    verdict = diagnose_run(records[slug], records[HEALTHY], header, level.deck)
     assert verdict.slug == slug, verdict.figures
     assert verdict.findings and all(f.text["en"] and f.text["es"] for f in verdict.findings)
 
 
 def test_the_decoy_is_healthy_at_every_level(deck, header):
-    from diagnose.diagnostician import DECKS
-
     _, records = deck
-    for slugs in DECKS.values():
-        assert diagnose_run(records["decoy"], records[HEALTHY], header, slugs).slug == HEALTHY
+    for level in scenarios.all_levels():
+        assert diagnose_run(records["decoy"], records[HEALTHY], header,
+                            level.deck).slug == HEALTHY

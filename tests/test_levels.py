@@ -5,23 +5,18 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.scenario import (
-    ScenarioError,
-    ScenarioSpec,
-    assignment,
-    choose_breaks,
-    plan_runs,
-    planned_runs,
-)
+from diagnose.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
+from grading.diagnoses import GradeError
 from grading.grade import grade_workspace, read_scenario, scenario_json
 from grading.seal import seal
 
@@ -31,18 +26,46 @@ from grading_testkit import home_secret  # noqa: E402
 SECRET = b"s" * 32
 
 
-def test_level_one_deal_is_todays_permutation():
-    lab = ("bad-init", "no-warmup", "broken-mask")
-    for code in ("A", "B", "C", "7KQ2-M9XF"):
-        assert assignment(SECRET, code, lab) == assignment(SECRET, code, lab, level=1)
+def _deal_before_levels_toml(code: str, level: int) -> dict[str, str]:
+    """The two deals as they were written before levels.toml (kept here as the reference):
+    level 1 the HMAC's Lehmer permutation of the lab's three, levels 2 and 3 one of the deck's
+    ordered triples."""
+    import hashlib
+    import hmac
+    import math
+
+    def hmac_int(*parts: str) -> int:
+        digest = hmac.new(SECRET, "\0".join(parts).encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest, "big")
+
+    pool = sorted(scenarios.breaks(level))
+    if level != 1:
+        triples = list(itertools.permutations(pool, 3))
+        index = hmac_int("deal", str(level), code) % len(triples)
+        return dict(zip(("01", "02", "03"), triples[index], strict=True))
+    index, order = hmac_int("permutation", code) % math.factorial(len(pool)), []
+    for position in range(len(pool), 0, -1):
+        pick, index = divmod(index, math.factorial(position - 1))
+        order.append(pool.pop(pick))
+    return dict(zip(("01", "02", "03"), order, strict=True))
+
+
+@settings(max_examples=200)
+@given(code=st.text(min_size=1, max_size=20), level=st.sampled_from([1, 2, 3]))
+def test_each_levels_deal_is_the_one_before_levels_toml(code, level):
+    """levels.toml's deal rules give every code the deal it had: level 1 keeps its permutation
+    (its metrics bytes are pinned), levels 2 and 3 their triples."""
+    assert assignment(SECRET, code, scenarios.level(level)) == _deal_before_levels_toml(
+        code, level)
 
 
 @pytest.mark.parametrize("level", [2, 3])
 def test_a_level_deals_three_distinct_slugs_of_its_deck(level):
-    deck = sorted(scenarios.breaks(level))
+    entry = scenarios.level(level)
+    deck = sorted(entry.slugs)
     seen = Counter()
     for n in range(600):
-        deal = assignment(SECRET, f"code-{n}", deck, level)
+        deal = assignment(SECRET, f"code-{n}", entry)
         assert list(deal) == ["01", "02", "03"]
         assert len(set(deal.values())) == 3 and set(deal.values()) <= set(deck)
         assert sum(slug == scenarios.HEALTHY for slug in deal.values()) <= 1
@@ -58,7 +81,8 @@ def test_elimination_never_names_the_third_run(level):
     """Over every ordered triple the level deals, once any two of a scenario's runs are known,
     at least two outcomes remain for the third: knowing the deck is not knowing the answer."""
     deck = sorted(scenarios.breaks(level))
-    dealt = {tuple(assignment(SECRET, f"code-{n}", deck, level).values()) for n in range(4000)}
+    entry = scenarios.level(level)
+    dealt = {tuple(assignment(SECRET, f"code-{n}", entry).values()) for n in range(4000)}
     assert dealt == set(itertools.permutations(deck, 3))  # the deal's whole support
     for triple in dealt:
         for known in itertools.combinations(range(3), 2):
@@ -98,18 +122,18 @@ def test_a_title_names_the_bug_never_its_magnitude(slug):
 def test_the_form_offers_every_level_without_a_magnitude():
     from diagnose.tui.form_screen import choices
 
-    for level in scenarios.LEVELS:
+    for level in scenarios.all_levels():
         for lang in ("en", "es"):
-            labels = [label for _, label in choices(lang, level)]
+            labels = [label for _, label in choices(lang, level.number)]
             assert not any(c.isdigit() or c == "×" for label in labels for c in label)
     assert scenarios.HEALTHY in dict(choices("en", 2))
 
 
 def test_level_three_deals_the_decoy_with_its_own_seed():
-    deck = sorted(scenarios.breaks(3))
+    entry = scenarios.level(3)
     code = next(f"c{n}" for n in range(500)
-                if scenarios.HEALTHY in assignment(SECRET, f"c{n}", deck, 3).values())
-    deal, plans = plan_runs(SECRET, code, deck, 20, level=3)
+                if scenarios.HEALTHY in assignment(SECRET, f"c{n}", entry).values())
+    deal, plans = plan_runs(SECRET, code, entry, 20)
     decoy = next(rid for rid, slug in deal.items() if slug == scenarios.HEALTHY)
     by_run = {p.run: p for p in plans}
     assert by_run[decoy].config == by_run["reference"].config
@@ -117,24 +141,29 @@ def test_level_three_deals_the_decoy_with_its_own_seed():
 
 
 def test_spec_checks_its_level():
-    assert choose_breaks(3) == list(scenarios.breaks(3))
+    assert ScenarioSpec(level=3).entry == scenarios.level(3)
+    assert ScenarioSpec().level == scenarios.first_level().number == 1
     assert planned_runs(level=2) == ("reference", "01", "02", "03")
-    with pytest.raises(ScenarioError, match="--level must be one of 1, 2, 3, got 4"):
+    assert planned_runs() == ("reference", "01", "02", "03")
+    with pytest.raises(scenarios.LevelError,
+                       match=r"^level 4 is not one of the levels \(1, 2, 3\) "):
         ScenarioSpec(level=4)
 
 
-def test_scenario_json_writes_the_level_only_above_one(tmp_path):
-    one = scenario_json("C", ["01"], 5, "v", "self-study")
-    assert "level" not in one
-    assert scenario_json("C", ["01"], 5, "v", "self-study", 1) == one
-    (tmp_path / "scenario.json").write_text(one)
+def test_scenario_json_writes_the_level_and_older_files_are_level_one(tmp_path):
+    one = scenario_json("C", ["01"], 5, "v", "self-study", 1)
+    assert json.loads(one)["level"] == 1
+    older = json.loads(one)
+    del older["level"]  # written before levels existed
+    (tmp_path / "scenario.json").write_text(json.dumps(older))
     assert read_scenario(tmp_path).level == 1
     (tmp_path / "scenario.json").write_text(scenario_json("C", ["01"], 5, "v", "self-study", 3))
     assert read_scenario(tmp_path).level == 3
-    data = json.loads(one) | {"level": 9}
-    (tmp_path / "scenario.json").write_text(json.dumps(data))
-    with pytest.raises(Exception, match="corrupt"):
-        read_scenario(tmp_path)
+    for level in (9, True, "2", [1], None):
+        (tmp_path / "scenario.json").write_text(json.dumps(json.loads(one) | {"level": level}))
+        with pytest.raises(GradeError, match=re.escape(f"scenario.json: level {level!r} is not "
+                                                       "one of the levels (1, 2, 3)")):
+            read_scenario(tmp_path)
 
 
 def _level_workspace(path: Path, truth: dict[str, str], level: int, secret: bytes) -> Path:
@@ -431,3 +460,82 @@ def test_no_text_promises_a_bug_in_every_run_or_the_same_mistakes_at_level_two()
         assert "same at subtle" not in out.output and "exactly one" not in out.output
     listing = _cli("breaks").output
     assert "Level 2: a pool of subtle breaks and their mirrors" in listing
+
+
+# --- levels.toml: every level one entry, read through one object --------------------------
+
+PACKAGE_ROOT = Path(scenarios.__file__).resolve().parent
+SPECIAL_CASE = re.compile(r"(?<![.\w])level\w*\s*[!=]=\s*\d|\d\s*[!=]=\s*level|"
+                          r"(?:IntRange|Bounded)\(1, 3\)|\bDECKS\b|\bLAB_BREAKS\b")
+
+
+def test_no_code_lists_a_levels_breaks_or_singles_out_a_level_number():
+    """What a level deals, how it is named and titled is its entry's: no `level == 1`, no
+    fixed range of level numbers, no table of decks outside levels.toml."""
+    root = PACKAGE_ROOT.parent
+    found = [f"{path.relative_to(root)}:{number}: {line.strip()}"
+             for package in ("diagnose", "grading", "scenarios")
+             for path in sorted((root / package).rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if SPECIAL_CASE.search(line)]
+    assert not found, "\n".join(found)
+
+
+ALL_SLUGS = sorted(scenarios.breaks(None))
+DEALT_SLUGS = [s for s in ALL_SLUGS if s != scenarios.HEALTHY]
+_named = {"name": st.just({"en": "a", "es": "b"}),
+          "deck": st.lists(st.sampled_from(DEALT_SLUGS), min_size=3, max_size=8, unique=True)}
+fair = st.one_of(  # entries that mostly load: a permutation, or a draw with or without the decoy
+    st.fixed_dictionaries({"number": st.integers(1, 6), **_named,
+                           "deal": st.just("permutation")}, optional={"in_title": st.booleans()}),
+    st.fixed_dictionaries({"number": st.integers(1, 6), **_named, "deal": st.just("draw")},
+                          optional={"decoy": st.booleans(), "runs": st.integers(1, 3),
+                                    "in_title": st.booleans()}))
+wild = st.fixed_dictionaries(  # any of the values a course author may mistype
+    {"number": st.sampled_from([0, 1, 2, 100, True, "1"]),
+     "name": st.sampled_from([{"en": "a", "es": "b"}, {"en": "a"}, {"en": "", "es": "b"}]),
+     "deck": st.lists(st.sampled_from([*ALL_SLUGS, "nope"]), max_size=6)},
+    optional={"decoy": st.sampled_from([True, False, "yes"]),
+              "deal": st.sampled_from(["permutation", "draw", "x"]),
+              "runs": st.integers(-1, 9),
+              "suffix": st.sampled_from(["", "-level-9", "-b", "-B", "/x", "-level-2", 3]),
+              "in_title": st.sampled_from([True, False, 1]), "colour": st.just("red")})
+
+
+@settings(max_examples=300, deadline=None)
+@given(levels=st.one_of(st.lists(fair, max_size=4, unique_by=lambda e: e["number"]),
+                        st.lists(st.one_of(fair, wild), max_size=4)),
+       code=st.text(min_size=1, max_size=9))
+def test_any_levels_file_loads_whole_or_is_refused_in_one_line(levels, code):
+    """Generated levels files: each is refused in one line naming the file, or every level it
+    holds deals what its entry says and owns folders no other level has."""
+    from scenarios.levels import parse_levels
+
+    try:
+        read = parse_levels({"level": levels}, "levels.toml", scenarios.breaks(None))
+    except scenarios.CatalogError as err:
+        assert str(err).startswith("levels.toml: ") and "\n" not in str(err)
+        event("refused")
+        return
+    event(f"{len(read)} levels")
+    assert list(read) == sorted(e["number"] for e in levels)
+    assert len({lv.folder(Path("x/19-break-it")) for lv in read.values()}) == len(read)
+    for level in read.values():
+        assert len(level.deck) >= 3 and scenarios.HEALTHY not in level.deck
+        deal = assignment(SECRET, code, level)
+        assert list(deal) == [f"{n:02d}" for n in range(1, level.runs + 1)]
+        assert len(set(deal.values())) == level.runs and set(deal.values()) <= set(level.slugs)
+        if level.deal == "permutation":
+            assert sorted(deal.values()) == sorted(level.deck)
+
+
+def test_the_gradescope_zip_carries_the_levels_file_in_use(tmp_path, monkeypatch):
+    from diagnose.gradescope import grader_file
+
+    packaged, healthy = PACKAGE_ROOT / "levels.toml", PACKAGE_ROOT / "healthy.toml"
+    assert grader_file("scenarios/levels.toml", packaged) == packaged.read_bytes()
+    own = tmp_path / "levels.toml"
+    own.write_bytes(packaged.read_bytes() + b"\n# a course's own\n")
+    monkeypatch.setenv("DIAGNOSE_LEVELS", str(own))
+    assert grader_file("scenarios/levels.toml", packaged) == own.read_bytes()
+    assert grader_file("scenarios/healthy.toml", healthy) == healthy.read_bytes()

@@ -12,6 +12,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
+import scenarios
 from diagnose import platform
 from diagnose.cli import cli
 from diagnose.scenario import (
@@ -56,7 +57,7 @@ def test_create_scenario_refuses_too_many_steps(tmp_path):
 
 def test_a_pool_never_starts_more_workers_than_runs():
     secret = new_secret()
-    _, plans = plan_runs(secret, "JOBS", SLUGS, 3)
+    _, plans = plan_runs(secret, "JOBS", scenarios.level(1), 3)
     seen: list[int] = []
 
     def count(run: str, record: dict) -> None:

@@ -77,3 +77,7 @@ def test_a_file_named_with_look_alikes_is_placed_with_its_student(tmp_path):
     assert named_student(tmp_path / "\u0430n\u0430-diagnoses.md", class_list).name == "ana"
     assert named_student(tmp_path / "ＪＯＥ.md", class_list).name == "Joe"
     assert named_student(tmp_path / "Ј\u043ee.md", class_list).name == "Joe"
+    # as the app names a level's file (levels.toml's suffix), in a level-2 bundle
+    assert named_student(tmp_path / "Joe-diagnoses-level-2.md", class_list).name == "Joe"
+    assert named_student(tmp_path / "ana" / "diagnoses-level-3.md", class_list).name == "ana"
+    assert named_student(tmp_path / "Joe-level-7.md", class_list) is None

@@ -13,7 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnose.cli import cli
-from diagnose.params import COUNT_MAX, PATH_MAX, TIMEOUT_MAX, Bounded, BoundedFloat, PathArg
+from diagnose.params import (
+    COUNT_MAX,
+    PATH_MAX,
+    TIMEOUT_MAX,
+    Bounded,
+    BoundedFloat,
+    LevelChoice,
+    PathArg,
+)
 
 
 def options(kind: type) -> list[tuple[str, click.Parameter]]:
@@ -52,6 +60,14 @@ def test_every_number_and_path_option_is_of_a_bounded_type():
         assert math.isfinite(param.type.min) and math.isfinite(param.type.max), (name, param.name)
     for name, param in PATHS:
         assert isinstance(param.type, PathArg), (name, param.name)
+
+
+def test_every_level_option_takes_the_levels_of_levels_toml():
+    assert sorted(name for name, _ in options(LevelChoice)) == ["deal", "new", "play"]
+    assert all(param.name == "level" for _, param in options(LevelChoice))
+    for value in ("0", "4", "1.5", "x", "", " "):
+        result = CliRunner().invoke(cli, ["new", "--level", value])
+        assert result.exit_code == 2 and "is not a level (the levels: 1, 2, 3;" in result.output
 
 
 def test_the_caps_are_said_in_help():

@@ -7,6 +7,7 @@ shared by the read-only checks.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import math
 import os
@@ -40,6 +41,7 @@ from grading.seal import SealError, new_secret, read_key_file, unseal, write_key
 
 STEPS = 24
 SLUGS = ["bad-init", "no-warmup", "broken-mask"]
+LAB = scenarios.level(1)  # levels.toml's first entry: the lab's three, in a permutation
 
 
 def run(*args: str):
@@ -51,7 +53,7 @@ def run(*args: str):
 def test_permutation_is_uniform_over_the_six_orders():
     secret = b"k" * 44
     counts = collections.Counter(
-        tuple(assignment(secret, f"code-{i}", SLUGS).values()) for i in range(6000))
+        tuple(assignment(secret, f"code-{i}", LAB).values()) for i in range(6000))
     assert len(counts) == 6
     expected = 1000
     chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
@@ -60,8 +62,9 @@ def test_permutation_is_uniform_over_the_six_orders():
 
 def test_permutation_depends_on_secret_and_code_only():
     a, b = new_secret(), new_secret()
-    assert assignment(a, "X", SLUGS) == assignment(a, "X", list(reversed(SLUGS)))
-    differs = sum(assignment(a, f"c{i}", SLUGS) != assignment(b, f"c{i}", SLUGS)
+    listed_backwards = dataclasses.replace(LAB, deck=tuple(reversed(LAB.deck)))
+    assert assignment(a, "X", LAB) == assignment(a, "X", listed_backwards)
+    differs = sum(assignment(a, f"c{i}", LAB) != assignment(b, f"c{i}", LAB)
                   for i in range(50))
     assert differs > 25
 
@@ -100,11 +103,10 @@ def test_rounds_train_until_told_apart_and_the_last_is_kept_whatever_it_shows(re
 
 
 def test_a_spec_is_one_checked_value():
-    import dataclasses
-
     spec = ScenarioSpec(steps=5)
     assert len(spec.code) == 9 and spec.steps == 5 and spec.lang == "en"
-    assert spec.key == "self-study" and spec.level == 1
+    assert spec.entry.deck == ("bad-init", "no-warmup", "broken-mask") and spec.level == 1
+    assert spec.key == "self-study"
     assert ScenarioSpec().steps == scenarios.healthy_config().steps
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.steps = 6
@@ -140,7 +142,7 @@ def test_workspace_layout(made):
         for suffix in ("", "/metrics.jsonl", "/dashboard.html"))}
     assert sorted(set(seen)) == sorted({(r, s) for r in workspace.runs for s in range(STEPS)})
     assert unseal(workspace.sealed_text(), secret, "TEST-0001") == assignment(
-        secret, "TEST-0001", SLUGS)
+        secret, "TEST-0001", LAB)
 
 
 def test_nothing_a_student_sees_tells_the_break(made):
@@ -161,7 +163,7 @@ def test_nothing_a_student_sees_tells_the_break(made):
     mtimes = {p.stat().st_mtime for p in workspace.path.rglob("*")}
     assert len(mtimes) == 1, "files must share one mtime"
     scenario = json.loads((workspace.path / "scenario.json").read_text())
-    assert set(scenario) == {"schema", "code", "engine_version", "steps", "ids", "key"}
+    assert set(scenario) == {"schema", "code", "engine_version", "steps", "ids", "key", "level"}
 
 
 def test_same_code_and_secret_give_the_same_bits(made, tmp_path):
@@ -225,7 +227,7 @@ def test_new_then_reveal(tmp_path, monkeypatch):
     result = run("reveal", "--json")
     assert result.exit_code == 0
     truth = json.loads(result.output)
-    assert truth == assignment(read_key_file(secret_file), "my lab", SLUGS)
+    assert truth == assignment(read_key_file(secret_file), "my lab", LAB)
     solutions = tmp_path / "solutions" / "03-three-failures-ref.md"
     text = solutions.read_text(encoding="utf-8")
     for rid, slug in truth.items():

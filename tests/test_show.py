@@ -38,7 +38,7 @@ def workspace(tmp_path):
     path = tmp_path / "ws"
     path.mkdir()
     (path / SCENARIO_FILE).write_text(
-        scenario_json("7KQ2-M9XF", ["01", "02", "03"], 400, "0.1.0", "self-study"))
+        scenario_json("7KQ2-M9XF", ["01", "02", "03"], 400, "0.1.0", "self-study", 1))
     shapes = {"reference": {}, "01": {"nan_at": 250}, "02": {"warmup": 1},
               "03": {"floor": 0.004}}
     for run, shape in shapes.items():

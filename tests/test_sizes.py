@@ -127,7 +127,7 @@ Q8x2mD5GBDJXOu2Xr41867IcBsRr_6m2AZdNozDHj59A=="
 
 def test_every_deal_of_every_level_seals_to_one_size():
     catalog = sorted(scenarios.breaks(None))
-    assert {s for level in scenarios.LEVELS for s in scenarios.breaks(level)} == set(catalog)
+    assert {s for level in scenarios.all_levels() for s in level.slugs} == set(catalog)
     sizes: dict[int, list[str]] = {}
     for triple in itertools.permutations(catalog, 3):  # every level's deck is in the catalog
         deal = dict(zip(("01", "02", "03"), triple, strict=True))
@@ -153,11 +153,14 @@ def test_the_catalog_refuses_a_slug_a_key_has_no_room_for(tmp_path):
     shutil.copytree(resources.files("scenarios"), root,
                     ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     folder = root / "breaks" / "no-warmup"
+    levels = root / "levels.toml"
+    lab = levels.read_text(encoding="utf-8")
     for slug, refused in (("n" * SLUG_MAX, False), ("n" * (SLUG_MAX + 1), True)):
         folder = folder.rename(folder.parent / slug)  # a break's folder is named after its slug
         path = folder / "break.toml"
         path.write_text(re.sub(r'(?m)^slug = ".*"$', f'slug = "{slug}"',
                                path.read_text(encoding="utf-8")), encoding="utf-8")
+        levels.write_text(lab.replace('"no-warmup"', f'"{slug}"'), encoding="utf-8")
         if refused:
             with pytest.raises(CatalogError, match=f"slug: at most {SLUG_MAX} characters, got"):
                 load_catalog(root)
@@ -190,9 +193,10 @@ FIRST_STEPS = """
 import json, sys
 import threadpoolctl
 from diagnose.engine import train
-from diagnose.scenario import choose_breaks, plan_runs
+import scenarios
+from diagnose.scenario import plan_runs
 
-deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", choose_breaks(1), steps=3)
+deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", scenarios.level(1), steps=3)
 runs = {}
 for plan in plans:
     records = list(train(plan.config, plan.seed))

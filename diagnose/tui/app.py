@@ -50,16 +50,18 @@ class PlayApp(ViewApp):
     def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
                  lang: str = "en", steps: int | None = None, jobs: int = 2,
                  make_scenario: Callable[..., Workspace] | None = None,
-                 cwd: Path | None = None, level: int = 1) -> None:
+                 cwd: Path | None = None, level: int | None = None) -> None:
         """Open the scenario in `directory`, or get ready to train one there.
 
         Raises WorkspaceError when `directory` holds a scenario that cannot be read, HomeError
         for a `name` that cannot be one (`name`: the player's, kept for every level).
         `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
         stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
-        the deck a fresh scenario deals from (a scenario in `directory` keeps its own).
+        the deck a fresh scenario deals from, the first level's by default (a scenario in
+        `directory` keeps its own).
         """
         from diagnose.home import keep_player_name, player_name
+        from scenarios.levels import first_level
 
         super().__init__()
         # the player's name, as `diagnose play --name` gives it or as kept from a former game
@@ -70,7 +72,7 @@ class PlayApp(ViewApp):
         self.steps, self.jobs, self.cwd = steps, jobs, cwd
         self.make_scenario = make_scenario
         self.view = View()
-        self.level = level
+        self.level = first_level().number if level is None else level
         self.next_level: int | None = None  # set when the player asks for the next level
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
@@ -85,7 +87,7 @@ class PlayApp(ViewApp):
             from diagnose.scenario import new_code
 
             self.code = code or new_code()  # drawn here so the screen can show it at once
-            self.store = RunStore(*fresh_runs(steps, level))
+            self.store = RunStore(*fresh_runs(steps, self.level))
             self.drafts = Drafts()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
@@ -134,12 +136,15 @@ class PlayApp(ViewApp):
         if self.training:
             self.notify(tr(self.lang, "wait_training"))
             return
+        from scenarios.levels import following_level as following
+
         progress, _ = load_progress()
         upcoming = level_after(self.level, progress)
+        locked = following(self.level)
         if upcoming is not None:
             self._open_level(upcoming)
-        elif self.level + 1 in progress:
-            self.notify(tr(self.lang, "next_locked", level=self.level, next=self.level + 1))
+        elif locked is not None:
+            self.notify(tr(self.lang, "next_locked", level=self.level, next=locked.number))
         else:
             self.notify(tr(self.lang, "next_none", level=self.level))
 
@@ -158,9 +163,11 @@ class PlayApp(ViewApp):
             title = tr(self.lang, "training", code=self.code)
         else:
             title = tr(self.lang, "scenario", code=self.workspace.code)
-        # level 1 says nothing: its screen is the one the course's lab has always shown
+        # a level's entry says whether the title names it (the lab's screen never has)
+        from scenarios.levels import level
+
         self.play.scenario = title + (tr(self.lang, "level", level=self.level)
-                                      if self.level != 1 else "")
+                                      if level(self.level).in_title else "")
 
     def _tick(self) -> None:
         if self.store.version != self._drawn:

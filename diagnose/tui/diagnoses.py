@@ -27,11 +27,13 @@ def file_stem(name: str) -> str:
     return stem or "student"
 
 
-def diagnoses_path(workspace: Path, name: str, cwd: Path | None = None, level: int = 1) -> Path:
-    """Level 1's file is `<name>-diagnoses.md`; a higher level's `<name>-diagnoses-level-N.md`,
-    so one course folder holds a file per level."""
-    suffix = SUFFIX if level == 1 else SUFFIX.replace(".md", f"-level-{level}.md")
-    return course_dir(workspace, cwd) / f"{file_stem(name)}{suffix}"
+def diagnoses_path(workspace: Path, name: str, level: int, cwd: Path | None = None) -> Path:
+    """`<name>-diagnoses.md`, named as the level names its files (`Level.named`: level 2's
+    is `<name>-diagnoses-level-2.md`), so one course folder holds a file per level."""
+    from scenarios.levels import level as entry
+
+    stem = entry(level).named(f"{file_stem(name)}{SUFFIX.removesuffix('.md')}")
+    return course_dir(workspace, cwd) / f"{stem}.md"
 
 
 def write_diagnoses(workspace: Workspace, name: str, drafts: Drafts, lang: str,
@@ -43,5 +45,5 @@ def write_diagnoses(workspace: Workspace, name: str, drafts: Drafts, lang: str,
 
     text = grading.format_diagnoses(name, workspace.code, drafts.for_grader(workspace.ids),
                                     lang, workspace.level)
-    path = diagnoses_path(workspace.path, name, cwd, workspace.level)
+    path = diagnoses_path(workspace.path, name, workspace.level, cwd)
     return atomic_write(path, text, error=OSError)

@@ -33,7 +33,7 @@ async def test_a_course_break_is_dealt_played_graded_and_revealed(tmp_path, cour
     secret = self_study_secret(create=True)
     monkeypatch.setenv(DECK_SETTING, str(deck))
     code = next(c for c in (f"DECK-{n}" for n in range(100))
-                if SLUG in assignment(secret, c, list(scenarios.breaks(3)), 3).values())
+                if SLUG in assignment(secret, c, scenarios.level(3)).values())
     monkeypatch.delenv(DECK_SETTING)
     out = _cli("--deck", str(deck), "new", "--level", "3", "--steps", "5", "--seed", code,
                "--jobs", "2")

@@ -40,8 +40,8 @@ def test_the_grader_gets_every_id_with_not_sure_as_none():
 
 def test_the_file_goes_next_to_experiments_else_to_the_current_directory(tmp_path):
     course = tmp_path / "course"
-    assert diagnoses_path(course / "experiments" / "19-break-it", "Ana María") == (
+    assert diagnoses_path(course / "experiments" / "19-break-it", "Ana María", 1) == (
         course.resolve() / "Ana-María-diagnoses.md")
-    assert diagnoses_path(tmp_path / "bundle", "Ana", cwd=tmp_path / "here") == (
+    assert diagnoses_path(tmp_path / "bundle", "Ana", 1, cwd=tmp_path / "here") == (
         tmp_path / "here" / "Ana-diagnoses.md")
     assert file_stem(" ../x/y ") == "x-y" and file_stem("///") == "student"
