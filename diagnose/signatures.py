@@ -140,68 +140,170 @@ def fmt(value: float) -> str:
     return f"{value:.3g}"
 
 
+def compared(panel: int, name: str, fig: Figures, en: str, es: str,
+             percent: bool = False) -> Finding:
+    """The sentence of a figure beside the reference's (`ref_<name>`): `en` and `es` are
+    templates that quote them as {run} and {ref} (in % of the figure when `percent`)."""
+    run, ref = fig[name], fig[f"ref_{name}"]
+    if percent:
+        run, ref = run * 100, ref * 100
+    said = {"run": fmt(run), "ref": fmt(ref)}
+    return Finding(panel, name, fig[name], {"en": en.format(**said), "es": es.format(**said)})
+
+
 def spectral_jump(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(5, "spectral_jump", fig["spectral_jump"], {
-        "en": f"a largest singular value grows {f(fig['spectral_jump'] * 100)}% in the "
-              f"first update (the reference: {f(fig['ref_spectral_jump'] * 100)}%)",
-        "es": f"un mayor valor singular crece un {f(fig['spectral_jump'] * 100)}% en la "
-              f"primera actualización (la referencia: "
-              f"{f(fig['ref_spectral_jump'] * 100)}%)"})
-
-
-def early_excess(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(1, "early_excess", fig["early_excess"], {
-        "en": f"in steps 1-5 the loss stands up to {f(fig['early_excess'])} nats above "
-              "the reference's at the same step",
-        "es": f"en los pasos 1-5 la pérdida queda hasta {f(fig['early_excess'])} nats "
-              "por encima de la de referencia en el mismo paso"})
-
-
-def spectral0_before_update(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-        "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
-              "step 0, before any update",
-        "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
-              "referencia en el paso 0, antes de actualizar nada"})
-
-
-def loss0_ratio(fig: Figures, header: dict[str, Any]) -> Finding:
-    f = fmt
-    return Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-        "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
-              f"reference's, where a uniform guess gives {f(header['ln_vocab'])}",
-        "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
-              f"la de referencia, cuando adivinar al azar da {f(header['ln_vocab'])}"})
-
-
-def final_ratio(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(1, "final_ratio", fig["final_ratio"], {
-        "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x "
-              "the reference's",
-        "es": f"pérdida de validación final {f(fig['final_val'])}, "
-              f"{f(fig['final_ratio'])} veces la de referencia"})
+    return compared(5, "spectral_jump", fig,
+                    "a largest singular value grows {run}% in the first update "
+                    "(the reference: {ref}%)",
+                    "un mayor valor singular crece un {run}% en la primera actualización "
+                    "(la referencia: {ref}%)", percent=True)
 
 
 def clip_share(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(3, "clip_share", fig["clip_share"], {
-        "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-              f"(the reference: {f(fig['ref_clip_share'] * 100)}%)",
-        "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-              f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%)"})
+    return compared(3, "clip_share", fig,
+                    "the gradient is clipped on {run}% of the steps (the reference: {ref}%)",
+                    "el gradiente se recorta en el {run}% de los pasos (la referencia: {ref}%)",
+                    percent=True)
 
 
 def dead_heads(fig: Figures) -> Finding:
-    f = fmt
-    return Finding(6, "dead_heads", fig["dead_heads"], {
-        "en": f"{f(fig['dead_heads'])} dead heads at the end (the reference: "
-              f"{f(fig['ref_dead_heads'])})",
-        "es": f"{f(fig['dead_heads'])} cabezas muertas al final (la referencia: "
-              f"{f(fig['ref_dead_heads'])})"})
+    return compared(6, "dead_heads", fig, "{run} dead heads at the end (the reference: {ref})",
+                    "{run} cabezas muertas al final (la referencia: {ref})")
+
+
+def early_excess(fig: Figures) -> Finding:
+    excess = fmt(fig["early_excess"])
+    return Finding(1, "early_excess", fig["early_excess"], {
+        "en": f"in steps 1-5 the loss stands up to {excess} nats above the reference's at the "
+              "same step",
+        "es": f"en los pasos 1-5 la pérdida queda hasta {excess} nats por encima de la de "
+              "referencia en el mismo paso"})
+
+
+def spectral0_before_update(fig: Figures) -> Finding:
+    ratio = fmt(fig["spectral0_ratio"])
+    return Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
+        "en": f"largest singular values {ratio}x the reference's at step 0, before any update",
+        "es": f"mayores valores singulares {ratio} veces los de referencia en el paso 0, antes "
+              "de actualizar nada"})
+
+
+def loss0_ratio(fig: Figures, header: dict[str, Any]) -> Finding:
+    loss, ratio, uniform = fmt(fig["loss0"]), fmt(fig["loss0_ratio"]), fmt(header["ln_vocab"])
+    return Finding(1, "loss0_ratio", fig["loss0_ratio"], {
+        "en": f"loss {loss} at step 0, {ratio}x the reference's, where a uniform guess gives "
+              f"{uniform}",
+        "es": f"pérdida {loss} en el paso 0, {ratio} veces la de referencia, cuando adivinar al "
+              f"azar da {uniform}"})
+
+
+def final_ratio(fig: Figures) -> Finding:
+    loss, ratio = fmt(fig["final_val"]), fmt(fig["final_ratio"])
+    return Finding(1, "final_ratio", fig["final_ratio"], {
+        "en": f"final validation loss {loss}, {ratio}x the reference's",
+        "es": f"pérdida de validación final {loss}, {ratio} veces la de referencia"})
+
+
+# --- promises several breaks keep ----------------------------------------------------------
+
+def schedule_kept(run: Records, reference: Records) -> Check:
+    """Panel 2 is the reference's, step for step."""
+    same = same_lr(run, reference)
+    return check("same_lr", float(same), same, "the reference's schedule")
+
+
+def finite_loss(run: Records, wanted: str) -> Check:
+    """No step's training loss is NaN or infinite."""
+    finite = all_finite(run)
+    return check("finite", float(finite), finite, wanted)
+
+
+# --- shapes several breaks share: a break derives one and keeps only what is its own ---------
+
+class InitScale(Signature):
+    """Every matrix scaled at step 0 (big-init, small-init): Panel 5 before any update, Panel 4's
+    `activation` (the break's: which line shows the scale) and the step-0 loss speak."""
+
+    needs = ("act_mean_abs", "spectral_norm")
+
+    def activation(self, fig: Figures) -> Finding:
+        """Panel 4's step-0 figure that shows the scale, as a sentence."""
+        raise NotImplementedError
+
+    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
+        return [spectral0_before_update(fig), self.activation(fig), loss0_ratio(fig, header)]
+
+
+class FloorLeak(Signature):
+    """Both losses end below the entropy floor (broken-mask, leaky-mask): the targets leak in.
+    The break says its `floor` sentence and the promises of its own (`own_checks`)."""
+
+    needs = ("val_loss", "entropy_floor")
+
+    def vote(self, fig: Figures) -> float:
+        # Panel 1: both losses end below the entropy floor
+        return min(under(fig["val_floor_ratio"], 0.8), under(fig["train_floor_ratio"], 0.8))
+
+    def floor(self, fig: Figures, header: dict[str, Any]) -> Finding:
+        """Panel 1's final validation loss against the floor, as a sentence."""
+        raise NotImplementedError
+
+    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
+        return [self.floor(fig, header), dead_heads(fig)]
+
+    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Check]:
+        """The promises this leak keeps besides the shared ones (listed between them)."""
+        raise NotImplementedError
+
+    def checks(self, fig: Figures, run: Records, reference: Records,
+               header: dict[str, Any]) -> list[Check]:
+        return [
+            check("val_floor_ratio", fig["val_floor_ratio"], fig["val_floor_ratio"] < 1,
+                  "< 1 (val below the entropy floor)"),
+            check("train_floor_ratio", fig["train_floor_ratio"], fig["train_floor_ratio"] < 1,
+                  "< 1 (train below the entropy floor)"),
+            *self.own_checks(fig, header),
+            schedule_kept(run, reference),
+            check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
+                  fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)"),
+        ]
+
+
+class LrPeak(Signature):
+    """Panel 2's peak `threshold` times the reference's or more (high-lr, raised-lr)."""
+
+    threshold: float = 1.5
+
+    def vote(self, fig: Figures) -> float:
+        return over(fig["lr_peak_ratio"], self.threshold)
+
+    @staticmethod
+    def peak(fig: Figures, en: str = "", es: str = "") -> Finding:
+        """The peak's sentence, `en` and `es` appended to it."""
+        ratio = fmt(fig["lr_peak_ratio"])
+        return Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
+            "en": f"the learning rate peaks {ratio}x the reference's peak{en}",
+            "es": f"el máximo del learning rate es {ratio} veces el de la referencia{es}"})
+
+
+class WarmupStart(Signature):
+    """Panel 2's first step too near its peak (no-warmup, short-warmup): the first update's jump
+    and the early excess speak beside the break's `start` sentence."""
+
+    def start(self, fig: Figures) -> Finding:
+        """Panel 2's first rate, as a sentence (`started` builds it)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def started(fig: Figures, name: str, en: str, es: str) -> Finding:
+        """The first rate's sentence for figure `name`, `en` and `es` appended to it."""
+        frac = fmt(fig["lr0_frac"] * 100)
+        return Finding(2, name, fig[name], {
+            "en": f"the learning rate starts at {frac}% of its peak{en}",
+            "es": f"el learning rate empieza en el {frac}% de su máximo{es}"})
+
+    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
+        return [self.start(fig), spectral_jump(fig), early_excess(fig)]
 
 
 # --- finding a break's code --------------------------------------------------------------

@@ -8,45 +8,35 @@ from diagnose.signatures import (
     Check,
     Figures,
     Finding,
+    InitScale,
     Records,
-    Signature,
     check,
     fmt,
-    loss0_ratio,
     over,
-    same_lr,
-    spectral0_before_update,
+    schedule_kept,
 )
 
 
-class BigInit(Signature):
-    needs = ("act_mean_abs", "spectral_norm")
-
+class BigInit(InitScale):
     def vote(self, fig: Figures) -> float:
         # Panels 5 and 4 at step 0
         return min(over(fig["spectral0_ratio"], 1.5), over(fig["act0_ratio"], 2.0))
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
-        return [
-            spectral0_before_update(fig),
-            Finding(4, "act0_ratio", fig["act0_ratio"], {
-                "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's",
-                "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
-                      "referencia"}),
-            loss0_ratio(fig, header),
-        ]
+    def activation(self, fig: Figures) -> Finding:
+        ratio = fmt(fig["act0_ratio"])
+        return Finding(4, "act0_ratio", fig["act0_ratio"], {
+            "en": f"step-0 activations {ratio}x the reference's",
+            "es": f"activaciones en el paso 0 {ratio} veces las de la referencia"})
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        same = same_lr(run, reference)
         return [
             check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 2,
                   ">= 2x at step 0"),
             check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 3, ">= 3x at step 0"),
             check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] >= 1.3,
                   ">= 1.3x at step 0"),
-            check("same_lr", float(same), same, "the reference's schedule"),
+            schedule_kept(run, reference),
             check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
                   "<= 1.5x (subtle: no lab-size disaster)"),
         ]

@@ -4,38 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    Records,
-    Signature,
-    check,
-    early_excess,
-    fmt,
-    over,
-    spectral_jump,
-)
+from diagnose.signatures import Check, Figures, Finding, Records, WarmupStart, check, fmt, over
 
 
-class NoWarmup(Signature):
-    needs = ()
-
+class NoWarmup(WarmupStart):
     def vote(self, fig: Figures) -> float:
         # Panel 2: the first step runs at (nearly) the peak learning rate
         return over(fig["lr0_frac"], 0.5)
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
-        return [
-            Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak "
-                      f"(the reference: {f(fig['ref_lr0_frac'] * 100)}%)",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
-                      f"(la referencia: {f(fig['ref_lr0_frac'] * 100)}%)"}),
-            spectral_jump(fig),
-            early_excess(fig),
-        ]
+    def start(self, fig: Figures) -> Finding:
+        ref = fmt(fig["ref_lr0_frac"] * 100)
+        return self.started(fig, "lr0_frac", f" (the reference: {ref}%)",
+                            f" (la referencia: {ref}%)")
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:

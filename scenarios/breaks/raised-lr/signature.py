@@ -8,39 +8,26 @@ from diagnose.signatures import (
     Check,
     Figures,
     Finding,
+    LrPeak,
     Records,
-    Signature,
-    all_finite,
     check,
     clip_share,
     final_ratio,
+    finite_loss,
     fmt,
-    over,
 )
 
 
-class RaisedLr(Signature):
-    needs = ()
-
-    def vote(self, fig: Figures) -> float:
-        # Panel 2: the peak a few times the reference's
-        return over(fig["lr_peak_ratio"], 1.5)
+class RaisedLr(LrPeak):
+    threshold = 1.5  # Panel 2: the peak a few times the reference's
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
-        return [
-            Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
-                "en": f"the learning rate peaks {f(fig['lr_peak_ratio'])}x the reference's peak, "
-                      f"at the same step ({f(fig['lr_peak_step'])})",
-                "es": f"el máximo del learning rate es {f(fig['lr_peak_ratio'])} veces el de "
-                      f"la referencia, en el mismo paso ({f(fig['lr_peak_step'])})"}),
-            clip_share(fig),
-            final_ratio(fig),
-        ]
+        step = fmt(fig["lr_peak_step"])
+        return [self.peak(fig, f", at the same step ({step})", f", en el mismo paso ({step})"),
+                clip_share(fig), final_ratio(fig)]
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        finite = all_finite(run)
         return [
             check("lr_peak_ratio", fig["lr_peak_ratio"], 2.99 <= fig["lr_peak_ratio"] <= 3.01,
                   "= 3x"),
@@ -49,5 +36,5 @@ class RaisedLr(Signature):
             check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.2,
                   ">= 20% of the steps clipped"),
             check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.5, ">= 1.5x"),
-            check("finite", float(finite), finite, "no NaN"),
+            finite_loss(run, "no NaN"),
         ]

@@ -10,37 +10,26 @@ from diagnose.signatures import (
     Figures,
     Finding,
     Records,
-    Signature,
+    WarmupStart,
     check,
-    early_excess,
     fmt,
     lr_differs,
     over,
-    spectral_jump,
     under,
     unless,
 )
 
 
-class ShortWarmup(Signature):
-    needs = ()
-
+class ShortWarmup(WarmupStart):
     def vote(self, fig: Figures) -> float:
         # Panel 2 (a higher peak raises the first step's rate as well: not this break)
         return unless(lr_differs(fig), min(over(fig["lr0_ratio"], 2.0),
                                            under(fig["lr0_frac"], 0.9)))
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
-        return [
-            Finding(2, "lr0_ratio", fig["lr0_ratio"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak, "
-                      f"{f(fig['lr0_ratio'])}x the reference's first step",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo, "
-                      f"{f(fig['lr0_ratio'])} veces el primer paso de la referencia"}),
-            spectral_jump(fig),
-            early_excess(fig),
-        ]
+    def start(self, fig: Figures) -> Finding:
+        ratio = fmt(fig["lr0_ratio"])
+        return self.started(fig, "lr0_ratio", f", {ratio}x the reference's first step",
+                            f", {ratio} veces el primer paso de la referencia")
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
