@@ -10,8 +10,8 @@ from diagnose.signatures import (
     Finding,
     Records,
     Signature,
-    all_finite,
     check,
+    finite_loss,
     fmt,
     over,
 )
@@ -51,7 +51,7 @@ class BadInit(Signature):
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        ln_vocab, finite = header["ln_vocab"], all_finite(run)
+        ln_vocab = header["ln_vocab"]
         return [
             check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 50, ">= 50x"),
             check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] >= 100,
@@ -60,5 +60,5 @@ class BadInit(Signature):
             check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
             check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 20,
                   ">= 20x"),
-            check("finite", float(finite), finite, "no NaN (stable log-softmax)"),
+            finite_loss(run, "no NaN (stable log-softmax)"),
         ]

@@ -16,7 +16,7 @@ from diagnose.signatures import (
     fmt,
     frozen,
     lr_differs,
-    same_lr,
+    schedule_kept,
     under,
     unless,
 )
@@ -46,7 +46,6 @@ class DecayEverything(Signature):
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        same = same_lr(run, reference)
         return [
             check("residual_end_ratio", fig["residual_end_ratio"],
                   fig["residual_end_ratio"] < 0.75, "< 0.75x at the end"),
@@ -54,5 +53,5 @@ class DecayEverything(Signature):
                   "< 0.9x at the end"),
             check("final_ratio", fig["final_ratio"], 0.8 <= fig["final_ratio"] <= 1.2,
                   "0.8-1.2x (the loss does not show it)"),
-            check("same_lr", float(same), same, "the reference's schedule"),
+            schedule_kept(run, reference),
         ]

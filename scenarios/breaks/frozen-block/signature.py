@@ -12,8 +12,8 @@ from diagnose.signatures import (
     Records,
     Signature,
     check,
-    fmt,
-    same_lr,
+    compared,
+    schedule_kept,
     under,
 )
 
@@ -26,20 +26,14 @@ class FrozenBlock(Signature):
         return under(fig["least_moved"], FROZEN_MOVE)
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
-        return [
-            Finding(5, "least_moved", fig["least_moved"], {
-                "en": f"a matrix's largest singular value moved {f(fig['least_moved'] * 100)}% "
-                      f"over the whole run (the reference's least: "
-                      f"{f(fig['ref_least_moved'] * 100)}%)",
-                "es": f"el mayor valor singular de una matriz se movió un "
-                      f"{f(fig['least_moved'] * 100)}% en toda la ejecución (el que menos en la "
-                      f"referencia: {f(fig['ref_least_moved'] * 100)}%)"}),
-        ]
+        return [compared(5, "least_moved", fig,
+                         "a matrix's largest singular value moved {run}% over the whole run "
+                         "(the reference's least: {ref}%)",
+                         "el mayor valor singular de una matriz se movió un {run}% en toda la "
+                         "ejecución (el que menos en la referencia: {ref}%)", percent=True)]
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        same = same_lr(run, reference)
         return [
             check("least_moved", fig["least_moved"], fig["least_moved"] < 0.003,
                   "< 0.3% over the run"),
@@ -47,5 +41,5 @@ class FrozenBlock(Signature):
                   "> 2% (reference)"),
             check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] < 0.9,
                   "< 0.9x (the frozen block's gradient is not counted)"),
-            check("same_lr", float(same), same, "the reference's schedule"),
+            schedule_kept(run, reference),
         ]

@@ -12,7 +12,7 @@ from diagnose.signatures import (
     Signature,
     check,
     fmt,
-    same_lr,
+    schedule_kept,
     under,
 )
 
@@ -46,11 +46,10 @@ class UnshiftedTargets(Signature):
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
-        same = same_lr(run, reference)
         return [
             check("first_val_floor_ratio", fig["first_val_floor_ratio"],
                   fig["first_val_floor_ratio"] < 0.5, "< 0.5 (below the floor at step 20)"),
             check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] < 0.9,
                   "< 0.9x at step 0 (the tied head favours the input token)"),
-            check("same_lr", float(same), same, "the reference's schedule"),
+            schedule_kept(run, reference),
         ]
