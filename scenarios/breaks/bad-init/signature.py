@@ -4,61 +4,52 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    Records,
-    Signature,
-    check,
-    finite_loss,
-    fmt,
-    over,
-)
+from diagnose import signatures as sig
 
 
-class BadInit(Signature):
+class BadInit(sig.Signature):
     needs = ("act_mean_abs",)
 
-    def vote(self, fig: Figures) -> float:
+    def vote(self, fig: sig.Figures) -> float:
         # activations and loss at step 0
-        return min(over(fig["act0_ratio"], 10.0), over(fig["loss0_ratio"], 2.0))
+        return min(sig.over(fig["act0_ratio"], 10.0), sig.over(fig["loss0_ratio"], 2.0))
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
+    def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
+        f = sig.fmt
         return [
-            Finding(4, "act0_ratio", fig["act0_ratio"], {
+            sig.Finding(4, "act0_ratio", fig["act0_ratio"], {
                 "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's, before any "
                       "update",
                 "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
                       "referencia, antes de actualizar nada"}),
-            Finding(3, "grad_early_ratio", fig["grad_early_ratio"], {
+            sig.Finding(3, "grad_early_ratio", fig["grad_early_ratio"], {
                 "en": f"pre-clip gradient norm in steps 0-5 {f(fig['grad_early_ratio'])}x the "
                       "reference's",
                 "es": f"norma del gradiente antes del recorte en los pasos 0-5 "
                       f"{f(fig['grad_early_ratio'])} veces la de referencia"}),
-            Finding(1, "loss0", fig["loss0"], {
+            sig.Finding(1, "loss0", fig["loss0"], {
                 "en": f"loss {f(fig['loss0'])} at step 0, where a uniform guess gives "
                       f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
                 "es": f"pérdida {f(fig['loss0'])} en el paso 0, cuando adivinar al azar da "
                       f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
-            Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
+            sig.Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
                 "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
                       "step 0",
                 "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
                       "referencia en el paso 0"}),
         ]
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         ln_vocab = header["ln_vocab"]
         return [
-            check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 50, ">= 50x"),
-            check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] >= 100,
-                  ">= 100x"),
-            check("loss0", fig["loss0"], fig["loss0"] >= 5 * ln_vocab, f">= {5 * ln_vocab:.1f}"),
-            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
-            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 20,
-                  ">= 20x"),
-            finite_loss(run, "no NaN (stable log-softmax)"),
+            sig.check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 50, ">= 50x"),
+            sig.check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] >= 100,
+                      ">= 100x"),
+            sig.check("loss0", fig["loss0"], fig["loss0"] >= 5 * ln_vocab,
+                      f">= {5 * ln_vocab:.1f}"),
+            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
+            sig.check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 20,
+                      ">= 20x"),
+            sig.finite_loss(run, "no NaN (stable log-softmax)"),
         ]

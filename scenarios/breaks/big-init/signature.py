@@ -4,39 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    InitScale,
-    Records,
-    check,
-    fmt,
-    over,
-    schedule_kept,
-)
+from diagnose import signatures as sig
 
 
-class BigInit(InitScale):
-    def vote(self, fig: Figures) -> float:
+class BigInit(sig.InitScale):
+    def vote(self, fig: sig.Figures) -> float:
         # Panels 5 and 4 at step 0
-        return min(over(fig["spectral0_ratio"], 1.5), over(fig["act0_ratio"], 2.0))
+        return min(sig.over(fig["spectral0_ratio"], 1.5), sig.over(fig["act0_ratio"], 2.0))
 
-    def activation(self, fig: Figures) -> Finding:
-        ratio = fmt(fig["act0_ratio"])
-        return Finding(4, "act0_ratio", fig["act0_ratio"], {
+    def activation(self, fig: sig.Figures) -> sig.Finding:
+        ratio = sig.fmt(fig["act0_ratio"])
+        return sig.Finding(4, "act0_ratio", fig["act0_ratio"], {
             "en": f"step-0 activations {ratio}x the reference's",
             "es": f"activaciones en el paso 0 {ratio} veces las de la referencia"})
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         return [
-            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 2,
-                  ">= 2x at step 0"),
-            check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 3, ">= 3x at step 0"),
-            check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] >= 1.3,
-                  ">= 1.3x at step 0"),
-            schedule_kept(run, reference),
-            check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
-                  "<= 1.5x (subtle: no lab-size disaster)"),
+            sig.check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 2,
+                      ">= 2x at step 0"),
+            sig.check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 3, ">= 3x at step 0"),
+            sig.check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] >= 1.3,
+                      ">= 1.3x at step 0"),
+            sig.schedule_kept(run, reference),
+            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
+                      "<= 1.5x (subtle: no lab-size disaster)"),
         ]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import Check, Figures, Finding, FloorLeak, check, fmt
+from diagnose import signatures as sig
 
 
-class BrokenMask(FloorLeak):
-    def floor(self, fig: Figures, header: dict[str, Any]) -> Finding:
-        f = fmt
-        return Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
+class BrokenMask(sig.FloorLeak):
+    def floor(self, fig: sig.Figures, header: dict[str, Any]) -> sig.Finding:
+        f = sig.fmt
+        return sig.Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
             "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
                   f"the corpus's entropy floor {f(header['entropy_floor'])} (no honest "
                   "model's validation loss goes below 1x)",
@@ -19,7 +19,8 @@ class BrokenMask(FloorLeak):
                   f"{f(header['entropy_floor'])}: por debajo de lo que un modelo honesto "
                   "puede alcanzar"})
 
-    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Check]:
+    def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
         floor = header["entropy_floor"]
         close = abs(fig["final_train"] - fig["final_val"])
-        return [check("train_val_gap", close, close <= 0.5 * floor, f"<= {0.5 * floor:.3f} nats")]
+        return [sig.check("train_val_gap", close, close <= 0.5 * floor,
+                          f"<= {0.5 * floor:.3f} nats")]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import Check, Figures, Finding, Records, Signature, all_finite, check, fmt
+from diagnose import signatures as sig
 
 
-class Healthy(Signature):
+class Healthy(sig.Signature):
     needs = ()
 
     @staticmethod
-    def smoothness(records: Records) -> float:
+    def smoothness(records: sig.Records) -> float:
         """The largest relative rise of the validation loss from one evaluation to the next,
         after the first: Panel 1 has a log axis, where a rise of 15% looks the same at any level.
         (10% held on the level-1 calibration seeds; over seeds 0-19 the reference rose up to 14%
@@ -22,10 +22,10 @@ class Healthy(Signature):
         rises = [b / a - 1 for a, b in zip(vals[1:], vals[2:], strict=False) if a > 0]
         return max(rises, default=0.0)
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
+    def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
+        f = sig.fmt
         return [
-            Finding(1, "final_val", fig["final_val"], {
+            sig.Finding(1, "final_val", fig["final_val"], {
                 "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x the "
                       f"reference's and {f(fig['val_floor_ratio'])}x the entropy floor "
                       f"{f(header['entropy_floor'])}",
@@ -33,22 +33,22 @@ class Healthy(Signature):
                       f"{f(fig['final_ratio'])} veces la de referencia y "
                       f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
                       f"{f(header['entropy_floor'])}"}),
-            Finding(2, "lr0_frac", fig["lr0_frac"], {
+            sig.Finding(2, "lr0_frac", fig["lr0_frac"], {
                 "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak and "
                       f"peaks {f(fig['lr_peak_ratio'])}x the reference's",
                 "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
                       f"y su máximo es {f(fig['lr_peak_ratio'])} veces el de referencia"}),
         ]
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
         rise = self.smoothness(run)
         return [
-            check("val_above_floor", fig["final_val"], fig["final_val"] > floor,
-                  f"> {floor:.3f}"),
-            check("val_well_below_ln_vocab", fig["final_val"], fig["final_val"] < ln_vocab / 4,
-                  f"< {ln_vocab / 4:.2f}"),
-            check("smooth", rise, rise < 0.15 and all_finite(run),
-                  "val never rises 15% between evals"),
+            sig.check("val_above_floor", fig["final_val"], fig["final_val"] > floor,
+                      f"> {floor:.3f}"),
+            sig.check("val_well_below_ln_vocab", fig["final_val"], fig["final_val"] < ln_vocab / 4,
+                      f"< {ln_vocab / 4:.2f}"),
+            sig.check("smooth", rise, rise < 0.15 and sig.all_finite(run),
+                      "val never rises 15% between evals"),
         ]

@@ -4,31 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    LrPeak,
-    Records,
-    check,
-    clip_share,
-    final_ratio,
-    finite_loss,
-)
+from diagnose import signatures as sig
 
 
-class HighLr(LrPeak):
+class HighLr(sig.LrPeak):
     threshold = 3.0  # Panel 2: a peak several times the reference's
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        return [self.peak(fig), final_ratio(fig), clip_share(fig)]
+    def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
+        return [self.peak(fig), sig.final_ratio(fig), sig.clip_share(fig)]
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         return [
-            check("lr_peak_ratio", fig["lr_peak_ratio"], fig["lr_peak_ratio"] >= 9.99, "= 10x"),
-            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
-            check("residual_end_ratio", fig["residual_end_ratio"],
-                  fig["residual_end_ratio"] >= 10, ">= 10x at the end"),
-            finite_loss(run, "no NaN (stable log-softmax)"),
+            sig.check("lr_peak_ratio", fig["lr_peak_ratio"], fig["lr_peak_ratio"] >= 9.99, "= 10x"),
+            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
+            sig.check("residual_end_ratio", fig["residual_end_ratio"],
+                      fig["residual_end_ratio"] >= 10, ">= 10x at the end"),
+            sig.finite_loss(run, "no NaN (stable log-softmax)"),
         ]

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import Check, Figures, Finding, FloorLeak, check, fmt
+from diagnose import signatures as sig
 
 
-class LeakyMask(FloorLeak):
-    def floor(self, fig: Figures, header: dict[str, Any]) -> Finding:
-        f = fmt
-        return Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
+class LeakyMask(sig.FloorLeak):
+    def floor(self, fig: sig.Figures, header: dict[str, Any]) -> sig.Finding:
+        f = sig.fmt
+        return sig.Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
             "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
                   f"the corpus's entropy floor {f(header['entropy_floor'])}, though at the "
                   f"first evaluation it was {f(fig['first_val_floor_ratio'])}x the floor",
@@ -20,6 +20,6 @@ class LeakyMask(FloorLeak):
                   f"{f(header['entropy_floor'])}, aunque en la primera evaluación era "
                   f"{f(fig['first_val_floor_ratio'])} veces el suelo"})
 
-    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Check]:
-        return [check("first_val_floor_ratio", fig["first_val_floor_ratio"],
-                      fig["first_val_floor_ratio"] > 1, "> 1 (above the floor at step 20)")]
+    def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
+        return [sig.check("first_val_floor_ratio", fig["first_val_floor_ratio"],
+                          fig["first_val_floor_ratio"] > 1, "> 1 (above the floor at step 20)")]

@@ -4,37 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    LrPeak,
-    Records,
-    check,
-    clip_share,
-    final_ratio,
-    finite_loss,
-    fmt,
-)
+from diagnose import signatures as sig
 
 
-class RaisedLr(LrPeak):
+class RaisedLr(sig.LrPeak):
     threshold = 1.5  # Panel 2: the peak a few times the reference's
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        step = fmt(fig["lr_peak_step"])
+    def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
+        step = sig.fmt(fig["lr_peak_step"])
         return [self.peak(fig, f", at the same step ({step})", f", en el mismo paso ({step})"),
-                clip_share(fig), final_ratio(fig)]
+                sig.clip_share(fig), sig.final_ratio(fig)]
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         return [
-            check("lr_peak_ratio", fig["lr_peak_ratio"], 2.99 <= fig["lr_peak_ratio"] <= 3.01,
-                  "= 3x"),
-            check("lr_peak_step", fig["lr_peak_step"],
-                  fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
-            check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.2,
-                  ">= 20% of the steps clipped"),
-            check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.5, ">= 1.5x"),
-            finite_loss(run, "no NaN"),
+            sig.check("lr_peak_ratio", fig["lr_peak_ratio"], 2.99 <= fig["lr_peak_ratio"] <= 3.01,
+                      "= 3x"),
+            sig.check("lr_peak_step", fig["lr_peak_step"],
+                      fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
+            sig.check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.2,
+                      ">= 20% of the steps clipped"),
+            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.5, ">= 1.5x"),
+            sig.finite_loss(run, "no NaN"),
         ]

@@ -4,44 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    InitScale,
-    Records,
-    check,
-    fmt,
-    schedule_kept,
-    under,
-)
+from diagnose import signatures as sig
 
 
-class SmallInit(InitScale):
-    def vote(self, fig: Figures) -> float:
+class SmallInit(sig.InitScale):
+    def vote(self, fig: sig.Figures) -> float:
         # Panels 5 and 4 at step 0 (the final LayerNorm's line is ~1 whatever the init: the
         # residual stream's is read)
-        return min(under(fig["spectral0_ratio"], 0.67), under(fig["residual0_ratio"], 0.67))
+        return min(sig.under(fig["spectral0_ratio"], 0.67), sig.under(fig["residual0_ratio"], 0.67))
 
-    def activation(self, fig: Figures) -> Finding:
-        ratio = fmt(fig["residual0_ratio"])
-        return Finding(4, "residual0_ratio", fig["residual0_ratio"], {
+    def activation(self, fig: sig.Figures) -> sig.Finding:
+        ratio = sig.fmt(fig["residual0_ratio"])
+        return sig.Finding(4, "residual0_ratio", fig["residual0_ratio"], {
             "en": f"the residual stream at step 0 {ratio}x the reference's (the final "
                   "LayerNorm's output is ~1 in both)",
             "es": f"el flujo residual en el paso 0 {ratio} veces el de referencia (la salida de "
                   "la LayerNorm final es ~1 en ambas)"})
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         near_uniform = header["ln_vocab"] + 0.2
         return [
-            check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] <= 0.3,
-                  "<= 0.3x at step 0"),
-            check("residual0_ratio", fig["residual0_ratio"], fig["residual0_ratio"] <= 0.5,
-                  "<= 0.5x at step 0"),
-            check("loss0", fig["loss0"], fig["loss0"] <= near_uniform,
-                  f"<= {near_uniform:.2f} (near a uniform guess)"),
-            schedule_kept(run, reference),
-            check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 2,
-                  "<= 2x (it trains: no lab-size disaster)"),
+            sig.check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] <= 0.3,
+                      "<= 0.3x at step 0"),
+            sig.check("residual0_ratio", fig["residual0_ratio"], fig["residual0_ratio"] <= 0.5,
+                      "<= 0.5x at step 0"),
+            sig.check("loss0", fig["loss0"], fig["loss0"] <= near_uniform,
+                      f"<= {near_uniform:.2f} (near a uniform guess)"),
+            sig.schedule_kept(run, reference),
+            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 2,
+                      "<= 2x (it trains: no lab-size disaster)"),
         ]

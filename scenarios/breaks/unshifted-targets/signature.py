@@ -4,30 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose.signatures import (
-    Check,
-    Figures,
-    Finding,
-    Records,
-    Signature,
-    check,
-    fmt,
-    schedule_kept,
-    under,
-)
+from diagnose import signatures as sig
 
 
-class UnshiftedTargets(Signature):
+class UnshiftedTargets(sig.Signature):
     needs = ("val_loss", "entropy_floor")
 
-    def vote(self, fig: Figures) -> float:
+    def vote(self, fig: sig.Figures) -> float:
         # Panel 1
-        return under(fig["first_val_floor_ratio"], 0.5)
+        return sig.under(fig["first_val_floor_ratio"], 0.5)
 
-    def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        f = fmt
+    def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
+        f = sig.fmt
         return [
-            Finding(1, "first_val_floor_ratio", fig["first_val_floor_ratio"], {
+            sig.Finding(1, "first_val_floor_ratio", fig["first_val_floor_ratio"], {
                 "en": f"at the first evaluation the validation loss is already "
                       f"{f(fig['first_val_floor_ratio'])}x the entropy floor "
                       f"{f(header['entropy_floor'])} (the reference: "
@@ -36,7 +26,7 @@ class UnshiftedTargets(Signature):
                       f"{f(fig['first_val_floor_ratio'])} veces el suelo de entropía "
                       f"{f(header['entropy_floor'])} (la referencia: "
                       f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
-            Finding(1, "loss0_ratio", fig["loss0_ratio"], {
+            sig.Finding(1, "loss0_ratio", fig["loss0_ratio"], {
                 "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
                       f"reference's, where ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
                 "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
@@ -44,12 +34,12 @@ class UnshiftedTargets(Signature):
                       f"{f(header['ln_vocab'])}"}),
         ]
 
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+               header: dict[str, Any]) -> list[sig.Check]:
         return [
-            check("first_val_floor_ratio", fig["first_val_floor_ratio"],
-                  fig["first_val_floor_ratio"] < 0.5, "< 0.5 (below the floor at step 20)"),
-            check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] < 0.9,
-                  "< 0.9x at step 0 (the tied head favours the input token)"),
-            schedule_kept(run, reference),
+            sig.check("first_val_floor_ratio", fig["first_val_floor_ratio"],
+                      fig["first_val_floor_ratio"] < 0.5, "< 0.5 (below the floor at step 20)"),
+            sig.check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] < 0.9,
+                      "< 0.9x at step 0 (the tied head favours the input token)"),
+            sig.schedule_kept(run, reference),
         ]
