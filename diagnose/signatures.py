@@ -10,7 +10,9 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
 - `needs`: the recorded fields (step keys, "entropy_floor") its vote reads, for `diagnose check`.
 
 The figures are `diagnose.diagnostician.figures`'s (one definition of each number); the helpers
-below (`over`, `under`, `check`, the sentences several breaks quote) are here once. A folder's
+below (`over`, `under`, `check`, the sentences and promises several breaks quote) are here once,
+and so are the shapes mirror breaks share (`InitScale`, `FloorLeak`, `LrPeak`, `WarmupStart`):
+a break derives one and writes only what is its own. A folder's
 code runs only where `diagnose` loads it (the instructor's or the player's machine): `scenarios`
 and `grading` never import it, and the Gradescope zip carries `break.toml` alone. A course's own
 deck (`DIAGNOSE_DECK`) is loaded by the same code. stdlib only, like the diagnostician.
