@@ -142,68 +142,82 @@ def fmt(value: float) -> str:
     return f"{value:.3g}"
 
 
-def compared(panel: int, name: str, fig: Figures, en: str, es: str,
-             percent: bool = False) -> Finding:
-    """The sentence of a figure beside the reference's (`ref_<name>`): `en` and `es` are
-    templates that quote them as {run} and {ref} (in % of the figure when `percent`)."""
-    run, ref = fig[name], fig[f"ref_{name}"]
-    if percent:
-        run, ref = run * 100, ref * 100
-    said = {"run": fmt(run), "ref": fmt(ref)}
-    return Finding(panel, name, fig[name], {"en": en.format(**said), "es": es.format(**said)})
+class _Quoted:
+    """What a sentence template quotes by name: a figure (`{final_val}`) or the same in percent
+    (`{clip_share_pct}`) as `fmt` writes it, or a header field (`{entropy_floor}`): a float as
+    `fmt` writes it, a count (`{vocab_size}`) as it is."""
+
+    def __init__(self, fig: Figures, header: dict[str, Any]) -> None:
+        self.fig, self.header = fig, header
+
+    def __getitem__(self, name: str) -> str:
+        if name in self.fig:
+            return fmt(self.fig[name])
+        if name.endswith("_pct") and name[:-4] in self.fig:
+            return fmt(self.fig[name[:-4]] * 100)
+        value = self.header[name]
+        return fmt(value) if isinstance(value, float) else f"{value}"
+
+
+def said(panel: int, name: str, fig: Figures, en: str, es: str,
+         header: dict[str, Any] | None = None) -> Finding:
+    """Figure `name` as a finding on `panel`, its sentence in each language a template that
+    quotes figures and header fields by name in braces (see `_Quoted`)."""
+    quoted = _Quoted(fig, header or {})
+    return Finding(panel, name, fig[name], {"en": en.format_map(quoted),
+                                            "es": es.format_map(quoted)})
 
 
 def spectral_jump(fig: Figures) -> Finding:
-    return compared(5, "spectral_jump", fig,
-                    "a largest singular value grows {run}% in the first update "
-                    "(the reference: {ref}%)",
-                    "un mayor valor singular crece un {run}% en la primera actualización "
-                    "(la referencia: {ref}%)", percent=True)
+    return said(5, "spectral_jump", fig,
+                "a largest singular value grows {spectral_jump_pct}% in the first update "
+                "(the reference: {ref_spectral_jump_pct}%)",
+                "un mayor valor singular crece un {spectral_jump_pct}% en la primera "
+                "actualización (la referencia: {ref_spectral_jump_pct}%)")
 
 
 def clip_share(fig: Figures) -> Finding:
-    return compared(3, "clip_share", fig,
-                    "the gradient is clipped on {run}% of the steps (the reference: {ref}%)",
-                    "el gradiente se recorta en el {run}% de los pasos (la referencia: {ref}%)",
-                    percent=True)
+    return said(3, "clip_share", fig,
+                "the gradient is clipped on {clip_share_pct}% of the steps "
+                "(the reference: {ref_clip_share_pct}%)",
+                "el gradiente se recorta en el {clip_share_pct}% de los pasos "
+                "(la referencia: {ref_clip_share_pct}%)")
 
 
 def dead_heads(fig: Figures) -> Finding:
-    return compared(6, "dead_heads", fig, "{run} dead heads at the end (the reference: {ref})",
-                    "{run} cabezas muertas al final (la referencia: {ref})")
+    return said(6, "dead_heads", fig,
+                "{dead_heads} dead heads at the end (the reference: {ref_dead_heads})",
+                "{dead_heads} cabezas muertas al final (la referencia: {ref_dead_heads})")
 
 
 def early_excess(fig: Figures) -> Finding:
-    excess = fmt(fig["early_excess"])
-    return Finding(1, "early_excess", fig["early_excess"], {
-        "en": f"in steps 1-5 the loss stands up to {excess} nats above the reference's at the "
-              "same step",
-        "es": f"en los pasos 1-5 la pérdida queda hasta {excess} nats por encima de la de "
-              "referencia en el mismo paso"})
+    return said(1, "early_excess", fig,
+                "in steps 1-5 the loss stands up to {early_excess} nats above the reference's "
+                "at the same step",
+                "en los pasos 1-5 la pérdida queda hasta {early_excess} nats por encima de la "
+                "de referencia en el mismo paso")
 
 
 def spectral0_before_update(fig: Figures) -> Finding:
-    ratio = fmt(fig["spectral0_ratio"])
-    return Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-        "en": f"largest singular values {ratio}x the reference's at step 0, before any update",
-        "es": f"mayores valores singulares {ratio} veces los de referencia en el paso 0, antes "
-              "de actualizar nada"})
+    return said(5, "spectral0_ratio", fig,
+                "largest singular values {spectral0_ratio}x the reference's at step 0, before "
+                "any update",
+                "mayores valores singulares {spectral0_ratio} veces los de referencia en el "
+                "paso 0, antes de actualizar nada")
 
 
 def loss0_ratio(fig: Figures, header: dict[str, Any]) -> Finding:
-    loss, ratio, uniform = fmt(fig["loss0"]), fmt(fig["loss0_ratio"]), fmt(header["ln_vocab"])
-    return Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-        "en": f"loss {loss} at step 0, {ratio}x the reference's, where a uniform guess gives "
-              f"{uniform}",
-        "es": f"pérdida {loss} en el paso 0, {ratio} veces la de referencia, cuando adivinar al "
-              f"azar da {uniform}"})
+    return said(1, "loss0_ratio", fig,
+                "loss {loss0} at step 0, {loss0_ratio}x the reference's, where a uniform guess "
+                "gives {ln_vocab}",
+                "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, cuando "
+                "adivinar al azar da {ln_vocab}", header)
 
 
 def final_ratio(fig: Figures) -> Finding:
-    loss, ratio = fmt(fig["final_val"]), fmt(fig["final_ratio"])
-    return Finding(1, "final_ratio", fig["final_ratio"], {
-        "en": f"final validation loss {loss}, {ratio}x the reference's",
-        "es": f"pérdida de validación final {loss}, {ratio} veces la de referencia"})
+    return said(1, "final_ratio", fig,
+                "final validation loss {final_val}, {final_ratio}x the reference's",
+                "pérdida de validación final {final_val}, {final_ratio} veces la de referencia")
 
 
 # --- promises several breaks keep ----------------------------------------------------------
@@ -281,11 +295,11 @@ class LrPeak(Signature):
 
     @staticmethod
     def peak(fig: Figures, en: str = "", es: str = "") -> Finding:
-        """The peak's sentence, `en` and `es` appended to it."""
-        ratio = fmt(fig["lr_peak_ratio"])
-        return Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
-            "en": f"the learning rate peaks {ratio}x the reference's peak{en}",
-            "es": f"el máximo del learning rate es {ratio} veces el de la referencia{es}"})
+        """The peak's sentence, the templates `en` and `es` appended to it (see `said`)."""
+        return said(2, "lr_peak_ratio", fig,
+                    "the learning rate peaks {lr_peak_ratio}x the reference's peak" + en,
+                    "el máximo del learning rate es {lr_peak_ratio} veces el de la referencia"
+                    + es)
 
 
 class WarmupStart(Signature):
@@ -298,11 +312,10 @@ class WarmupStart(Signature):
 
     @staticmethod
     def started(fig: Figures, name: str, en: str, es: str) -> Finding:
-        """The first rate's sentence for figure `name`, `en` and `es` appended to it."""
-        frac = fmt(fig["lr0_frac"] * 100)
-        return Finding(2, name, fig[name], {
-            "en": f"the learning rate starts at {frac}% of its peak{en}",
-            "es": f"el learning rate empieza en el {frac}% de su máximo{es}"})
+        """The first rate's sentence for figure `name`, the templates `en` and `es` appended to
+        it (see `said`)."""
+        return said(2, name, fig, "the learning rate starts at {lr0_frac_pct}% of its peak" + en,
+                    "el learning rate empieza en el {lr0_frac_pct}% de su máximo" + es)
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
         return [self.start(fig), spectral_jump(fig), early_excess(fig)]

@@ -9,15 +9,13 @@ from diagnose import signatures as sig
 
 class BrokenMask(sig.FloorLeak):
     def floor(self, fig: sig.Figures, header: dict[str, Any]) -> sig.Finding:
-        f = sig.fmt
-        return sig.Finding(1, "val_floor_ratio", fig["val_floor_ratio"], {
-            "en": f"final validation loss {f(fig['final_val'])}, {f(fig['val_floor_ratio'])}x "
-                  f"the corpus's entropy floor {f(header['entropy_floor'])} (no honest "
-                  "model's validation loss goes below 1x)",
-            "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                  f"{f(fig['val_floor_ratio'])} veces el suelo de entropía del corpus "
-                  f"{f(header['entropy_floor'])}: por debajo de lo que un modelo honesto "
-                  "puede alcanzar"})
+        return sig.said(1, "val_floor_ratio", fig,
+                        "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
+                        "entropy floor {entropy_floor} (no honest model's validation loss goes "
+                        "below 1x)",
+                        "pérdida de validación final {final_val}, {val_floor_ratio} veces el "
+                        "suelo de entropía del corpus {entropy_floor}: por debajo de lo que un "
+                        "modelo honesto puede alcanzar", header)
 
     def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
         floor = header["entropy_floor"]

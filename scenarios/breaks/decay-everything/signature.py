@@ -19,16 +19,11 @@ class DecayEverything(sig.Signature):
                               sig.under(fig["ln_f_end_ratio"], 0.9)))
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        f = sig.fmt
-        return [
-            sig.Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
-                "en": f"at the end the residual stream is {f(fig['residual_end_ratio'])}x the "
-                      f"reference's and the final LayerNorm's output "
-                      f"{f(fig['ln_f_end_ratio'])}x",
-                "es": f"al final el flujo residual es {f(fig['residual_end_ratio'])} veces el "
-                      f"de referencia y la salida de la LayerNorm final "
-                      f"{f(fig['ln_f_end_ratio'])} veces"}),
-        ]
+        return [sig.said(4, "residual_end_ratio", fig,
+                         "at the end the residual stream is {residual_end_ratio}x the "
+                         "reference's and the final LayerNorm's output {ln_f_end_ratio}x",
+                         "al final el flujo residual es {residual_end_ratio} veces el de "
+                         "referencia y la salida de la LayerNorm final {ln_f_end_ratio} veces")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -15,11 +15,12 @@ class FrozenBlock(sig.Signature):
         return sig.under(fig["least_moved"], sig.FROZEN_MOVE)
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        return [sig.compared(5, "least_moved", fig,
-                             "a matrix's largest singular value moved {run}% over the whole run "
-                             "(the reference's least: {ref}%)",
-                             "el mayor valor singular de una matriz se movió un {run}% en toda la "
-                             "ejecución (el que menos en la referencia: {ref}%)", percent=True)]
+        return [sig.said(5, "least_moved", fig,
+                         "a matrix's largest singular value moved {least_moved_pct}% over the "
+                         "whole run (the reference's least: {ref_least_moved_pct}%)",
+                         "el mayor valor singular de una matriz se movió un {least_moved_pct}% "
+                         "en toda la ejecución (el que menos en la referencia: "
+                         "{ref_least_moved_pct}%)")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -13,9 +13,8 @@ class NoWarmup(sig.WarmupStart):
         return sig.over(fig["lr0_frac"], 0.5)
 
     def start(self, fig: sig.Figures) -> sig.Finding:
-        ref = sig.fmt(fig["ref_lr0_frac"] * 100)
-        return self.started(fig, "lr0_frac", f" (the reference: {ref}%)",
-                            f" (la referencia: {ref}%)")
+        return self.started(fig, "lr0_frac", " (the reference: {ref_lr0_frac_pct}%)",
+                            " (la referencia: {ref_lr0_frac_pct}%)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

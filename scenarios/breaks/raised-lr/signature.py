@@ -11,8 +11,8 @@ class RaisedLr(sig.LrPeak):
     threshold = 1.5  # Panel 2: the peak a few times the reference's
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        step = sig.fmt(fig["lr_peak_step"])
-        return [self.peak(fig, f", at the same step ({step})", f", en el mismo paso ({step})"),
+        return [self.peak(fig, ", at the same step ({lr_peak_step})",
+                          ", en el mismo paso ({lr_peak_step})"),
                 sig.clip_share(fig), sig.final_ratio(fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

@@ -12,12 +12,11 @@ class ShortWarmup(sig.WarmupStart):
     def vote(self, fig: sig.Figures) -> float:
         # Panel 2 (a higher peak raises the first step's rate as well: not this break)
         return sig.unless(sig.lr_differs(fig), min(sig.over(fig["lr0_ratio"], 2.0),
-                                           sig.under(fig["lr0_frac"], 0.9)))
+                                                   sig.under(fig["lr0_frac"], 0.9)))
 
     def start(self, fig: sig.Figures) -> sig.Finding:
-        ratio = sig.fmt(fig["lr0_ratio"])
-        return self.started(fig, "lr0_ratio", f", {ratio}x the reference's first step",
-                            f", {ratio} veces el primer paso de la referencia")
+        return self.started(fig, "lr0_ratio", ", {lr0_ratio}x the reference's first step",
+                            ", {lr0_ratio} veces el primer paso de la referencia")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -14,12 +14,11 @@ class SmallInit(sig.InitScale):
         return min(sig.under(fig["spectral0_ratio"], 0.67), sig.under(fig["residual0_ratio"], 0.67))
 
     def activation(self, fig: sig.Figures) -> sig.Finding:
-        ratio = sig.fmt(fig["residual0_ratio"])
-        return sig.Finding(4, "residual0_ratio", fig["residual0_ratio"], {
-            "en": f"the residual stream at step 0 {ratio}x the reference's (the final "
-                  "LayerNorm's output is ~1 in both)",
-            "es": f"el flujo residual en el paso 0 {ratio} veces el de referencia (la salida de "
-                  "la LayerNorm final es ~1 en ambas)"})
+        return sig.said(4, "residual0_ratio", fig,
+                        "the residual stream at step 0 {residual0_ratio}x the reference's (the "
+                        "final LayerNorm's output is ~1 in both)",
+                        "el flujo residual en el paso 0 {residual0_ratio} veces el de referencia "
+                        "(la salida de la LayerNorm final es ~1 en ambas)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -16,15 +16,14 @@ class UnscaledAttention(sig.Signature):
         return sig.unless(sig.lr_differs(fig) or sig.frozen(fig), sig.over(fig["clip_share"], 0.2))
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        f = sig.fmt
         return [
-            sig.Finding(3, "clip_share", fig["clip_share"], {
-                "en": f"the gradient is clipped on {f(fig['clip_share'] * 100)}% of the steps "
-                      f"(the reference: {f(fig['ref_clip_share'] * 100)}%), with a peak learning "
-                      f"rate {f(fig['lr_peak_ratio'])}x the reference's",
-                "es": f"el gradiente se recorta en el {f(fig['clip_share'] * 100)}% de los "
-                      f"pasos (la referencia: {f(fig['ref_clip_share'] * 100)}%), con un máximo "
-                      f"del learning rate {f(fig['lr_peak_ratio'])} veces el de referencia"}),
+            sig.said(3, "clip_share", fig,
+                     "the gradient is clipped on {clip_share_pct}% of the steps (the reference: "
+                     "{ref_clip_share_pct}%), with a peak learning rate {lr_peak_ratio}x the "
+                     "reference's",
+                     "el gradiente se recorta en el {clip_share_pct}% de los pasos (la "
+                     "referencia: {ref_clip_share_pct}%), con un máximo del learning rate "
+                     "{lr_peak_ratio} veces el de referencia"),
             sig.final_ratio(fig),
         ]
 
