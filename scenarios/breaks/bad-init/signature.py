@@ -15,28 +15,24 @@ class BadInit(sig.Signature):
         return min(sig.over(fig["act0_ratio"], 10.0), sig.over(fig["loss0_ratio"], 2.0))
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        f = sig.fmt
         return [
-            sig.Finding(4, "act0_ratio", fig["act0_ratio"], {
-                "en": f"step-0 activations {f(fig['act0_ratio'])}x the reference's, before any "
-                      "update",
-                "es": f"activaciones en el paso 0 {f(fig['act0_ratio'])} veces las de la "
-                      "referencia, antes de actualizar nada"}),
-            sig.Finding(3, "grad_early_ratio", fig["grad_early_ratio"], {
-                "en": f"pre-clip gradient norm in steps 0-5 {f(fig['grad_early_ratio'])}x the "
-                      "reference's",
-                "es": f"norma del gradiente antes del recorte en los pasos 0-5 "
-                      f"{f(fig['grad_early_ratio'])} veces la de referencia"}),
-            sig.Finding(1, "loss0", fig["loss0"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, where a uniform guess gives "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, cuando adivinar al azar da "
-                      f"ln({header['vocab_size']}) = {f(header['ln_vocab'])}"}),
-            sig.Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-                "en": f"largest singular values {f(fig['spectral0_ratio'])}x the reference's at "
-                      "step 0",
-                "es": f"mayores valores singulares {f(fig['spectral0_ratio'])} veces los de "
-                      "referencia en el paso 0"}),
+            sig.said(4, "act0_ratio", fig,
+                     "step-0 activations {act0_ratio}x the reference's, before any update",
+                     "activaciones en el paso 0 {act0_ratio} veces las de la referencia, antes "
+                     "de actualizar nada"),
+            sig.said(3, "grad_early_ratio", fig,
+                     "pre-clip gradient norm in steps 0-5 {grad_early_ratio}x the reference's",
+                     "norma del gradiente antes del recorte en los pasos 0-5 {grad_early_ratio} "
+                     "veces la de referencia"),
+            sig.said(1, "loss0", fig,
+                     "loss {loss0} at step 0, where a uniform guess gives ln({vocab_size}) = "
+                     "{ln_vocab}",
+                     "pérdida {loss0} en el paso 0, cuando adivinar al azar da ln({vocab_size}) "
+                     "= {ln_vocab}", header),
+            sig.said(5, "spectral0_ratio", fig,
+                     "largest singular values {spectral0_ratio}x the reference's at step 0",
+                     "mayores valores singulares {spectral0_ratio} veces los de referencia en el "
+                     "paso 0"),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

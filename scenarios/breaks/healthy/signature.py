@@ -23,21 +23,18 @@ class Healthy(sig.Signature):
         return max(rises, default=0.0)
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        f = sig.fmt
         return [
-            sig.Finding(1, "final_val", fig["final_val"], {
-                "en": f"final validation loss {f(fig['final_val'])}, {f(fig['final_ratio'])}x the "
-                      f"reference's and {f(fig['val_floor_ratio'])}x the entropy floor "
-                      f"{f(header['entropy_floor'])}",
-                "es": f"pérdida de validación final {f(fig['final_val'])}, "
-                      f"{f(fig['final_ratio'])} veces la de referencia y "
-                      f"{f(fig['val_floor_ratio'])} veces el suelo de entropía "
-                      f"{f(header['entropy_floor'])}"}),
-            sig.Finding(2, "lr0_frac", fig["lr0_frac"], {
-                "en": f"the learning rate starts at {f(fig['lr0_frac'] * 100)}% of its peak and "
-                      f"peaks {f(fig['lr_peak_ratio'])}x the reference's",
-                "es": f"el learning rate empieza en el {f(fig['lr0_frac'] * 100)}% de su máximo "
-                      f"y su máximo es {f(fig['lr_peak_ratio'])} veces el de referencia"}),
+            sig.said(1, "final_val", fig,
+                     "final validation loss {final_val}, {final_ratio}x the reference's and "
+                     "{val_floor_ratio}x the entropy floor {entropy_floor}",
+                     "pérdida de validación final {final_val}, {final_ratio} veces la de "
+                     "referencia y {val_floor_ratio} veces el suelo de entropía {entropy_floor}",
+                     header),
+            sig.said(2, "lr0_frac", fig,
+                     "the learning rate starts at {lr0_frac_pct}% of its peak and peaks "
+                     "{lr_peak_ratio}x the reference's",
+                     "el learning rate empieza en el {lr0_frac_pct}% de su máximo y su máximo es "
+                     "{lr_peak_ratio} veces el de referencia"),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

@@ -15,23 +15,19 @@ class UnshiftedTargets(sig.Signature):
         return sig.under(fig["first_val_floor_ratio"], 0.5)
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        f = sig.fmt
         return [
-            sig.Finding(1, "first_val_floor_ratio", fig["first_val_floor_ratio"], {
-                "en": f"at the first evaluation the validation loss is already "
-                      f"{f(fig['first_val_floor_ratio'])}x the entropy floor "
-                      f"{f(header['entropy_floor'])} (the reference: "
-                      f"{f(fig['ref_first_val_floor_ratio'])}x)",
-                "es": f"en la primera evaluación la pérdida de validación ya es "
-                      f"{f(fig['first_val_floor_ratio'])} veces el suelo de entropía "
-                      f"{f(header['entropy_floor'])} (la referencia: "
-                      f"{f(fig['ref_first_val_floor_ratio'])} veces)"}),
-            sig.Finding(1, "loss0_ratio", fig["loss0_ratio"], {
-                "en": f"loss {f(fig['loss0'])} at step 0, {f(fig['loss0_ratio'])}x the "
-                      f"reference's, where ln({header['vocab_size']}) = {f(header['ln_vocab'])}",
-                "es": f"pérdida {f(fig['loss0'])} en el paso 0, {f(fig['loss0_ratio'])} veces "
-                      f"la de referencia, con ln({header['vocab_size']}) = "
-                      f"{f(header['ln_vocab'])}"}),
+            sig.said(1, "first_val_floor_ratio", fig,
+                     "at the first evaluation the validation loss is already "
+                     "{first_val_floor_ratio}x the entropy floor {entropy_floor} (the reference: "
+                     "{ref_first_val_floor_ratio}x)",
+                     "en la primera evaluación la pérdida de validación ya es "
+                     "{first_val_floor_ratio} veces el suelo de entropía {entropy_floor} (la "
+                     "referencia: {ref_first_val_floor_ratio} veces)", header),
+            sig.said(1, "loss0_ratio", fig,
+                     "loss {loss0} at step 0, {loss0_ratio}x the reference's, where "
+                     "ln({vocab_size}) = {ln_vocab}",
+                     "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, con "
+                     "ln({vocab_size}) = {ln_vocab}", header),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
