@@ -121,6 +121,31 @@ def check(name: str, value: float, ok: bool, wanted: str) -> Check:
     return Check(name, bool(ok) and not math.isnan(value), value, wanted)
 
 
+def at_least(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+    """The promise that figure `name` is `bound` or more."""
+    return check(name, fig[name], fig[name] >= bound, wanted)
+
+
+def at_most(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+    """The promise that figure `name` is `bound` or less."""
+    return check(name, fig[name], fig[name] <= bound, wanted)
+
+
+def above(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+    """The promise that figure `name` is more than `bound`."""
+    return check(name, fig[name], fig[name] > bound, wanted)
+
+
+def below(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+    """The promise that figure `name` is less than `bound`."""
+    return check(name, fig[name], fig[name] < bound, wanted)
+
+
+def between(fig: Figures, name: str, low: float, high: float, wanted: str) -> Check:
+    """The promise that figure `name` is from `low` to `high`, both included."""
+    return check(name, fig[name], low <= fig[name] <= high, wanted)
+
+
 def all_finite(run: Records) -> bool:
     """No step's training loss is NaN or infinite."""
     return all(math.isfinite(r["train_loss"]) for r in run)
@@ -274,10 +299,8 @@ class FloorLeak(Signature):
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Check]:
         return [
-            check("val_floor_ratio", fig["val_floor_ratio"], fig["val_floor_ratio"] < 1,
-                  "< 1 (val below the entropy floor)"),
-            check("train_floor_ratio", fig["train_floor_ratio"], fig["train_floor_ratio"] < 1,
-                  "< 1 (train below the entropy floor)"),
+            below(fig, "val_floor_ratio", 1, "< 1 (val below the entropy floor)"),
+            below(fig, "train_floor_ratio", 1, "< 1 (train below the entropy floor)"),
             *self.own_checks(fig, header),
             schedule_kept(run, reference),
             check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],

@@ -39,13 +39,10 @@ class BadInit(sig.Signature):
                header: dict[str, Any]) -> list[sig.Check]:
         ln_vocab = header["ln_vocab"]
         return [
-            sig.check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 50, ">= 50x"),
-            sig.check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] >= 100,
-                      ">= 100x"),
-            sig.check("loss0", fig["loss0"], fig["loss0"] >= 5 * ln_vocab,
-                      f">= {5 * ln_vocab:.1f}"),
-            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
-            sig.check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 20,
-                      ">= 20x"),
+            sig.at_least(fig, "act0_ratio", 50, ">= 50x"),
+            sig.at_least(fig, "grad_early_ratio", 100, ">= 100x"),
+            sig.at_least(fig, "loss0", 5 * ln_vocab, f">= {5 * ln_vocab:.1f}"),
+            sig.at_least(fig, "final_ratio", 2, ">= 2x"),
+            sig.at_least(fig, "spectral0_ratio", 20, ">= 20x"),
             sig.finite_loss(run, "no NaN (stable log-softmax)"),
         ]

@@ -19,12 +19,9 @@ class BigInit(sig.InitScale):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("spectral0_ratio", fig["spectral0_ratio"], fig["spectral0_ratio"] >= 2,
-                      ">= 2x at step 0"),
-            sig.check("act0_ratio", fig["act0_ratio"], fig["act0_ratio"] >= 3, ">= 3x at step 0"),
-            sig.check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] >= 1.3,
-                      ">= 1.3x at step 0"),
+            sig.at_least(fig, "spectral0_ratio", 2, ">= 2x at step 0"),
+            sig.at_least(fig, "act0_ratio", 3, ">= 3x at step 0"),
+            sig.at_least(fig, "loss0_ratio", 1.3, ">= 1.3x at step 0"),
             sig.schedule_kept(run, reference),
-            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] <= 1.5,
-                      "<= 1.5x (subtle: no lab-size disaster)"),
+            sig.at_most(fig, "final_ratio", 1.5, "<= 1.5x (subtle: no lab-size disaster)"),
         ]

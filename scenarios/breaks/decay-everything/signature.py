@@ -28,11 +28,8 @@ class DecayEverything(sig.Signature):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("residual_end_ratio", fig["residual_end_ratio"],
-                      fig["residual_end_ratio"] < 0.75, "< 0.75x at the end"),
-            sig.check("ln_f_end_ratio", fig["ln_f_end_ratio"], fig["ln_f_end_ratio"] < 0.9,
-                      "< 0.9x at the end"),
-            sig.check("final_ratio", fig["final_ratio"], 0.8 <= fig["final_ratio"] <= 1.2,
-                      "0.8-1.2x (the loss does not show it)"),
+            sig.below(fig, "residual_end_ratio", 0.75, "< 0.75x at the end"),
+            sig.below(fig, "ln_f_end_ratio", 0.9, "< 0.9x at the end"),
+            sig.between(fig, "final_ratio", 0.8, 1.2, "0.8-1.2x (the loss does not show it)"),
             sig.schedule_kept(run, reference),
         ]

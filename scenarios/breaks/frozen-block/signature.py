@@ -25,11 +25,9 @@ class FrozenBlock(sig.Signature):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("least_moved", fig["least_moved"], fig["least_moved"] < 0.003,
-                      "< 0.3% over the run"),
-            sig.check("ref_least_moved", fig["ref_least_moved"], fig["ref_least_moved"] > 0.02,
-                      "> 2% (reference)"),
-            sig.check("grad_early_ratio", fig["grad_early_ratio"], fig["grad_early_ratio"] < 0.9,
+            sig.below(fig, "least_moved", 0.003, "< 0.3% over the run"),
+            sig.above(fig, "ref_least_moved", 0.02, "> 2% (reference)"),
+            sig.below(fig, "grad_early_ratio", 0.9,
                       "< 0.9x (the frozen block's gradient is not counted)"),
             sig.schedule_kept(run, reference),
         ]

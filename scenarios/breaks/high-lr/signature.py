@@ -16,9 +16,8 @@ class HighLr(sig.LrPeak):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("lr_peak_ratio", fig["lr_peak_ratio"], fig["lr_peak_ratio"] >= 9.99, "= 10x"),
-            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 2, ">= 2x"),
-            sig.check("residual_end_ratio", fig["residual_end_ratio"],
-                      fig["residual_end_ratio"] >= 10, ">= 10x at the end"),
+            sig.at_least(fig, "lr_peak_ratio", 9.99, "= 10x"),
+            sig.at_least(fig, "final_ratio", 2, ">= 2x"),
+            sig.at_least(fig, "residual_end_ratio", 10, ">= 10x at the end"),
             sig.finite_loss(run, "no NaN (stable log-softmax)"),
         ]

@@ -19,5 +19,4 @@ class LeakyMask(sig.FloorLeak):
                         "{first_val_floor_ratio} veces el suelo", header)
 
     def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
-        return [sig.check("first_val_floor_ratio", fig["first_val_floor_ratio"],
-                          fig["first_val_floor_ratio"] > 1, "> 1 (above the floor at step 20)")]
+        return [sig.above(fig, "first_val_floor_ratio", 1, "> 1 (above the floor at step 20)")]

@@ -18,12 +18,10 @@ class RaisedLr(sig.LrPeak):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("lr_peak_ratio", fig["lr_peak_ratio"], 2.99 <= fig["lr_peak_ratio"] <= 3.01,
-                      "= 3x"),
+            sig.between(fig, "lr_peak_ratio", 2.99, 3.01, "= 3x"),
             sig.check("lr_peak_step", fig["lr_peak_step"],
                       fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
-            sig.check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.2,
-                      ">= 20% of the steps clipped"),
-            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.5, ">= 1.5x"),
+            sig.at_least(fig, "clip_share", 0.2, ">= 20% of the steps clipped"),
+            sig.at_least(fig, "final_ratio", 1.5, ">= 1.5x"),
             sig.finite_loss(run, "no NaN"),
         ]

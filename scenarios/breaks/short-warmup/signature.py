@@ -21,12 +21,8 @@ class ShortWarmup(sig.WarmupStart):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("lr0_ratio", fig["lr0_ratio"], fig["lr0_ratio"] >= 3,
-                      ">= 3x the reference's first rate"),
-            sig.check("lr0_frac", fig["lr0_frac"], fig["lr0_frac"] <= 0.6,
-                      "<= 0.6 of the peak (a ramp, not none)"),
-            sig.check("early_excess", fig["early_excess"], fig["early_excess"] >= 0.15,
-                      ">= 0.15 nats in steps 1-5"),
-            sig.check("spectral_jump", fig["spectral_jump"], fig["spectral_jump"] >= 0.04,
-                      ">= 4% in the first update"),
+            sig.at_least(fig, "lr0_ratio", 3, ">= 3x the reference's first rate"),
+            sig.at_most(fig, "lr0_frac", 0.6, "<= 0.6 of the peak (a ramp, not none)"),
+            sig.at_least(fig, "early_excess", 0.15, ">= 0.15 nats in steps 1-5"),
+            sig.at_least(fig, "spectral_jump", 0.04, ">= 4% in the first update"),
         ]

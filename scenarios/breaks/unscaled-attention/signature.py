@@ -31,9 +31,7 @@ class UnscaledAttention(sig.Signature):
                header: dict[str, Any]) -> list[sig.Check]:
         return [
             sig.schedule_kept(run, reference),
-            sig.check("clip_share", fig["clip_share"], fig["clip_share"] >= 0.25,
-                      ">= 25% of the steps clipped"),
-            sig.check("ref_clip_share", fig["ref_clip_share"], fig["ref_clip_share"] < 0.2,
-                      "< 20% (reference)"),
-            sig.check("final_ratio", fig["final_ratio"], fig["final_ratio"] >= 1.2, ">= 1.2x"),
+            sig.at_least(fig, "clip_share", 0.25, ">= 25% of the steps clipped"),
+            sig.below(fig, "ref_clip_share", 0.2, "< 20% (reference)"),
+            sig.at_least(fig, "final_ratio", 1.2, ">= 1.2x"),
         ]

@@ -33,9 +33,8 @@ class UnshiftedTargets(sig.Signature):
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:
         return [
-            sig.check("first_val_floor_ratio", fig["first_val_floor_ratio"],
-                      fig["first_val_floor_ratio"] < 0.5, "< 0.5 (below the floor at step 20)"),
-            sig.check("loss0_ratio", fig["loss0_ratio"], fig["loss0_ratio"] < 0.9,
+            sig.below(fig, "first_val_floor_ratio", 0.5, "< 0.5 (below the floor at step 20)"),
+            sig.below(fig, "loss0_ratio", 0.9,
                       "< 0.9x at step 0 (the tied head favours the input token)"),
             sig.schedule_kept(run, reference),
         ]
