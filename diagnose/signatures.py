@@ -10,7 +10,8 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
 - `needs`: the recorded fields (step keys, "entropy_floor") its vote reads, for `diagnose check`.
 
 The figures are `diagnose.diagnostician.figures`'s (one definition of each number); the helpers
-below (`over`, `under`, `check`, the sentences and promises several breaks quote) are here once,
+below (`over`, `under`, `check`, `said`, the `SHARED` sentences and the promises several breaks
+quote) are here once,
 and so are the shapes mirror breaks share (`InitScale`, `FloorLeak`, `LrPeak`, `WarmupStart`):
 a break derives one and writes only what is its own. A folder's
 code runs only where `diagnose` loads it (the instructor's or the player's machine): `scenarios`
@@ -193,56 +194,54 @@ def said(panel: int, name: str, fig: Figures, en: str, es: str,
                                             "es": es.format_map(quoted)})
 
 
-def spectral_jump(fig: Figures) -> Finding:
-    return said(5, "spectral_jump", fig,
-                "a largest singular value grows {spectral_jump_pct}% in the first update "
-                "(the reference: {ref_spectral_jump_pct}%)",
-                "un mayor valor singular crece un {spectral_jump_pct}% en la primera "
-                "actualización (la referencia: {ref_spectral_jump_pct}%)")
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence several breaks quote: its panel and its templates in each language."""
+
+    panel: int
+    en: str
+    es: str
 
 
-def clip_share(fig: Figures) -> Finding:
-    return said(3, "clip_share", fig,
-                "the gradient is clipped on {clip_share_pct}% of the steps "
-                "(the reference: {ref_clip_share_pct}%)",
-                "el gradiente se recorta en el {clip_share_pct}% de los pasos "
-                "(la referencia: {ref_clip_share_pct}%)")
+SHARED: dict[str, Sentence] = {  # by the figure it quotes first
+    "spectral_jump": Sentence(
+        5, "a largest singular value grows {spectral_jump_pct}% in the first update "
+           "(the reference: {ref_spectral_jump_pct}%)",
+        "un mayor valor singular crece un {spectral_jump_pct}% en la primera actualización "
+        "(la referencia: {ref_spectral_jump_pct}%)"),
+    "clip_share": Sentence(
+        3, "the gradient is clipped on {clip_share_pct}% of the steps "
+           "(the reference: {ref_clip_share_pct}%)",
+        "el gradiente se recorta en el {clip_share_pct}% de los pasos "
+        "(la referencia: {ref_clip_share_pct}%)"),
+    "dead_heads": Sentence(
+        6, "{dead_heads} dead heads at the end (the reference: {ref_dead_heads})",
+        "{dead_heads} cabezas muertas al final (la referencia: {ref_dead_heads})"),
+    "early_excess": Sentence(
+        1, "in steps 1-5 the loss stands up to {early_excess} nats above the reference's at the "
+           "same step",
+        "en los pasos 1-5 la pérdida queda hasta {early_excess} nats por encima de la de "
+        "referencia en el mismo paso"),
+    "spectral0_ratio": Sentence(
+        5, "largest singular values {spectral0_ratio}x the reference's at step 0, before any "
+           "update",
+        "mayores valores singulares {spectral0_ratio} veces los de referencia en el paso 0, "
+        "antes de actualizar nada"),
+    "loss0_ratio": Sentence(
+        1, "loss {loss0} at step 0, {loss0_ratio}x the reference's, where a uniform guess gives "
+           "{ln_vocab}",
+        "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, cuando adivinar al "
+        "azar da {ln_vocab}"),
+    "final_ratio": Sentence(
+        1, "final validation loss {final_val}, {final_ratio}x the reference's",
+        "pérdida de validación final {final_val}, {final_ratio} veces la de referencia"),
+}
 
 
-def dead_heads(fig: Figures) -> Finding:
-    return said(6, "dead_heads", fig,
-                "{dead_heads} dead heads at the end (the reference: {ref_dead_heads})",
-                "{dead_heads} cabezas muertas al final (la referencia: {ref_dead_heads})")
-
-
-def early_excess(fig: Figures) -> Finding:
-    return said(1, "early_excess", fig,
-                "in steps 1-5 the loss stands up to {early_excess} nats above the reference's "
-                "at the same step",
-                "en los pasos 1-5 la pérdida queda hasta {early_excess} nats por encima de la "
-                "de referencia en el mismo paso")
-
-
-def spectral0_before_update(fig: Figures) -> Finding:
-    return said(5, "spectral0_ratio", fig,
-                "largest singular values {spectral0_ratio}x the reference's at step 0, before "
-                "any update",
-                "mayores valores singulares {spectral0_ratio} veces los de referencia en el "
-                "paso 0, antes de actualizar nada")
-
-
-def loss0_ratio(fig: Figures, header: dict[str, Any]) -> Finding:
-    return said(1, "loss0_ratio", fig,
-                "loss {loss0} at step 0, {loss0_ratio}x the reference's, where a uniform guess "
-                "gives {ln_vocab}",
-                "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, cuando "
-                "adivinar al azar da {ln_vocab}", header)
-
-
-def final_ratio(fig: Figures) -> Finding:
-    return said(1, "final_ratio", fig,
-                "final validation loss {final_val}, {final_ratio}x the reference's",
-                "pérdida de validación final {final_val}, {final_ratio} veces la de referencia")
+def quote(name: str, fig: Figures, header: dict[str, Any] | None = None) -> Finding:
+    """The shared sentence of figure `name` (`SHARED`) for this run."""
+    sentence = SHARED[name]
+    return said(sentence.panel, name, fig, sentence.en, sentence.es, header)
 
 
 # --- promises several breaks keep ----------------------------------------------------------
@@ -272,7 +271,8 @@ class InitScale(Signature):
         raise NotImplementedError
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        return [spectral0_before_update(fig), self.activation(fig), loss0_ratio(fig, header)]
+        return [quote("spectral0_ratio", fig), self.activation(fig),
+                quote("loss0_ratio", fig, header)]
 
 
 class FloorLeak(Signature):
@@ -290,7 +290,7 @@ class FloorLeak(Signature):
         raise NotImplementedError
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        return [self.floor(fig, header), dead_heads(fig)]
+        return [self.floor(fig, header), quote("dead_heads", fig)]
 
     def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Check]:
         """The promises this leak keeps besides the shared ones (listed between them)."""
@@ -341,7 +341,7 @@ class WarmupStart(Signature):
                     "el learning rate empieza en el {lr0_frac_pct}% de su máximo" + es)
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        return [self.start(fig), spectral_jump(fig), early_excess(fig)]
+        return [self.start(fig), quote("spectral_jump", fig), quote("early_excess", fig)]
 
 
 # --- finding a break's code --------------------------------------------------------------

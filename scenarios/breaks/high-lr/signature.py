@@ -11,7 +11,7 @@ class HighLr(sig.LrPeak):
     threshold = 3.0  # Panel 2: a peak several times the reference's
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        return [self.peak(fig), sig.final_ratio(fig), sig.clip_share(fig)]
+        return [self.peak(fig), sig.quote("final_ratio", fig), sig.quote("clip_share", fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

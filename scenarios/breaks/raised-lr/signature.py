@@ -13,7 +13,7 @@ class RaisedLr(sig.LrPeak):
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
         return [self.peak(fig, ", at the same step ({lr_peak_step})",
                           ", en el mismo paso ({lr_peak_step})"),
-                sig.clip_share(fig), sig.final_ratio(fig)]
+                sig.quote("clip_share", fig), sig.quote("final_ratio", fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

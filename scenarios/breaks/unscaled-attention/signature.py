@@ -24,7 +24,7 @@ class UnscaledAttention(sig.Signature):
                      "el gradiente se recorta en el {clip_share_pct}% de los pasos (la "
                      "referencia: {ref_clip_share_pct}%), con un máximo del learning rate "
                      "{lr_peak_ratio} veces el de referencia"),
-            sig.final_ratio(fig),
+            sig.quote("final_ratio", fig),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
