@@ -11,9 +11,8 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
 
 The figures are `diagnose.diagnostician.figures`'s (one definition of each number); the helpers
 below (`over`, `under`, `check`, `said`, the `SHARED` sentences and the promises several breaks
-quote) are here once,
-and so are the shapes mirror breaks share (`InitScale`, `FloorLeak`, `LrPeak`, `WarmupStart`):
-a break derives one and writes only what is its own. A folder's
+keep) are here once, and so are the shapes mirror breaks share (`InitScale`, `FloorLeak`,
+`LrPeak`, `WarmupStart`): a break derives one and writes only what is its own. A folder's
 code runs only where `diagnose` loads it (the instructor's or the player's machine): `scenarios`
 and `grading` never import it, and the Gradescope zip carries `break.toml` alone. A course's own
 deck (`DIAGNOSE_DECK`) is loaded by the same code. stdlib only, like the diagnostician.
