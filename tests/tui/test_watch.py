@@ -23,6 +23,7 @@ from diagnose.workspace import REFERENCE
 from tests.test_own_runs import record_deep_run
 
 from .conftest import DATA
+from .screen import until as until_held
 
 SOURCE = DATA / "scenario"
 KEEP = ("val_loss", "grad_norm_preclip", "grad_norm_postclip", "act_mean_abs",
@@ -43,20 +44,23 @@ def log(rec: Recorder, record: dict) -> None:
     rec.log(**{k: v for k, v in record.items() if k in ("lr", "train_loss", *rec.recorded)})
 
 
-async def until(pilot, condition, tries: int = 200) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the app did not get there")
+def growing(path: Path, first: int) -> tuple[Recorder, list[dict]]:
+    """A Recorder writing run 01 to `path`, its first `first` steps logged; the run's steps."""
+    rec = recorder(path)
+    _, steps = source("01")
+    for record in steps[:first]:
+        log(rec, record)
+    return rec, steps
+
+
+async def until(pilot, condition) -> None:
+    """The shared wait (tests/tui/screen.py), with ten seconds for a file read by polling."""
+    await until_held(pilot, condition, tries=1000)
 
 
 async def test_the_panels_follow_a_growing_file(tmp_path):
     path = tmp_path / "metrics.jsonl"
-    rec = recorder(path)
-    _, steps = source("01")
-    for record in steps[:5]:
-        log(rec, record)
+    rec, steps = growing(path, 5)
     reference = source(REFERENCE)
     app = WatchApp(path, reference, poll=0.05)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -168,10 +172,7 @@ async def test_a_deep_models_matrices_are_summarised_and_named(tmp_path, size):
 
 async def test_watch_has_the_games_cursor_detail_and_reference_keys(tmp_path):
     path = tmp_path / "metrics.jsonl"
-    rec = recorder(path)
-    _, steps = source("01")
-    for record in steps[:10]:
-        log(rec, record)
+    rec, steps = growing(path, 10)
     app = WatchApp(path, source(REFERENCE), lang="es", poll=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("right")  # the first press lands on the run's last step
