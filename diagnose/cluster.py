@@ -54,7 +54,6 @@ from diagnose.scenario import (
     ScenarioError,
     deal_check,
     engine_version,
-    level_deck,
     plan_rounds,
     train_rounds,
 )
@@ -430,7 +429,7 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     pending: dict[Any, tuple[Order, Rounds]] = {}
 
     def submit(order: Order, rounds: Rounds, attempt: int = 0) -> None:
-        future = client.submit(train_scenario, rounds, level_deck(order.level), check,
+        future = client.submit(train_scenario, rounds, scenarios.level(order.level).deck, check,
                                cluster.expected,
                                key=f"diagnose-{batch}-{order.code}-{attempt}", pure=False,
                                retries=RETRIES, resources={cluster.resource: 1})

@@ -495,7 +495,7 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
                 progress.on_redeal(redeal_message(code, failed))
 
         try:
-            check = deal_check(level_deck(spec.level)) if checks_runs(steps) else None
+            check = deal_check(scenarios.level(spec.level).deck) if checks_runs(steps) else None
             kept, records = train_rounds(rounds, train, check, redealt)
         except BaseException:
             if own_pool:
@@ -519,12 +519,6 @@ def deal_check(deck: Sequence[str]) -> Verdict:
     from diagnose.diagnostician import runs_distinguishable
 
     return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
-
-
-def level_deck(level: int) -> tuple[str, ...]:
-    """The slugs a scenario of `level` is checked against: its entry's deck in levels.toml (a
-    course's own breaks among them, when its levels file deals them)."""
-    return scenarios.level(level).deck
 
 
 def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],

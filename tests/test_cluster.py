@@ -28,7 +28,7 @@ import scenarios
 from diagnose import classroom, cluster
 from diagnose.classroom import Student
 from diagnose.cli import cli
-from diagnose.scenario import Progress, level_deck, plan_rounds
+from diagnose.scenario import Progress, plan_rounds
 from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 
@@ -470,7 +470,7 @@ def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
 
     monkeypatch.setattr(diagnostician, "runs_distinguishable", refuse_the_first_round)
     rounds = plan_rounds(new_secret(), "DDDD-4444", 2, level=3)
-    deck = level_deck(3)  # read here, on the instructor's machine: the task gets it
+    deck = scenarios.level(3).deck  # read here, on the instructor's machine: the task gets it
     kept, records = cluster.train_scenario(rounds, deck, True, cluster.engine_version())
     assert decks == [deck] * 2 and kept == 1  # as a local deal: re-dealt
     assert sorted(records) == ["01", "02", "03", "reference"]
