@@ -332,6 +332,26 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{existing}: not writable")
 
 
+
+def check_playable(directory: Path, code: str | None, level: int | None) -> None:
+    """What `diagnose play` may open: a scenario in `directory` of the level and code asked for
+    (when asked), or a folder a fresh scenario may be written to, under a valid code."""
+    if is_workspace(directory):
+        found = open_workspace(directory)
+        if level is not None and found.level != level:
+            raise UserError(f"{directory}: holds a level-{found.level} scenario, not level "
+                            f"{level}; choose another --dir, or leave --dir out to use the "
+                            "level's own folder")
+        if code is not None and code != found.code:
+            raise UserError(
+                f"{directory}: holds scenario {found.code}, not {code}; choose another --dir "
+                f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
+    else:
+        check_target(directory, force=False)
+        if code is not None:
+            check_code(code)
+
+
 def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: dict[str, str],
                     records: dict[str, list[dict[str, Any]]]) -> Workspace:
     """Write every file of the scenario `spec` (dealt as `deal`, trained as `records`) into a

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -336,3 +336,26 @@ def whatif_html(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: s
     title = words["title"].format(run=plan.run, brk=plan.brk.title[lang], field=plan.field)
     return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
             f'<div class="panels">{"".join(sections)}</div></section>')
+
+
+def write_whatif_dashboards(
+        workspace: Workspace, lang: str,
+        results_of: Callable[[WhatIf], dict[Dose, list[dict[str, Any]]]],
+) -> Iterator[tuple[str, Path]]:
+    """After the reveal: each run whose break has a magnitude gets its what-if in its
+    dashboard.html; yields (ID, page) as each is written. `results_of(plan)`: every dose's
+    records (`run_whatif`, which the CLI runs under progress bars)."""
+    from diagnose.dashboard import write_dashboard
+
+    reference = workspace.read_run(REFERENCE)
+    for run in workspace.ids:
+        try:
+            plan = plan_whatif(workspace, run, lang=lang)
+        except WhatIfError:
+            continue  # a break without a magnitude: its page stays as it is
+        results = results_of(plan)
+        header, records = workspace.read_run(run)
+        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
+                        lang=lang, code=workspace.code,
+                        appendix=whatif_html(plan, results, lang))
+        yield run, workspace.dashboard_path(run)

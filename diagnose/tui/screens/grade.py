@@ -54,10 +54,9 @@ def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
 
 def check(path: Path, workspace: Workspace, lang: str) -> Graded:
     """Read `path` as the instructor's grader will, without the key: no score."""
-    import grading
+    from grading.grade import check_against
 
-    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang,
-                                level=workspace.level)
+    result = check_against(path, workspace.path, lang=lang)
     return Graded(result.render(_markup), None, None)
 
 
