@@ -153,7 +153,7 @@ def _train_with_bars(make, labels, steps, title):
     caller's KeyboardInterrupt handler cleans up and exits with `_interrupt_exit_code`.
     """
     from diagnose.platform import termination_as_interrupt
-    from diagnose.progress import RunBars
+    from diagnose.run_bars import RunBars
 
     with termination_as_interrupt(), RunBars(labels, steps, title) as bars:
         return make(bars.step)
@@ -193,8 +193,8 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 
     from diagnose.home import self_study_secret
     from diagnose.scenario import (
-        Progress,
         ScenarioSpec,
+        TrainingCallbacks,
         Workers,
         create_scenario,
         planned_runs,
@@ -209,7 +209,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
                 directory, spec, secret=secret, workers=Workers(jobs), force=force,
-                progress=Progress(on_step=on_step,
+                callbacks=TrainingCallbacks(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
             planned_runs(level=spec.level), spec.steps, f"scenario {code}")
     except KeyboardInterrupt as err:
@@ -373,7 +373,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
-    from diagnose.scenario import Progress
+    from diagnose.scenario import TrainingCallbacks
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -406,7 +406,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         rows = _train_with_bars(
             lambda on_step: classroom.carry_out(
                 plan, secret, jobs=jobs, on_student=on_student, client=client,
-                progress=Progress(on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
+                callbacks=TrainingCallbacks(
+                    on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
             [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "

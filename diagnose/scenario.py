@@ -3,14 +3,14 @@
 A scenario is a code and a secret; everything else follows from both: the permutation of the
 breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
 seed. `create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
-as one `Progress`; it trains the reference and the runs in worker processes, streams each
+as one `TrainingCallbacks`; it trains the reference and the runs in worker processes, streams each
 step to the caller, then writes the workspace (architecture §7) into a temporary folder and moves it
 into place, so an interruption leaves nothing half-written. It never writes anything that
 tells which break an ID holds: headers use the healthy config, files are written in ID order
 after every run has finished, and all of them get the same modification time.
 
 Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
-the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.progress`).
+the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.run_bars`).
 """
 
 from __future__ import annotations
@@ -463,7 +463,7 @@ class ScenarioSpec:
 
 
 @dataclass(frozen=True)
-class Progress:
+class TrainingCallbacks:
     """How a caller follows and stops a training; every callback is optional.
 
     `on_step(run, record)` gets each step as it is trained (from the caller's thread);
@@ -489,14 +489,14 @@ class Workers:
 
 
 def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
-                    progress: Progress | None = None, workers: Workers | None = None,
+                    callbacks: TrainingCallbacks | None = None, workers: Workers | None = None,
                     force: bool = False) -> Workspace:
     """Deal, train and write the scenario `spec` into `target`; see the module docstring.
     `workers` says where it trains; `force` replaces a scenario in `target`."""
     workers = workers or Workers()
     pool, prefix = workers.pool, workers.prefix
     target = Path(target)
-    progress = progress or Progress()
+    callbacks = callbacks or TrainingCallbacks()
     code, steps = spec.code, spec.steps
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -507,12 +507,12 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
         pool = pool or TrainingPool(workers.jobs, background=workers.background)
 
         def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
-            return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
+            return pool.run(plans, on_step=callbacks.on_step, should_stop=callbacks.should_stop,
                             prefix=prefix)
 
         def redealt(failed: int) -> None:
-            if progress.on_redeal is not None:
-                progress.on_redeal(redeal_message(code, failed))
+            if callbacks.on_redeal is not None:
+                callbacks.on_redeal(redeal_message(code, failed))
 
         try:
             check = deal_check(scenarios.level(spec.level).deck) if checks_runs(steps) else None

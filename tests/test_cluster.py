@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 import scenarios
 from diagnose import classroom, cluster
-from diagnose.classroom import Student
+from diagnose.classroom import RosterEntry
 from diagnose.cli import cli
-from diagnose.scenario import Progress, plan_rounds
+from diagnose.scenario import TrainingCallbacks, plan_rounds
 from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
                                 reason="needs the [cluster] extra (dask.distributed)")
 
 CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333"}
-CLASS = [Student("ana"), Student("borja", level="3")]  # borja: level 3's deck
+CLASS = [RosterEntry("ana"), RosterEntry("borja", level="3")]  # borja: level 3's deck
 STEPS = 5
 DASK = [sys.executable, "-m", "dask"]  # `dask scheduler`, `dask worker`
 
@@ -154,7 +154,8 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     seen: list[str] = []
     rows = classroom.deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
                           client=checked,
-                          progress=Progress(on_step=lambda label, record: seen.append(label)))
+                          callbacks=TrainingCallbacks(
+                              on_step=lambda label, record: seen.append(label)))
     assert sorted(rows) == sorted(CODES.items())
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")

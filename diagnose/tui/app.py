@@ -185,15 +185,15 @@ class PlayApp(ViewApp):
     @work(thread=True, exclusive=True, exit_on_error=False, group="training")
     def train(self) -> None:
         """Train a fresh scenario into the directory (a thread: the screen stays live)."""
-        from diagnose.scenario import Progress, ScenarioSpec
+        from diagnose.scenario import ScenarioSpec, TrainingCallbacks
 
         worker = get_current_worker()
         spec = ScenarioSpec(code=self.code, steps=self.steps, lang=self.lang, level=self.level)
         workspace = train_into(self.store, self.directory, spec, jobs=self.jobs,
                                make=self.make_scenario,
-                               progress=Progress(should_stop=lambda: worker.is_cancelled,
-                                                 on_redeal=lambda note: self.post_message(
-                                                     Redealt(note))))
+                               callbacks=TrainingCallbacks(
+                                   should_stop=lambda: worker.is_cancelled,
+                                   on_redeal=lambda note: self.post_message(Redealt(note))))
         if workspace is not None:
             self.post_message(TrainingFinished(workspace))
 

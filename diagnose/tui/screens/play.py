@@ -30,7 +30,7 @@ from diagnose.tui.viewing import view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
-from diagnose.tui.widgets.training_bars import TrainingProgress
+from diagnose.tui.widgets.training_bars import TrainingBars
 from diagnose.workspace import REFERENCE
 
 
@@ -61,7 +61,7 @@ class PlayScreen(Screen[None]):
         self.tabs = Tabs(*(Tab(self._tab_label(run), id=f"tab-{run}") for run in store.runs),
                          id="runs")
         self.status = Readout(id="status")
-        self.progress = TrainingProgress(lang, len(store.runs), id="progress")
+        self.progress = TrainingBars(lang, len(store.runs), id="progress")
         self.dashboard = Dashboard(panels, lang)
 
     def compose(self) -> ComposeResult:
