@@ -1,7 +1,8 @@
 """Dealing a class: a roster, one sealed bundle per student, and the instructor's manifest.
 
-`deal` trains every student's scenario on the instructor's machine with one pool of worker
-processes and seals each bundle with the instructor's key, which never leaves them. A bundle
+`plan_deal` checks every refusal first; then `carry_out` trains every student's scenario on the
+instructor's machine with one pool of worker processes (or on a Dask cluster) and seals each
+bundle with the instructor's key, which never leaves them. A bundle
 is written whole or not at all, so an interrupted deal resumes where it stopped: bundles
 already sealed with the same key are kept. The bundles folder holds two files of its own:
 
@@ -368,15 +369,6 @@ def plan_deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *
     return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes, kept)
 
 
-def deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *,
-         steps: int | None = None, lang: str = "en", level: int | None = None,
-         **how: Any) -> list[tuple[str, str]]:
-    """Make one sealed bundle per student under `out`; returns this roster's (student, code).
-    `plan_deal` then `carry_out` (whose keyword arguments `how` holds)."""
-    plan = plan_deal(out, students, secret, steps=steps, lang=lang, level=level)
-    return carry_out(plan, secret, **how)
-
-
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
               callbacks: TrainingCallbacks | None = None,
               on_student: Callable[[str, str, bool], None] | None = None,
@@ -438,7 +430,8 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
                      fresh_code: Callable[[RosterEntry], str],
                      dealt: Callable[[RosterEntry, str, bool], None],
                      callbacks: TrainingCallbacks) -> None:
-    """Train the new bundles on the cluster; write each one as it comes back, as `deal` does."""
+    """Train the new bundles on the cluster; write each one as it comes back, as `carry_out`
+    does."""
     from diagnose import cluster
 
     orders, students = [], {}
