@@ -19,7 +19,7 @@ import scenarios
 from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for, panel_facts
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
-from grading.grade import known_breaks
+from grading.grade import GradeOptions, known_breaks
 from grading.layout import KEY_FILE
 from grading.seal import unseal
 from scenarios.errors import UserError
@@ -148,6 +148,12 @@ def feedback_numbers(workspace: Path, lang: str, secret: bytes) -> dict[str, lis
         return evidence(workspace, lang, open_key(read_scenario(workspace), secret))
     except Exception:  # noqa: BLE001 - see the docstring
         return None
+
+
+def feedback_options(lang: str, secret: bytes) -> GradeOptions:
+    """A grading's feedback in `lang`, each miss with that run's own numbers."""
+    return GradeOptions(lang, evidence=lambda workspace: feedback_numbers(workspace, lang,
+                                                                          secret))
 
 
 def reveal_after_grading(workspace: Path, lang: str, secret: bytes) -> tuple[Path | None,

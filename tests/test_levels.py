@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import scenarios
 from diagnose.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
 from grading.diagnoses import GradeError
-from grading.grade import grade_workspace, read_scenario, scenario_json
+from grading.grade import GradeOptions, grade_workspace, read_scenario, scenario_json
 from grading.seal import seal
 
 sys.path.insert(0, str(Path(__file__).parent / "grading"))
@@ -196,7 +196,7 @@ def test_the_decoys_words_answer_at_level_three(tmp_path):
     answers = tmp_path / "d.md"
     answers.write_text("## 01\nDiagnóstico: sin fallo\n## 02\nDiagnosis: nothing\n"
                        "## 03\nDiagnosis: nothing\n")
-    report = grade_workspace(answers, ws, secret, record=False, lang="es")
+    report = grade_workspace(answers, ws, secret, GradeOptions("es"), record=False)
     assert [r.correct for r in report.results] == [True, False, False]
     assert "Sana (sin fallo)" in report.results[0].verdict
 
