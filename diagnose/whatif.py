@@ -345,7 +345,8 @@ def write_whatif_dashboards(
     """After the reveal: each run whose break has a magnitude gets its what-if in its
     dashboard.html; yields (ID, page) as each is written. `results_of(plan)`: every dose's
     records (`run_whatif`, which the CLI runs under progress bars)."""
-    from diagnose.dashboard import write_dashboard
+    from diagnose.dashboard import render_dashboard
+    from scenarios.files import atomic_write
 
     reference = workspace.read_run(REFERENCE)
     for run in workspace.ids:
@@ -355,7 +356,7 @@ def write_whatif_dashboards(
             continue  # a break without a magnitude: its page stays as it is
         results = results_of(plan)
         header, records = workspace.read_run(run)
-        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
-                        lang=lang, code=workspace.code,
-                        appendix=whatif_html(plan, results, lang))
+        atomic_write(workspace.dashboard_path(run), render_dashboard(
+            header, records, reference=reference, lang=lang, code=workspace.code,
+            appendix=whatif_html(plan, results, lang)))
         yield run, workspace.dashboard_path(run)
