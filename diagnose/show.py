@@ -187,12 +187,23 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
     return lines
 
 
-def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[str, Any]], *,
-               run: str, lang: str = "en", code: str | None = None,
-               steps: range | None = None, panels: Sequence[Panel] | None = None) -> None:
-    """Print the six panels of one run (the records `steps` selects, all by default); `panels`
-    default to the game's model's."""
+@dataclasses.dataclass(frozen=True)
+class ShownRun:
+    """A run as `render_run` prints it: its name ("01", "reference", a path), its metrics, the
+    scenario's code (a game run's), and its panels (None: the game's model's)."""
+
+    name: str
+    header: dict[str, Any]
+    records: Sequence[dict[str, Any]]
+    code: str | None = None
+    panels: Sequence[Panel] | None = None
+
+
+def render_run(console: Console, shown: ShownRun, *, lang: str = "en",
+               steps: range | None = None) -> None:
+    """Print the six panels of one run (the records `steps` selects, all by default)."""
     words = WORDS[lang]
+    run, code, header, records = shown.name, shown.code, shown.header, shown.records
     chosen = list(records) if steps is None else [records[i] for i in steps]
     heading = Text(words["reference_run"] if run == "reference" else words["run"].format(run=run),
                    style="bold")
@@ -205,7 +216,7 @@ def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[
     step_numbers = [r["step"] for r in chosen]
     console.print(Text(words["steps"].format(a=step_numbers[0], b=step_numbers[-1],
                                              n=len(records)), style="dim"), highlight=False)
-    for panel in panels or panels_for(chosen):
+    for panel in shown.panels or panels_for(chosen):
         console.print()
         for line in render_panel(panel, header, chosen, step_numbers, lang, console.width):
             console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
@@ -227,8 +238,8 @@ def show_run(directory: Path, run_id: str, *, steps: str | None = None, lang: st
     run = resolve_run(run_id, workspace.runs)
     header, records = workspace.read_run(run)
     chosen = select_steps(span, len(records))
-    render_run(console or Console(), header, records, run=run, lang=lang, code=workspace.code,
-               steps=chosen)
+    render_run(console or Console(), ShownRun(run, header, records, code=workspace.code),
+               lang=lang, steps=chosen)
 
 
 def is_own_run(text: str) -> bool:
@@ -247,6 +258,7 @@ def show_own_run(path: Path, span: tuple[int | None, int | None], *, lang: str =
 
     header, records = read_metrics(metrics_path(path))
     chosen = select_steps(span, len(records))
-    render_run(console or Console(), header, records, run=str(header.get("run", path)),
-               lang=lang, steps=chosen, panels=own_panels(header, records[0] if records
-                                                          else None))
+    panels = own_panels(header, records[0] if records else None)
+    render_run(console or Console(),
+               ShownRun(str(header.get("run", path)), header, records, panels=panels),
+               lang=lang, steps=chosen)
