@@ -148,7 +148,7 @@ def to_train(plan: WhatIfPlan, found: dict[Dose, Any]) -> list[Dose]:
     return [dose for dose in plan.doses if dose not in found]
 
 
-def run_whatif(workspace: Workspace, plan: WhatIfPlan, *, pool: Any = None,
+def run_whatif(workspace: Workspace, plan: WhatIfPlan, *,
                on_step: Callable[[str, dict[str, Any]], None] | None = None,
                on_dose: Callable[[Dose, list[dict[str, Any]]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
@@ -173,16 +173,13 @@ def run_whatif(workspace: Workspace, plan: WhatIfPlan, *, pool: Any = None,
                 if len(arrived[label]) == labels[label].config.steps:
                     on_dose(labels[label], arrived[label])
 
-        own = pool is None
-        pool = pool or TrainingPool(2, background=background)
+        pool = TrainingPool(2, background=background)
         try:
             records = pool.run(plans, on_step=step, should_stop=should_stop)
         except BaseException:
-            if own:  # stopped or failed: the workers go now, not after their current run
-                pool.close(graceful=False)
+            pool.close(graceful=False)  # stopped or failed: the workers go now, not later
             raise
-        if own:
-            pool.close()
+        pool.close()
         from diagnose.engine import run_header_fields
 
         for label, dose in labels.items():
