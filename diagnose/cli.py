@@ -806,8 +806,10 @@ def _play_once(directory: Path, code: str | None, name: str | None, steps: int |
 
     check_playable(directory, code, level)
     from diagnose.tui.app import PlayApp
+    from diagnose.tui.training import FreshScenario
 
-    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level)
+    app = PlayApp(directory, name=name, lang=lang,
+                  fresh=FreshScenario(code=code, steps=steps, level=level))
     app.run()
     if app.error:
         raise UserError(app.error)

@@ -35,7 +35,7 @@ from diagnose.tui.messages import (
 )
 from diagnose.tui.screens.play import PlayScreen
 from diagnose.tui.text import localised, tr
-from diagnose.tui.training import fresh_runs, prepare, train_into
+from diagnose.tui.training import FreshScenario, fresh_runs, prepare, train_into
 from diagnose.tui.viewing import ViewApp
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
 
@@ -47,18 +47,14 @@ class PlayApp(ViewApp):
     TITLE = "diagnose"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
-                 lang: str = "en", steps: int | None = None, jobs: int = 2,
-                 make_scenario: Callable[..., Workspace] | None = None,
-                 cwd: Path | None = None, level: int | None = None) -> None:
-        """Open the scenario in `directory`, or get ready to train one there.
+    def __init__(self, directory: Path, *, name: str | None = None, lang: str = "en",
+                 fresh: FreshScenario | None = None, cwd: Path | None = None) -> None:
+        """Open the scenario in `directory`, or get ready to train one there as `fresh` says
+        (a scenario in `directory` keeps its own code, steps and level).
 
         Raises WorkspaceError when `directory` holds a scenario that cannot be read, HomeError
-        for a `name` that cannot be one (`name`: the player's, kept for every level).
-        `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
-        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
-        the deck a fresh scenario deals from, the first level's by default (a scenario in
-        `directory` keeps its own).
+        for a `name` that cannot be one (`name`: the player's, kept for every level). `cwd` is
+        where the diagnoses file goes outside `experiments/`.
         """
         from diagnose.home import keep_player_name, player_name
         from scenarios.levels import first_level
@@ -68,11 +64,12 @@ class PlayApp(ViewApp):
         self.player = keep_player_name(name) if name is not None else player_name()
         # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
         self.animation_level = "none"
-        self.directory, self.code, self.lang = Path(directory), code, lang
-        self.steps, self.jobs, self.cwd = steps, jobs, cwd
-        self.make_scenario = make_scenario
+        fresh = fresh or FreshScenario()
+        self.directory, self.code, self.lang = Path(directory), fresh.code, lang
+        self.steps, self.jobs, self.cwd = fresh.steps, fresh.jobs, cwd
+        self.make_scenario = fresh.make
         self.view = View()
-        self.level = first_level().number if level is None else level
+        self.level = first_level().number if fresh.level is None else fresh.level
         self.next_level: int | None = None  # set when the player asks for the next level
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
@@ -86,8 +83,8 @@ class PlayApp(ViewApp):
         else:
             from diagnose.scenario import new_code
 
-            self.code = code or new_code()  # drawn here so the screen can show it at once
-            self.store = RunStore(*fresh_runs(steps, self.level))
+            self.code = self.code or new_code()  # drawn here so the screen shows it at once
+            self.store = RunStore(*fresh_runs(self.steps, self.level))
             self.drafts = Drafts()
         self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
