@@ -63,6 +63,12 @@ def _spectral(record: dict[str, Any]) -> list[float]:
 
 def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
     """Every signature figure of architecture §6 for `run` against `reference`."""
+    return {**_lab_figures(run, reference, header), **_deck_figures(run, reference, header),
+            **_quoted_figures(run, reference, header)}
+
+
+def _lab_figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
+    """The lab's figures (level 1's breaks)."""
     lr_max = header["lr_max"]
     floor = header["entropy_floor"]
     n = min(len(run), len(reference))
@@ -92,7 +98,13 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["train_floor_ratio"] = _ratio(fig["final_train"], floor)
     fig["dead_heads"] = _last(run, "dead_heads")
     fig["ref_dead_heads"] = _last(reference, "dead_heads")
-    # the deck's figures (levels 2 and 3)
+    return fig
+
+
+def _deck_figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
+    """The deck's figures (levels 2 and 3)."""
+    floor = header["entropy_floor"]
+    fig: dict[str, float] = {}
     fig["lr0_ratio"] = _ratio(run[0]["lr"], reference[0]["lr"])
     fig["lr_peak_ratio"] = _ratio(max(_finite([r["lr"] for r in run]), default=math.nan),
                                   max(_finite([r["lr"] for r in reference]), default=math.nan))
@@ -104,7 +116,14 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["ref_first_val_floor_ratio"] = _ratio(_first_val(reference), floor)
     fig["residual_end_ratio"] = _ratio(_act_at(run, -1, -2), _act_at(reference, -1, -2))
     fig["ln_f_end_ratio"] = _ratio(_act_at(run, -1, -1), _act_at(reference, -1, -1))
-    # what the reveal quotes of every panel (architecture §6): the run's own numbers
+    return fig
+
+
+def _quoted_figures(run: Records, reference: Records, header: dict[str, Any]
+                    ) -> dict[str, float]:
+    """What the reveal quotes of every panel (architecture §6): the run's own numbers."""
+    floor = header["entropy_floor"]
+    fig: dict[str, float] = {}
     fig["lr_peak"] = max(_finite([r["lr"] for r in run]), default=math.nan)
     fig["ref_lr_peak"] = max(_finite([r["lr"] for r in reference]), default=math.nan)
     fig["lr_peak_step"] = _peak_step(run)
