@@ -1,0 +1,114 @@
+"""The message catalogs (`scenarios/words.py`, `tools/words.py`): every sentence the code says is
+in every language's catalog, translated, with the same placeholders, and compiled.
+
+A failure names the messages: run `python tools/words.py` (it updates the catalogs and lists what
+is left to translate), translate, run it again, commit. Needs Babel (the `test` extra).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import string
+from pathlib import Path
+
+import pytest
+
+from scenarios.words import LANGS, N_, SOURCE_LANG, say, translator
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSLATED = [lang for lang in LANGS if lang != SOURCE_LANG]
+
+
+@pytest.fixture(scope="module")
+def tooling():
+    pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
+    spec = importlib.util.spec_from_file_location("words_tool", ROOT / "tools" / "words.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def template(tooling):
+    return tooling.extract()
+
+
+def fields(text: str) -> set[str]:
+    """The placeholders of a message: `{path}` and `{score:.1f}` give {"path", "score"}."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def dummy(text: str) -> dict[str, object]:
+    """A value for each placeholder of `text` that its format spec accepts."""
+    values: dict[str, object] = {}
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is not None:
+            kind = (spec or "s")[-1]
+            values[name] = 1.5 if kind in "eEfFgG%" else 7 if kind in "dxXbon" else "x"
+    return values
+
+
+def test_say_fills_placeholders_and_leaves_braces_alone_without_values():
+    assert say("en", "Saved {path}", path="a.md") == "Saved a.md"
+    assert say("en", "a {literal} brace") == "a {literal} brace"
+    assert N_("Saved {path}") == "Saved {path}"
+
+
+def test_an_unknown_language_is_an_error_not_english():
+    with pytest.raises(KeyError):
+        say("xx", "Saved {path}", path="a.md")
+    with pytest.raises(KeyError):
+        translator("EN")
+
+
+def test_a_message_no_catalog_has_is_said_in_english():
+    for lang in LANGS:
+        assert say(lang, "No catalog has this {n}", n=3) == "No catalog has this 3"
+        assert translator(lang) is translator(lang)  # read once
+
+
+def test_the_catalogs_hold_exactly_the_messages_the_sources_say(tooling, template):
+    said = {message.id for message in template if message.id}
+    assert said, "the extraction found no message: check tools/words.py's KEYWORDS"
+    for lang in TRANSLATED:
+        held = {message.id for message in tooling.read_catalog(lang) if message.id}
+        missing, obsolete = sorted(said - held), sorted(held - said)
+        assert not missing, f"{lang}: not in the catalog (run tools/words.py): {missing}"
+        assert not obsolete, f"{lang}: no longer said by the code (run tools/words.py): {obsolete}"
+
+
+def test_every_message_is_translated_with_the_same_placeholders(tooling):
+    for lang in TRANSLATED:
+        catalog = tooling.read_catalog(lang)
+        assert not tooling.untranslated(catalog), (
+            f"{lang}: untranslated or fuzzy: {tooling.untranslated(catalog)}")
+        changed = [(m.id, m.string) for m in catalog
+                   if m.id and fields(m.id) != fields(m.string)]
+        assert not changed, f"{lang}: placeholders differ from the English: {changed}"
+
+
+def test_every_compiled_catalog_is_its_po_compiled(tooling):
+    from babel.messages.mofile import read_mo
+
+    for lang in TRANSLATED:
+        with tooling.catalog_file(lang, ".mo").open("rb") as compiled:
+            committed = {m.id: m.string for m in read_mo(compiled) if m.id}
+        source = {m.id: m.string for m in tooling.read_catalog(lang)
+                  if m.id and m.string and not m.fuzzy}
+        assert committed == source, f"{lang}: diagnose.mo is stale: run tools/words.py"
+
+
+def test_every_message_formats_in_every_language(template):
+    for message in template:
+        if not message.id:
+            continue
+        values = dummy(message.id)
+        for lang in LANGS:
+            assert say(lang, message.id, **values), (lang, message.id)
+
+
+def test_the_messages_format_with_keywords_only(template):
+    """`say` passes keywords: a positional `{}` or `{0}` would raise at run time."""
+    positional = [m.id for m in template if m.id
+                  and any(name == "" or name.isdigit() for name in fields(m.id))]
+    assert not positional, f"name each placeholder: {positional}"
