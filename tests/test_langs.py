@@ -9,18 +9,13 @@ from __future__ import annotations
 import click
 import pytest
 
-from diagnose import reveal, show
 from diagnose.cli import cli
-from diagnose.dashboard import WORDS as DASHBOARD_WORDS
 from diagnose.panels import build_panels
 from diagnose.tui import frames, text
 from scenarios import default_catalog
 from scenarios.langs import LANGS, pick
 
-TABLES = {"diagnose.tui.text.WORDS": text.WORDS,
-          "diagnose.tui.text.HELP": text.HELP, "diagnose.show.WORDS": show.WORDS,
-          "diagnose.dashboard.WORDS": DASHBOARD_WORDS, "diagnose.reveal.WORDS": reveal.WORDS,
-          }
+TABLES = {"diagnose.tui.text.WORDS": text.WORDS, "diagnose.tui.text.HELP": text.HELP}
 
 
 @pytest.mark.parametrize("name", TABLES)

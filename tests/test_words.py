@@ -7,6 +7,7 @@ is left to translate), translate, run it again, commit. Needs Babel (the `test` 
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import string
 from pathlib import Path
@@ -112,3 +113,35 @@ def test_the_messages_format_with_keywords_only(template):
     positional = [m.id for m in template if m.id
                   and any(name == "" or name.isdigit() for name in fields(m.id))]
     assert not positional, f"name each placeholder: {positional}"
+
+
+def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
+    """(where, message argument) of every `say(lang, message)` and `N_(message)` call in the
+    sources, found by the parser, which also sees calls inside f-strings' braces."""
+    calls = []
+    for source in tooling.SOURCES:
+        for file in sorted((ROOT / source).rglob("*.py")):
+            for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                position = {"say": 1, "N_": 0}.get(name)
+                if position is not None and len(node.args) > position:
+                    where = f"{file.relative_to(ROOT)}:{node.lineno}"
+                    calls.append((where, node.args[position]))
+    return calls
+
+
+def test_every_literal_message_in_the_sources_is_extracted(tooling, template):
+    """Babel's extractor does not look inside an f-string's braces (Python 3.11), nor can an
+    f-string be a message: every literal that `say` or `N_` receives must be in the template."""
+    extracted = {message.id for message in template}
+    unseen, formatted = [], []
+    for where, argument in said_in_sources(tooling):
+        if isinstance(argument, ast.JoinedStr):
+            formatted.append(where)
+        elif (isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+              and argument.value not in extracted):
+            unseen.append(f"{where}: {argument.value!r}")
+    assert not formatted, f"an f-string as a message (use placeholders): {formatted}"
+    assert not unseen, f"not extracted (a call inside an f-string?): {unseen}"
