@@ -13,6 +13,8 @@ import string
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scenarios.words import LANGS, N_, SOURCE_LANG, say, translator
 
@@ -55,6 +57,21 @@ def test_say_fills_placeholders_and_leaves_braces_alone_without_values():
     assert N_("Saved {path}") == "Saved {path}"
 
 
+@given(st.text(max_size=60), st.sampled_from(LANGS))
+def test_a_sentence_no_catalog_has_comes_back_as_written_without_values(text, lang):
+    """No values, no formatting (braces and percent signs survive); no message, English."""
+    message = "(not a message) " + text
+    assert say(lang, message) == message
+
+
+@given(st.dictionaries(st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.text(max_size=20),
+                       min_size=1, max_size=4), st.sampled_from(LANGS))
+def test_values_are_put_in_as_given_never_formatted_again(values, lang):
+    message = " ".join(f"<{{{name}}}>" for name in values)
+    said = say(lang, message, **values)
+    assert said == " ".join(f"<{value}>" for value in values.values())
+
+
 def test_an_unknown_language_is_an_error_not_english():
     with pytest.raises(KeyError):
         say("xx", "Saved {path}", path="a.md")
@@ -69,10 +86,11 @@ def test_a_message_no_catalog_has_is_said_in_english():
 
 
 def test_the_catalogs_hold_exactly_the_messages_the_sources_say(tooling, template):
-    said = {message.id for message in template if message.id}
+    said = {(message.context, message.id) for message in template if message.id}
     assert said, "the extraction found no message: check tools/words.py's KEYWORDS"
     for lang in TRANSLATED:
-        held = {message.id for message in tooling.read_catalog(lang) if message.id}
+        held = {(message.context, message.id) for message in tooling.read_catalog(lang)
+                if message.id}
         missing, obsolete = sorted(said - held), sorted(held - said)
         assert not missing, f"{lang}: not in the catalog (run tools/words.py): {missing}"
         assert not obsolete, f"{lang}: no longer said by the code (run tools/words.py): {obsolete}"
@@ -93,8 +111,8 @@ def test_every_compiled_catalog_is_its_po_compiled(tooling):
 
     for lang in TRANSLATED:
         with tooling.catalog_file(lang, ".mo").open("rb") as compiled:
-            committed = {m.id: m.string for m in read_mo(compiled) if m.id}
-        source = {m.id: m.string for m in tooling.read_catalog(lang)
+            committed = {(m.context, m.id): m.string for m in read_mo(compiled) if m.id}
+        source = {(m.context, m.id): m.string for m in tooling.read_catalog(lang)
                   if m.id and m.string and not m.fuzzy}
         assert committed == source, f"{lang}: diagnose.mo is stale: run tools/words.py"
 
@@ -115,9 +133,17 @@ def test_the_messages_format_with_keywords_only(template):
     assert not positional, f"name each placeholder: {positional}"
 
 
+def message_position(spec) -> int:
+    """Where a keyword's message is among its call's arguments (Babel's keyword spec: None for
+    the first, else 1-based positions, a context one as (n, "c"))."""
+    return 0 if spec is None else next(n for n in spec if isinstance(n, int)) - 1
+
+
 def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
-    """(where, message argument) of every `say(lang, message)` and `N_(message)` call in the
-    sources, found by the parser, which also sees calls inside f-strings' braces."""
+    """(where, message argument) of every call to an extraction keyword (`say(lang, message)`,
+    `N_(message)`, ...) in the sources, found by the parser, which also sees calls inside
+    f-strings' braces."""
+    positions = {name: message_position(spec) for name, spec in tooling.KEYWORDS.items()}
     calls = []
     for source in tooling.SOURCES:
         for file in sorted((ROOT / source).rglob("*.py")):
@@ -125,7 +151,7 @@ def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
                 if not isinstance(node, ast.Call):
                     continue
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
-                position = {"say": 1, "N_": 0}.get(name)
+                position = positions.get(name)
                 if position is not None and len(node.args) > position:
                     where = f"{file.relative_to(ROOT)}:{node.lineno}"
                     calls.append((where, node.args[position]))
@@ -134,7 +160,7 @@ def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
 
 def test_every_literal_message_in_the_sources_is_extracted(tooling, template):
     """Babel's extractor does not look inside an f-string's braces (Python 3.11), nor can an
-    f-string be a message: every literal that `say` or `N_` receives must be in the template."""
+    f-string be a message: every literal a keyword's call receives must be in the template."""
     extracted = {message.id for message in template}
     unseen, formatted = [], []
     for where, argument in said_in_sources(tooling):
