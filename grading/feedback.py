@@ -15,7 +15,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from grading.attempts import Attempt
-from grading.diagnoses import FROM_TEXT, MISSING, NAMED, Answer, Reading
+from grading.diagnoses import (
+    AMBIGUOUS,
+    EMPTY,
+    FROM_HEADING,
+    FROM_LABEL,
+    FROM_TEXT,
+    MISSING,
+    NAMED,
+    NOTHING,
+    UNSURE,
+    Answer,
+    Reading,
+)
 from grading.words import Mention
 from scenarios import Break
 from scenarios.words import N_, say
@@ -25,24 +37,24 @@ WIDTH = 88
 
 # What the words read for an ID were taken to mean, by (Answer.status, where they were read)
 DESCRIPTIONS = {
-    ("named", "label"): N_("Read {read} on the {label} line: {slug}."),
-    ("named", "heading"): N_("Read {read} after the ID: {slug}."),
-    ("named", "text"): N_("No answer line; the free text names only {slug} ({words})."),
-    ("ambiguous", "label"): N_('The {label} line {read} names {n} breaks: {listing}; an answer '
+    (NAMED, FROM_LABEL): N_("Read {read} on the {label} line: {slug}."),
+    (NAMED, FROM_HEADING): N_("Read {read} after the ID: {slug}."),
+    (NAMED, FROM_TEXT): N_("No answer line; the free text names only {slug} ({words})."),
+    (AMBIGUOUS, FROM_LABEL): N_('The {label} line {read} names {n} breaks: {listing}; an answer '
                                'must name exactly one (and "not X" still names X).'),
-    ("ambiguous", "heading"): N_("{read} after the ID names {n} breaks: {listing}; an answer "
+    (AMBIGUOUS, FROM_HEADING): N_("{read} after the ID names {n} breaks: {listing}; an answer "
                                  "must name exactly one."),
-    ("ambiguous", "text"): N_("No answer line, and the free text names {n} breaks: {listing}; "
+    (AMBIGUOUS, FROM_TEXT): N_("No answer line, and the free text names {n} breaks: {listing}; "
                               'put the one you mean on a "Diagnosis:" line.'),
-    ("empty", "label"): N_("The {label} line is empty."),
-    ("unsure", "label"): N_("The {label} line says {read}: no answer."),
-    ("nothing", "label"): N_("The {label} line {read} names no break of the catalog."),
-    ("nothing", "text"): N_('No answer line, and the section names no break; put one on a '
+    (EMPTY, FROM_LABEL): N_("The {label} line is empty."),
+    (UNSURE, FROM_LABEL): N_("The {label} line says {read}: no answer."),
+    (NOTHING, FROM_LABEL): N_("The {label} line {read} names no break of the catalog."),
+    (NOTHING, FROM_TEXT): N_('No answer line, and the section names no break; put one on a '
                             '"Diagnosis:" line.'),
 }
 # An answer's status in one or two words (`diagnose grade --check`)
-STATUSES = {"ambiguous": N_("ambiguous"), "nothing": N_("no break"), "empty": N_("empty"),
-            "unsure": N_("not sure"), "missing": N_("missing")}
+STATUSES = {AMBIGUOUS: N_("ambiguous"), NOTHING: N_("no break"), EMPTY: N_("empty"),
+            UNSURE: N_("not sure"), MISSING: N_("missing")}
 # Said by the autograder and the gradebook too, in the same words
 HEADER = N_("Scenario {code} · {file}")
 SCORE = N_("Score: {score}/{max}")
@@ -84,13 +96,12 @@ def describe(answer: Answer, lang: str = "en") -> str:
     """One sentence: the words read for this ID and what they were taken to mean."""
     if answer.status == MISSING:
         return say(lang, "No section for {id} was found.", id=answer.id)
-    source = "text" if answer.source == FROM_TEXT else answer.source
     listing = "; ".join(
         f"{slug} ({_words([m for m in answer.mentions if slug in m.slugs], lang)})"
         for slug in answer.slugs) if len(answer.slugs) > 1 else ""
-    return say(lang, DESCRIPTIONS[answer.status, source], read=quote(lang, _clip(answer.read)),
-               label=answer.label, slug=answer.slug, n=len(answer.slugs), listing=listing,
-               words=_words(answer.mentions, lang))
+    return say(lang, DESCRIPTIONS[answer.status, answer.source],
+               read=quote(lang, _clip(answer.read)), label=answer.label, slug=answer.slug,
+               n=len(answer.slugs), listing=listing, words=_words(answer.mentions, lang))
 
 
 def notes(reading: Reading, ids: Sequence[str], lang: str, *,

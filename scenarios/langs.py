@@ -2,8 +2,9 @@
 
 Every text the game shows exists in each of `LANGS`; the catalog refuses a break without all of
 them, every language but English has a message catalog (`scenarios.words`, checked by
-tests/test_words.py), and the CLI's `--lang` offers exactly these. `pick` reads a per-language tuple or mapping and raises on a
-language it lacks, where a `[lang == "es"]` index would have shown English instead.
+tests/test_words.py), and the CLI's `--lang` offers exactly these. `pick` reads a per-language
+tuple or mapping and raises on a language it lacks, where a `[lang == "es"]` index would have
+shown English instead.
 """
 
 from __future__ import annotations
