@@ -171,3 +171,22 @@ def test_every_literal_message_in_the_sources_is_extracted(tooling, template):
             unseen.append(f"{where}: {argument.value!r}")
     assert not formatted, f"an f-string as a message (use placeholders): {formatted}"
     assert not unseen, f"not extracted (a call inside an f-string?): {unseen}"
+
+
+def test_a_new_language_starts_as_a_catalog_listing_every_message_to_translate(
+        tooling, template, tmp_path, monkeypatch):
+    """`tools/words.py --add fr`, in a scratch folder: every message, none translated; and once
+    one is translated, the compiled catalog says it (the stdlib reads what Babel wrote)."""
+    import gettext
+
+    monkeypatch.setattr(tooling, "LOCALE", tmp_path)
+    tooling.add(template, "fr")
+    said = {m.id for m in template if m.id}
+    assert set(tooling.update(template, "fr")) == said
+    catalog = tooling.read_catalog("fr")
+    message = sorted(said)[0]
+    catalog[message].string = "(fr) " + message
+    tooling.write("fr", catalog)
+    assert set(tooling.update(template, "fr")) == said - {message}
+    with tooling.catalog_file("fr", ".mo").open("rb") as compiled:
+        assert gettext.GNUTranslations(compiled).gettext(message) == "(fr) " + message
