@@ -11,7 +11,8 @@ import pytest
 
 from diagnose.cli import cli
 from diagnose.panels import build_panels
-from diagnose.tui import frames, text
+from diagnose.tui import text
+from diagnose.tui.drawing import frames
 from scenarios import default_catalog
 from scenarios.langs import LANGS, pick
 

@@ -47,7 +47,7 @@ def dummy(text: str) -> dict[str, object]:
     for _, name, spec, _ in string.Formatter().parse(text):
         if name is not None:
             kind = (spec or "s")[-1]
-            values[name] = 1.5 if kind in "eEfFgG%" else 7 if kind in "dxXbon" else "x"
+            values[name] = 1.5 if kind in "eEfFgG%" else 7 if kind in "dxXbon,_" else "x"
     return values
 
 

@@ -147,11 +147,10 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
                      "ref": [[_json_value(v) for v in vals] for vals in ref] if ref else None})
 
     meta = [say(lang, "{n} steps", n=header.get("steps", len(records))),
-            say(lang, "{n} parameters", n=f"{header.get('params', 0):,}"),
+            say(lang, "{n:,} parameters", n=header.get("params", 0)),
             say(lang, "eval every {n} steps", n=header.get("eval_every", "?")),
             f"lr_max {format_number(header['lr_max']) if 'lr_max' in header else '?'}",
-            say(lang, "entropy floor {floor} nats",
-                floor=f"{header.get('entropy_floor', 0):.3f}")]
+            say(lang, "entropy floor {floor:.3f} nats", floor=header.get("entropy_floor", 0))]
     payload = {"first": steps[0] if steps else 0, "refFirst": ref_steps[0] if ref_steps else 0,
                "left": LEFT, "right": RIGHT, "width": WIDTH,
                "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data}
