@@ -190,3 +190,22 @@ def test_a_new_language_starts_as_a_catalog_listing_every_message_to_translate(
     assert set(tooling.update(template, "fr")) == said - {message}
     with tooling.catalog_file("fr", ".mo").open("rb") as compiled:
         assert gettext.GNUTranslations(compiled).gettext(message) == "(fr) " + message
+
+
+def test_the_command_line_speaks_the_catalog(tmp_path, monkeypatch):
+    """`diagnose breaks` and `diagnose progress` in Spanish: headings, notes and every title."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+    from scenarios import all_levels, breaks
+
+    monkeypatch.setenv("DIAGNOSE_HOME", str(tmp_path))
+    shown = CliRunner().invoke(cli, ["breaks", "--lang", "es"], catch_exceptions=False)
+    assert shown.exit_code == 0
+    for level in all_levels():
+        assert f"Nivel {level.number}: {level.name['es']}\n" in shown.output
+        for brk in breaks(level.number).values():
+            assert all(f"  {lang}: {brk.title[lang]}\n" in shown.output for lang in LANGS)
+    erased = CliRunner().invoke(cli, ["progress", "--reset", "--yes", "--lang", "es"],
+                                catch_exceptions=False)
+    assert (erased.exit_code, erased.output) == (0, "No hay progreso que borrar.\n")
