@@ -9,20 +9,14 @@ from __future__ import annotations
 import click
 import pytest
 
-from diagnose import levels, reveal, show
 from diagnose.cli import cli
-from diagnose.dashboard import WORDS as DASHBOARD_WORDS
 from diagnose.panels import build_panels
-from diagnose.tui import frames, text
-from grading.autograder import TEXTS as AUTOGRADER_TEXTS
-from grading.texts import TEXTS
+from diagnose.tui import text
+from diagnose.tui.drawing import frames
 from scenarios import default_catalog
 from scenarios.langs import LANGS, pick
 
-TABLES = {"grading.texts.TEXTS": TEXTS, "diagnose.tui.text.WORDS": text.WORDS,
-          "diagnose.tui.text.HELP": text.HELP, "diagnose.show.WORDS": show.WORDS,
-          "diagnose.dashboard.WORDS": DASHBOARD_WORDS, "diagnose.reveal.WORDS": reveal.WORDS,
-          "grading.autograder.TEXTS": AUTOGRADER_TEXTS, "diagnose.levels.WORDS": levels.WORDS}
+TABLES = {"diagnose.tui.text.WORDS": text.WORDS, "diagnose.tui.text.HELP": text.HELP}
 
 
 @pytest.mark.parametrize("name", TABLES)
