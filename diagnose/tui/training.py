@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from diagnose.tui.state import RunStore
+from diagnose.tui.drawing.state import RunStore
 from diagnose.workspace import Workspace
 
 if TYPE_CHECKING:  # the scenario engine loads with the training, not with the app

@@ -135,7 +135,7 @@ def foreground_whatif(monkeypatch):
     leave that training only the idle moments of a suite whose other workers keep both cores
     busy (10 s for the fixture's 120 steps, on two idle cores). `platform.lower_priority` is
     tested in tests/test_platform.py."""
-    from diagnose.tui import whatif_screen
+    from diagnose.tui.screens import whatif as whatif_screen
 
     real = whatif_screen.run_whatif
 

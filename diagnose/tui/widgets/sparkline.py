@@ -36,7 +36,7 @@ from textual.widget import Widget
 
 from diagnose.columns import Value, columns, cursor_columns, nonfinite_mark
 from diagnose.panels import fit_axis
-from diagnose.tui.scale import to_axis
+from diagnose.tui.drawing.scale import to_axis
 
 GUIDE = "┄"
 BARS = "▁▂▃▄▅▆▇█"

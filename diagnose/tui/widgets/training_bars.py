@@ -12,7 +12,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from textual.widget import Widget
 
-from diagnose.tui.state import RunStore
+from diagnose.tui.drawing.state import RunStore
 from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
 
