@@ -28,6 +28,7 @@ from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
+from scenarios.words import say
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(LANGS)
@@ -606,9 +607,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         return
     _echo(graded.report.render(_grade_style))
     if graded.solutions:
-        from grading.texts import say
-
-        _echo(say(lang, "solutions", path=graded.solutions))
+        _echo(say(lang, "Solutions: {path}", path=graded.solutions))
     if graded.passed:
         _echo(_grade_style(graded.passed, "right"))
 
@@ -622,7 +621,6 @@ def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: st
     from diagnose.reveal import feedback_numbers
     from grading.gradebook import find_deal
     from grading.ledger import ledger_path
-    from grading.texts import say
 
     evidence = lambda ws: feedback_numbers(ws, lang, secret)  # noqa: E731
     deal = find_deal(scenario.path)
@@ -630,7 +628,9 @@ def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: st
     if deal is None:
         report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
                                        evidence=evidence(scenario.path))
-        problems = (say(lang, "unprotected", path=scenario.path),)
+        problems = (say(lang, "Recorded in {path} only: no deal folder above it (a folder with "
+                        "manifest.csv or deal-settings.json that lists it) keeps a ledger, so "
+                        "its first attempt cannot be protected there.", path=scenario.path),)
     else:
         folder, student = deal
         (graded,) = grading.grade_bundles([file], folder, secret, lang=lang, student=student,
@@ -912,22 +912,23 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.levels import load_progress, progress_path, render, say
+    from diagnose.levels import load_progress, progress_path, render
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")
     path = progress_path()
     if reset:
         if not path.exists():
-            click.echo(say(lang, "reset_none"))
+            click.echo(say(lang, "No progress to erase."))
             return
         if not yes:
-            click.confirm(say(lang, "reset_ask", path=path), abort=True)
+            click.confirm(say(lang, "Erase the progress of every level ({path})?", path=path),
+                          abort=True)
         try:
             path.unlink()
         except OSError as err:
             raise UserError(f"{path}: cannot be removed ({err.strerror or err})") from None
-        click.echo(say(lang, "reset_done"))
+        click.echo(say(lang, "Progress erased."))
         return
     levels, warnings = load_progress(path)
     for warning in warnings:
