@@ -108,7 +108,7 @@ class PlayApp(ViewApp):
         self.push_screen(self.play)
         self._set_scenario_title()
         if self.drafts.warning:
-            self.notify(self.drafts.warning, severity="warning")
+            self.notify(self.drafts.warning[self.lang], severity="warning")
         if self.workspace is None:
             self.train()
         else:
