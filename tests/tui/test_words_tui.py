@@ -69,6 +69,32 @@ async def test_the_watch_names_its_keys_in_spanish(tmp_path):
         await pilot.press("q")
 
 
+def test_diagnose_watch_with_lang_es_shows_a_spanish_footer(tmp_path, monkeypatch):
+    """The command line's `--lang es` reaches the footer: the real command, its app run
+    headless at 80x24 by an autopilot that reads the footer and quits."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    path = tmp_path / "metrics.jsonl"
+    growing(path, 3)
+    seen: list[str] = []
+
+    async def read_footer(pilot) -> None:
+        await until(pilot, lambda: "salir" in footer_line(pilot.app))
+        seen.append(footer_line(pilot.app))
+        await pilot.press("q")
+
+    run = WatchApp.run
+    monkeypatch.setattr(WatchApp, "run", lambda self: run(self, headless=True, size=SMALL,
+                                                          auto_pilot=read_footer))
+    result = CliRunner().invoke(cli, ["watch", str(path), "--lang", "es"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert seen and "ejec." in seen[0] and seen[0].endswith("q salir")
+    assert english_only(WATCH_BINDINGS, seen[0]) == []
+
+
 def test_every_key_description_is_marked_for_the_catalogs():
     """A description written as a bare string would never reach a catalog (the extractor reads
     `N_("...")`): only a run's ID, built with an f-string, is left as it is."""
