@@ -886,14 +886,13 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     """
     from diagnose.check import metrics_path, same_model
     from diagnose.metrics import read_metrics
-    from diagnose.tui.text import localised
     from diagnose.tui.watch_app import WatchApp
 
     run_file = metrics_path(run)
     ref = None
     if reference is not None:
         ref = read_metrics(metrics_path(reference))
-    app = localised(WatchApp, lang)(run_file, ref, lang=lang)
+    app = WatchApp(run_file, ref, lang=lang)
     if ref is not None:
         same_model(app.store.header, ref[0], (str(run_file), str(metrics_path(reference))),
                    lang)

@@ -32,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 from scenarios.words import DOMAIN, LANGS, SOURCE_LANG  # noqa: E402
 
 SOURCES = ("diagnose", "grading", "scenarios")
-KEYWORDS = {"say": (2,), "N_": None}  # say(lang, message, ...): the message is argument 2
+# say(lang, message, ...): the message is argument 2; diagnose.phrases.Phrase(message) and
+# P_(context, message); diagnose.signatures.said(panel, figure, fig, message, ...)
+KEYWORDS = {"say": (2,), "N_": None, "Phrase": None, "P_": ((1, "c"), 2), "said": (4,)}
 LOCALE = ROOT / "scenarios" / "locale"
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)  # no churn per run
 WIDTH = 100
