@@ -31,8 +31,8 @@ from grading.gradebook import (
     write_gradescope,
 )
 from grading.ledger import ledger_path
-from grading.texts import say
 from scenarios.errors import UserError
+from scenarios.words import say
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,10 @@ def grade_with_key(file: Path, reading: Reading, scenario: Scenario, secret: byt
     if deal is None:
         report = grade_reading(reading, file, scenario, secret, options)
         record_attempt(report, scenario, secret)
-        return KeyGrade(report, (say(lang, "unprotected", path=scenario.path),), None)
+        return KeyGrade(report, (say(
+            lang, "Recorded in {path} only: no deal folder above it (a folder with manifest.csv "
+            "or deal-settings.json that lists it) keeps a ledger, so its first attempt cannot be "
+            "protected there.", path=scenario.path),), None)
     folder, student = deal
     (graded,) = grade_bundles([file], folder, secret, options, student)
     if graded.report is None:

@@ -37,8 +37,8 @@ from grading.layout import (
     printable,
 )
 from grading.seal import TAMPERED, SealError, unseal
-from grading.texts import LANGS
 from scenarios.files import loads_json, read_small_text
+from scenarios.langs import LANGS
 from scenarios.levels import LevelError, all_levels, first_level, level
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from grading.attempts import Attempt, append_record, numbered, rewrite_attempts, unrecordable
 from grading.diagnoses import GradeError, Reading, read_diagnoses
-from grading.feedback import Report
+from grading.feedback import SCORE, Report
 from grading.grade import (
     DEFAULT_DIR,
     GradeOptions,
@@ -54,11 +54,11 @@ from grading.grade import (
 from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
 from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
 from grading.manifest import manifest_path, read_manifest
-from grading.texts import say
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
 from scenarios.levels import all_levels
 from scenarios.names import name_key
+from scenarios.words import say
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
@@ -415,7 +415,7 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
                 "status": "passed" if right else "failed",
                 "output": feedback.get(run_id) or f"{answer} → {row.truth[run_id]}",
                 "visibility": VISIBILITY})
-        output = [say(lang, "score", score=row.first.score, max=row.first.max_score),
+        output = [say(lang, SCORE, score=row.first.score, max=row.first.max_score),
                   f"{row.code} · {row.first.file} · {row.first.time}"]
         if report is not None and not same:
             output.append(report.standing)
