@@ -26,8 +26,6 @@ GRANDFATHERED = {
     # the speed engineer's (diagnose/engine/, issue 24): a layer's fused step
     "diagnose/engine/model.py:block_forward": (35, 8),
     "diagnose/engine/optim.py:adamw_update": (25, 8),
-    # words2's change reads these sentences from the gettext catalogs (34 lines there)
-    "diagnose/diagnostician.py:panel_facts": (68, 2),
 }
 FORWARDS = {  # functions that pass **kwargs on, and why that hides nothing
     "diagnose/params.py:PathArg.__init__": "click.Path's own options, documented by click",
