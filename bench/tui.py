@@ -43,7 +43,7 @@ ROUNDS = 3
 
 async def first_frame(started: float) -> None:
     from diagnose.tui.app import PlayApp
-    from diagnose.tui.panel import PanelBox
+    from diagnose.tui.widgets.panel import PanelBox
 
     app = PlayApp(SCENARIO)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -127,7 +127,7 @@ async def whatif_latency(folder: Path) -> None:
     from diagnose.reveal import open_assignment, write_solutions
     from diagnose.scenario import ScenarioSpec, create_scenario
     from diagnose.tui.app import PlayApp
-    from diagnose.tui.whatif_screen import WhatIfScreen
+    from diagnose.tui.screens.whatif import WhatIfScreen
     from diagnose.whatif import plan_whatif, ready, to_train
 
     started = time.perf_counter()

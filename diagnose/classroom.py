@@ -1,7 +1,8 @@
 """Dealing a class: a roster, one sealed bundle per student, and the instructor's manifest.
 
-`deal` trains every student's scenario on the instructor's machine with one pool of worker
-processes and seals each bundle with the instructor's key, which never leaves them. A bundle
+`plan_deal` checks every refusal first; then `carry_out` trains every student's scenario on the
+instructor's machine with one pool of worker processes (or on a Dask cluster) and seals each
+bundle with the instructor's key, which never leaves them. A bundle
 is written whole or not at all, so an interrupted deal resumes where it stopped: bundles
 already sealed with the same key are kept. The bundles folder holds two files of its own:
 
@@ -40,9 +41,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from diagnose.scenario import (
-    Progress,
     ScenarioError,
     ScenarioSpec,
+    TrainingCallbacks,
     TrainingPool,
     Workers,
     check_code,
@@ -88,7 +89,7 @@ def level_names() -> tuple[str, ...]:
     return tuple(str(level.number) for level in all_levels())
 
 
-class Student(NamedTuple):
+class RosterEntry(NamedTuple):
     name: str        # NFC: the bundle's folder name
     email: str = ""
     level: str = ""
@@ -125,7 +126,7 @@ def _roster_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def read_roster(path: Path) -> list[Student]:
+def read_roster(path: Path) -> list[RosterEntry]:
     """The students of a roster file (see the module docstring), each name checked once."""
     path = Path(path)
     text = read_small_text(path, "a roster file", ROSTER_MAX_BYTES, error=ScenarioError,
@@ -139,7 +140,7 @@ def read_roster(path: Path) -> list[Student]:
             raise ScenarioError(f"{path}:{number}: a header row has the columns "
                                 f"{','.join(ROSTER_COLUMNS)} (name first), got {','.join(header)}")
         columns = tuple(c.casefold() for c in header)
-    students: list[Student] = []
+    students: list[RosterEntry] = []
     seen: dict[str, tuple[str, int]] = {}
     for number, cells in rows:
         if len(cells) > len(columns):
@@ -173,18 +174,18 @@ def read_roster(path: Path) -> list[Student]:
         if len(students) == MAX_STUDENTS:
             raise ScenarioError(f"{path}:{number}: more than {MAX_STUDENTS:,} students; deal "
                                 "a class in several rosters and --out folders")
-        students.append(Student(name, email, level.strip(), lang.casefold()))
+        students.append(RosterEntry(name, email, level.strip(), lang.casefold()))
     if not students:
         raise ScenarioError(f"{path}: no student names (one per line, or CSV with a name "
                             "column)")
     return students
 
 
-def numbered_students(count: int) -> list[Student]:
+def numbered_students(count: int) -> list[RosterEntry]:
     if not 1 <= count <= MAX_STUDENTS:
         raise ScenarioError(f"--count must be 1 to {MAX_STUDENTS:,}, got {count}")
     width = max(2, len(str(count)))
-    return [Student(f"student-{i:0{width}d}") for i in range(1, count + 1)]
+    return [RosterEntry(f"student-{i:0{width}d}") for i in range(1, count + 1)]
 
 
 def bundle_dir(out: Path, student: str) -> Path:
@@ -297,7 +298,7 @@ def listed_by_student(out: Path) -> dict[str, ManifestRow]:
     return {row.student: row for row in read_manifest(out)}
 
 
-def _check_against_manifest(students: Sequence[Student],
+def _check_against_manifest(students: Sequence[RosterEntry],
                             listed: dict[str, ManifestRow]) -> None:
     """A roster name that is an already dealt student's in another spelling is refused."""
     by_key = {name_key(name): name for name in listed}
@@ -319,13 +320,13 @@ class DealPlan:
     settings: dict[str, object]
     new_folder: bool
     listed: dict[str, ManifestRow]  # the manifest's rows, by student
-    bundles: list[tuple[Student, Path, str | None]]  # code when already sealed here
+    bundles: list[tuple[RosterEntry, Path, str | None]]  # code when already sealed here
     codes: set[str]
     # a student whose bundle is gone is dealt again under the manifest's code: same scenario
     kept: dict[str, str] = field(default_factory=dict)
 
 
-def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
+def plan_deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *,
               steps: int | None = None, lang: str = "en", level: int | None = None
               ) -> DealPlan:
     """Every refusal a deal can make before training: settings, names, bundles in the way, a
@@ -335,7 +336,7 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     if str(level) not in level_names() or isinstance(level, bool):
         raise ScenarioError(f"--level must be one of {', '.join(level_names())}, got {level}")
     out = Path(out)
-    students = [Student(s) if isinstance(s, str) else s for s in students]
+    students = [RosterEntry(s) if isinstance(s, str) else s for s in students]
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"{out}: exists and is not a directory")
     healthy = healthy_config()  # reads the whole catalog: a typo stops the deal here
@@ -344,7 +345,7 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     listed = listed_by_student(out)
     new_folder = check_settings(out, settings, secret)
     _check_against_manifest(students, listed)
-    bundles: list[tuple[Student, Path, str | None]] = []
+    bundles: list[tuple[RosterEntry, Path, str | None]] = []
     codes: set[str] = {row.code for row in listed.values()}
     kept: dict[str, str] = {}
     for student in students:
@@ -368,29 +369,20 @@ def plan_deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
     return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes, kept)
 
 
-def deal(out: Path, students: Sequence[Student | str], secret: bytes, *,
-         steps: int | None = None, lang: str = "en", level: int | None = None,
-         **how: Any) -> list[tuple[str, str]]:
-    """Make one sealed bundle per student under `out`; returns this roster's (student, code).
-    `plan_deal` then `carry_out` (whose keyword arguments `how` holds)."""
-    plan = plan_deal(out, students, secret, steps=steps, lang=lang, level=level)
-    return carry_out(plan, secret, **how)
-
-
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
-              progress: Progress | None = None,
+              callbacks: TrainingCallbacks | None = None,
               on_student: Callable[[str, str, bool], None] | None = None,
               client: Any = None) -> list[tuple[str, str]]:
     """Train and seal the bundles `plan` still lacks; returns its roster's (student, code).
 
-    `progress` hears every step and re-deal (its `should_stop` is not asked: Ctrl-C stops a
+    `callbacks` hear every step and re-deal (its `should_stop` is not asked: Ctrl-C stops a
     deal); `on_student(student, code, resumed)` hears each bundle sealed or kept. With `client`
     (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios train on its
     workers and their bundles are written here as they come back. A student the manifest
     already lists keeps its code. The manifest is written after each bundle, in roster order
     whatever order the bundles finish in.
     """
-    progress = progress or Progress()
+    callbacks = callbacks or TrainingCallbacks()
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
@@ -399,7 +391,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     rows: list[tuple[str, str]] = []
     order = list(dict.fromkeys([*listed, *(student.name for student, _, _ in plan.bundles)]))
 
-    def fresh_code(student: Student) -> str:
+    def fresh_code(student: RosterEntry) -> str:
         if student.name in plan.kept:
             return plan.kept[student.name]
         code = new_code()
@@ -408,7 +400,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
         used.add(code)
         return code
 
-    def dealt(student: Student, code: str, resumed: bool) -> None:
+    def dealt(student: RosterEntry, code: str, resumed: bool) -> None:
         rows.append((student.name, code))
         before = listed.get(student.name, ManifestRow(student.name, code))
         listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
@@ -419,7 +411,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
             on_student(student.name, code, resumed)
 
     if client is not None:
-        _deal_on_cluster(client, plan, secret, fresh_code, dealt, progress)
+        _deal_on_cluster(client, plan, secret, fresh_code, dealt, callbacks)
         return rows
     with TrainingPool(jobs) as pool:
         for student, target, code in plan.bundles:
@@ -428,16 +420,18 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
                 code = fresh_code(student)
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
                                     level=int(student.level))
-                create_scenario(target, spec, secret=secret, progress=progress,
+                create_scenario(target, spec, secret=secret, callbacks=callbacks,
                                 workers=Workers(pool=pool, prefix=f"{student.name}/"))
             dealt(student, code, resumed)
     return rows
 
 
 def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
-                     fresh_code: Callable[[Student], str],
-                     dealt: Callable[[Student, str, bool], None], progress: Progress) -> None:
-    """Train the new bundles on the cluster; write each one as it comes back, as `deal` does."""
+                     fresh_code: Callable[[RosterEntry], str],
+                     dealt: Callable[[RosterEntry, str, bool], None],
+                     callbacks: TrainingCallbacks) -> None:
+    """Train the new bundles on the cluster; write each one as it comes back, as `carry_out`
+    does."""
     from diagnose import cluster
 
     orders, students = [], {}
@@ -454,12 +448,12 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
         for trained in results:
             order = trained.order
             for failed in range(trained.redeals):
-                if progress.on_redeal is not None:
-                    progress.on_redeal(redeal_message(order.code, failed))
-            if progress.on_step is not None:
+                if callbacks.on_redeal is not None:
+                    callbacks.on_redeal(redeal_message(order.code, failed))
+            if callbacks.on_step is not None:
                 for run, records in trained.records.items():
                     for record in records:
-                        progress.on_step(f"{order.student}/{run}", record)
+                        callbacks.on_step(f"{order.student}/{run}", record)
             order.target.parent.mkdir(parents=True, exist_ok=True)
             with workspace_lock(order.target):
                 check_target(order.target, force=False)

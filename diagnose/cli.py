@@ -137,18 +137,6 @@ def _level_dir(directory: Path, level: int | None) -> Path:
     return level_dir(first_level().number if level is None else level, directory)
 
 
-def _check_level(directory: Path, level: int | None) -> None:
-    """A scenario already in `directory` must be of the level asked for, if one was."""
-    from diagnose.workspace import is_workspace, open_workspace
-
-    if level is not None and is_workspace(directory):
-        found = open_workspace(directory).level
-        if found != level:
-            raise UserError(f"{directory}: holds a level-{found} scenario, not level {level}; "
-                            "choose another --dir, or leave --dir out to use the level's "
-                            "own folder")
-
-
 STEPS_OPTION = click.option(
     "--steps", type=Bounded(1, MAX_STEPS), default=None,
     help=f"Training steps per run, 1 to {MAX_STEPS} (default: healthy.toml's).")
@@ -165,7 +153,7 @@ def _train_with_bars(make, labels, steps, title):
     caller's KeyboardInterrupt handler cleans up and exits with `_interrupt_exit_code`.
     """
     from diagnose.platform import termination_as_interrupt
-    from diagnose.progress import RunBars
+    from diagnose.run_bars import RunBars
 
     with termination_as_interrupt(), RunBars(labels, steps, title) as bars:
         return make(bars.step)
@@ -205,8 +193,8 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 
     from diagnose.home import self_study_secret
     from diagnose.scenario import (
-        Progress,
         ScenarioSpec,
+        TrainingCallbacks,
         Workers,
         create_scenario,
         planned_runs,
@@ -221,7 +209,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         workspace = _train_with_bars(
             lambda on_step: create_scenario(
                 directory, spec, secret=secret, workers=Workers(jobs), force=force,
-                progress=Progress(on_step=on_step,
+                callbacks=TrainingCallbacks(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
             planned_runs(level=spec.level), spec.steps, f"scenario {code}")
     except KeyboardInterrupt as err:
@@ -262,15 +250,9 @@ def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     """
     import json
 
-    from diagnose.reveal import open_assignment, write_solutions
-    from diagnose.workspace import open_workspace
+    from diagnose.reveal import reveal_scenario
 
-    workspace = open_workspace(directory)
-    if workspace.key == "instructor":
-        raise UserError(f"{directory}: this scenario was dealt by an instructor; its answers "
-                        "open with the instructor's key (hand in your diagnoses file)")
-    assignment = open_assignment(workspace)
-    path = write_solutions(workspace, lang, assignment=assignment)
+    workspace, assignment, path = reveal_scenario(directory, lang)
     if what_if:
         _what_if_dashboards(directory, lang)
     if as_json:
@@ -391,7 +373,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose import classroom
-    from diagnose.scenario import Progress
+    from diagnose.scenario import TrainingCallbacks
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -424,7 +406,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         rows = _train_with_bars(
             lambda on_step: classroom.carry_out(
                 plan, secret, jobs=jobs, on_student=on_student, client=client,
-                progress=Progress(on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
+                callbacks=TrainingCallbacks(
+                    on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
             [], plan.steps, f"dealing {len(students)} scenarios")
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
@@ -489,23 +472,13 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
 
 def _what_if_dashboards(directory: Path, lang: str) -> None:
     """After the reveal: each run with a magnitude gets its what-if in its dashboard.html."""
-    from diagnose.dashboard import write_dashboard
-    from diagnose.whatif import WhatIfError, plan_whatif, whatif_html
-    from diagnose.workspace import REFERENCE, open_workspace
+    from diagnose.whatif import write_whatif_dashboards
+    from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
-    reference = workspace.read_run(REFERENCE)
-    for run in workspace.ids:
-        try:
-            plan = plan_whatif(workspace, run, lang=lang)
-        except WhatIfError:
-            continue  # a break without a magnitude: its page stays as it is
-        results = _what_if_results(workspace, plan)
-        header, records = workspace.read_run(run)
-        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
-                        lang=lang, code=workspace.code,
-                        appendix=whatif_html(plan, results, lang))
-        click.echo(f"What-if for {run}: {workspace.dashboard_path(run)}", err=True)
+    for run, page in write_whatif_dashboards(
+            workspace, lang, lambda plan: _what_if_results(workspace, plan)):
+        click.echo(f"What-if for {run}: {page}", err=True)
 
 
 def _what_if_results(workspace, plan):
@@ -571,17 +544,13 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
-    from scenarios.levels import first_level
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
     if check:
-        scenario = grading.read_scenario(found) if found else None
-        result = grading.check_file(file, scenario and scenario.code,
-                                    scenario.ids if scenario else ("01", "02", "03"),
-                                    lang=lang, reading=reading,
-                                    level=scenario.level if scenario
-                                    else first_level().number)
+        from grading.grade import check_against
+
+        result = check_against(file, found, lang=lang, reading=reading)
         if as_json:
             _echo_json(result.to_json())
         else:
@@ -590,10 +559,9 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     if found is None:
         raise UserError(f"no scenario found next to {file} or in "
                                    f"{grading.DEFAULT_DIR}; pass --dir")
-    scenario = grading.read_scenario(found)
     if key_file is not None:
-        _grade_for_instructor(file, reading, scenario, grading.read_key_file(key_file), lang,
-                              as_json)
+        _grade_with_key(file, reading, grading.read_scenario(found),
+                        grading.read_key_file(key_file), lang, as_json)
         return
     from diagnose.self_study import grade_self_study
 
@@ -613,57 +581,33 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_for_instructor(file: Path, reading, scenario, secret: bytes, lang: str,
-                          as_json: bool) -> None:
-    """One file graded with the instructor's key: into the deal folder's ledger when the bundle
-    is in one (as class grading does), else into the bundle only, saying so."""
+def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
+                    as_json: bool) -> None:
+    """Print `instructor_grading.grade_with_key`'s result."""
+    from diagnose.instructor_grading import grade_with_key
 
-    import grading
-    from diagnose.reveal import feedback_numbers
-    from grading.gradebook import find_deal
-    from grading.ledger import ledger_path
-    from grading.texts import say
-
-    evidence = lambda ws: feedback_numbers(ws, lang, secret)  # noqa: E731
-    deal = find_deal(scenario.path)
-    problems: tuple[str, ...] = ()
-    if deal is None:
-        report = grading.grade_reading(reading, file, scenario, secret, lang=lang,
-                                       evidence=evidence(scenario.path))
-        problems = (say(lang, "unprotected", path=scenario.path),)
-    else:
-        folder, student = deal
-        (graded,) = grading.grade_bundles([file], folder, secret, lang=lang, student=student,
-                                          evidence=evidence)
-        if graded.report is None:
-            raise UserError(graded.error)
-        report, problems = graded.report, graded.problems
+    graded = grade_with_key(file, reading, scenario, secret, lang)
     if as_json:
-        _echo_json({**report.to_json(), "solutions": None,
-                    "ledger": deal and str(ledger_path(deal[0])), "records": list(problems)})
+        _echo_json({**graded.report.to_json(), "solutions": None,
+                    "ledger": graded.ledger and str(graded.ledger),
+                    "records": list(graded.problems)})
     else:
-        _echo(report.render(_grade_style))
-    for problem in problems:
+        _echo(graded.report.render(_grade_style))
+    for problem in graded.problems:
         _echo(f"Warning: {problem}", err=True)
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
-                 as_json: bool, gradebook: Path | None, gradescope: Path | None) -> None:
-
+                 as_json: bool, destinations: tuple[Path | None, Path | None]) -> None:
+    """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
+    the Gradescope folder, each None when not asked for."""
     import grading
-    from diagnose.reveal import feedback_numbers
-    from grading.gradebook import check_destinations, refused_rows
+    from diagnose.instructor_grading import grade_class
 
-    secret = grading.read_key_file(key_file)
-    check_destinations(gradebook, gradescope)  # before any attempt is recorded
-    graded = grading.grade_bundles(files, bundles, secret, lang=lang,
-                                   evidence=lambda ws: feedback_numbers(ws, lang, secret))
-    rows = grading.gradebook_rows(bundles, secret) if gradebook or gradescope else []
-    written: list[Path] = []
-    if gradebook:
-        grading.write_gradebook(rows + refused_rows(graded), gradebook)
-    if gradescope:
-        written = grading.write_gradescope(rows, graded, gradescope, lang)
+    gradebook, gradescope = destinations
+    result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
+                         gradebook=gradebook, gradescope=gradescope)
+    graded = result.graded
     if as_json:
         _echo_json({
             "graded": [{"file": g.file, "student": g.student,
@@ -671,7 +615,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                         **({"records": list(g.problems)} if g.problems else {})}
                        for g in graded],
             "gradebook": gradebook and str(gradebook),
-            "gradescope": [str(p) for p in written]})
+            "gradescope": [str(p) for p in result.gradescope_files]})
     else:
         width = max(len(g.student or "") for g in graded)
         for g in graded:
@@ -685,12 +629,11 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                 _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
                       f"{g.error}")
         if gradebook:
-            _echo(f"Gradebook: {gradebook} ({len(rows)} students)")
+            _echo(f"Gradebook: {gradebook} ({result.students} students)")
         if gradescope:
-            _echo(f"Gradescope: {len(written)} results.json in {gradescope}")
-    failed = sum(g.report is None for g in graded)
-    if failed:
-        raise UserError(f"{failed} of {len(graded)} files could not be graded")
+            _echo(f"Gradescope: {len(result.gradescope_files)} results.json in {gradescope}")
+    if result.failed:
+        raise UserError(f"{result.failed} of {len(graded)} files could not be graded")
 
 
 @cli.command()
@@ -746,7 +689,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
     if bundles is not None:
-        _grade_class(files, bundles, key_file, lang, as_json, gradebook, gradescope)
+        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope))
     else:
         _grade_one(files[0], directory, key_file, check, lang, as_json)
 
@@ -859,20 +802,9 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
 def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,
                level: int | None, lang: str) -> tuple[Path | None, int | None]:
     """One game; the folder and level to play next when the player asked for the next level."""
-    from diagnose.scenario import check_code, check_target
-    from diagnose.workspace import is_workspace, open_workspace
+    from diagnose.scenario import check_playable
 
-    _check_level(directory, level)
-    if is_workspace(directory):
-        found = open_workspace(directory).code
-        if code is not None and code != found:
-            raise UserError(
-                f"{directory}: holds scenario {found}, not {code}; choose another --dir "
-                f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
-    else:
-        check_target(directory, force=False)
-        if code is not None:
-            check_code(code)
+    check_playable(directory, code, level)
     from diagnose.tui.app import PlayApp
 
     app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level)
@@ -886,12 +818,9 @@ def _play_once(directory: Path, code: str | None, name: str | None, steps: int |
         click.echo(app.note, err=True)
     if app.next_level is None:
         return None, None
-    from grading.layout import DEFAULT_DIR as base
-    from grading.layout import level_dir
+    from grading.layout import next_level_dir
 
-    # the next level's folder beside this one (a bundle's or the course's default)
-    root = directory.parent / base.name if directory.name.startswith(base.name) else None
-    return level_dir(app.next_level, root or base), app.next_level
+    return next_level_dir(directory, app.next_level), app.next_level
 
 
 @cli.command()
@@ -912,7 +841,7 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.levels import load_progress, progress_path, render, say
+    from diagnose.levels import erase_progress, load_progress, progress_path, render, say
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")
@@ -923,10 +852,7 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
             return
         if not yes:
             click.confirm(say(lang, "reset_ask", path=path), abort=True)
-        try:
-            path.unlink()
-        except OSError as err:
-            raise UserError(f"{path}: cannot be removed ({err.strerror or err})") from None
+        erase_progress(path)
         click.echo(say(lang, "reset_done"))
         return
     levels, warnings = load_progress(path)

@@ -11,7 +11,7 @@ holds one, because a NaN must never be averaged away. With fewer steps than colu
 the first 20 steps) every column shows exactly one step, and each step gets whole columns (as
 many as the others, or one more), none left empty.
 
-Left out: scales and drawing (`diagnose.tui.scale`, the sparkline widget, `show.sparkline`).
+Left out: scales and drawing (`diagnose.tui.drawing.scale`, the sparkline widget, `show.sparkline`).
 Not used by the HTML dashboard on purpose: it draws every step as a vector path, so it has no
 columns to fill, and it names each non-finite value in words at the step where it starts
 (`panels.format_number`: "NaN", "+inf", "-inf"), apart as here.

@@ -129,6 +129,16 @@ def save_progress(progress: dict[int, LevelProgress], path: Path | None = None) 
     return path
 
 
+
+def erase_progress(path: Path | None = None) -> None:
+    """`diagnose progress --reset`: the progress of every level, gone."""
+    path = path or progress_path()
+    try:
+        path.unlink()
+    except OSError as err:
+        raise UserError(f"{path}: cannot be removed ({err.strerror or err})") from None
+
+
 def record_grading(level: int, code: str, score: int, total: int, counts: bool,
                    path: Path | None = None) -> tuple[bool, list[str]]:
     """Record one self-study grading; (whether it passed the level just now, warnings).

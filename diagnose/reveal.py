@@ -125,6 +125,18 @@ def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
     return path
 
 
+def reveal_scenario(directory: Path, lang: str = "en") -> tuple[Workspace, dict[str, str], Path]:
+    """`diagnose reveal`: open a self-study scenario's key and write its solutions; returns
+    the workspace, ID -> slug and the solutions file. An instructor's bundle is refused: its
+    key opens with the instructor's only."""
+    workspace = open_workspace(directory)
+    if workspace.key == "instructor":
+        raise UserError(f"{directory}: this scenario was dealt by an instructor; its answers "
+                        "open with the instructor's key (hand in your diagnoses file)")
+    assignment = open_assignment(workspace)
+    return workspace, assignment, write_solutions(workspace, lang, assignment=assignment)
+
+
 def feedback_numbers(workspace: Path, lang: str, secret: bytes) -> dict[str, list[str]] | None:
     """Each run's own numbers for the grader's feedback on a miss; None if they cannot be had.
 

@@ -3,14 +3,14 @@
 A scenario is a code and a secret; everything else follows from both: the permutation of the
 breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
 seed. `create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
-as one `Progress`; it trains the reference and the runs in worker processes, streams each
+as one `TrainingCallbacks`; it trains the reference and the runs in worker processes, streams each
 step to the caller, then writes the workspace (architecture §7) into a temporary folder and moves it
 into place, so an interruption leaves nothing half-written. It never writes anything that
 tells which break an ID holds: headers use the healthy config, files are written in ID order
 after every run has finished, and all of them get the same modification time.
 
 Not here: the numpy training (`diagnose.engine`), reading a workspace (`diagnose.workspace`),
-the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.progress`).
+the reveal (`diagnose.reveal`) and the terminal's progress bars (`diagnose.run_bars`).
 """
 
 from __future__ import annotations
@@ -334,6 +334,26 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{existing}: not writable")
 
 
+
+def check_playable(directory: Path, code: str | None, level: int | None) -> None:
+    """What `diagnose play` may open: a scenario in `directory` of the level and code asked for
+    (when asked), or a folder a fresh scenario may be written to, under a valid code."""
+    if is_workspace(directory):
+        found = open_workspace(directory)
+        if level is not None and found.level != level:
+            raise UserError(f"{directory}: holds a level-{found.level} scenario, not level "
+                            f"{level}; choose another --dir, or leave --dir out to use the "
+                            "level's own folder")
+        if code is not None and code != found.code:
+            raise UserError(
+                f"{directory}: holds scenario {found.code}, not {code}; choose another --dir "
+                f"or replace it with `diagnose new --dir {directory} --seed {code} --force`")
+    else:
+        check_target(directory, force=False)
+        if code is not None:
+            check_code(code)
+
+
 def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: dict[str, str],
                     records: dict[str, list[dict[str, Any]]]) -> Workspace:
     """Write every file of the scenario `spec` (dealt as `deal`, trained as `records`) into a
@@ -445,7 +465,7 @@ class ScenarioSpec:
 
 
 @dataclass(frozen=True)
-class Progress:
+class TrainingCallbacks:
     """How a caller follows and stops a training; every callback is optional.
 
     `on_step(run, record)` gets each step as it is trained (from the caller's thread);
@@ -471,14 +491,14 @@ class Workers:
 
 
 def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
-                    progress: Progress | None = None, workers: Workers | None = None,
+                    callbacks: TrainingCallbacks | None = None, workers: Workers | None = None,
                     force: bool = False) -> Workspace:
     """Deal, train and write the scenario `spec` into `target`; see the module docstring.
     `workers` says where it trains; `force` replaces a scenario in `target`."""
     workers = workers or Workers()
     pool, prefix = workers.pool, workers.prefix
     target = Path(target)
-    progress = progress or Progress()
+    callbacks = callbacks or TrainingCallbacks()
     code, steps = spec.code, spec.steps
     check_target(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -489,12 +509,12 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
         pool = pool or TrainingPool(workers.jobs, background=workers.background)
 
         def train(plans: list[RunPlan]) -> dict[str, list[dict[str, Any]]]:
-            return pool.run(plans, on_step=progress.on_step, should_stop=progress.should_stop,
+            return pool.run(plans, on_step=callbacks.on_step, should_stop=callbacks.should_stop,
                             prefix=prefix)
 
         def redealt(failed: int) -> None:
-            if progress.on_redeal is not None:
-                progress.on_redeal(redeal_message(code, failed))
+            if callbacks.on_redeal is not None:
+                callbacks.on_redeal(redeal_message(code, failed))
 
         try:
             check = deal_check(scenarios.level(spec.level).deck) if checks_runs(steps) else None

@@ -1,4 +1,4 @@
-"""Where an axis puts its ticks: one rule for the terminal's axes (`diagnose.tui.scale`) and
+"""Where an axis puts its ticks: one rule for the terminal's axes (`diagnose.tui.drawing.scale`) and
 the HTML's charts (`diagnose.dashboard.plot`), so both mark the same round values.
 
 Plain arithmetic over plain floats: no Textual, no markup. Each face says how many labels it

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,7 +76,7 @@ class Dose:
 
 
 @dataclass(frozen=True)
-class WhatIf:
+class WhatIfPlan:
     run: str
     brk: scenarios.Break
     doses: tuple[Dose, ...]
@@ -89,7 +89,7 @@ class WhatIf:
 
 
 def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
-                lang: str = "en") -> WhatIf:
+                lang: str = "en") -> WhatIfPlan:
     """The doses of `run`'s break; WhatIfError for a sealed ID, the reference, no magnitude.
     `secret`: the self-study secret's (asked for only once the ID is known to be revealed)."""
     from diagnose.home import self_study_secret
@@ -112,14 +112,14 @@ def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
     doses = tuple(Dose(value, config, value == dealt,
                        value == getattr(healthy, brk.whatif.field))
                   for value, config in brk.whatif.configs(broken))
-    return WhatIf(run, brk, doses, training_seed(secret, workspace.code, run))
+    return WhatIfPlan(run, brk, doses, training_seed(secret, workspace.code, run))
 
 
-def _cache(workspace: Workspace, plan: WhatIf, dose: Dose) -> Path:
+def _cache(workspace: Workspace, plan: WhatIfPlan, dose: Dose) -> Path:
     return workspace.path / WHATIF_DIR / plan.run / dose.folder(plan.field) / "metrics.jsonl"
 
 
-def _cached(workspace: Workspace, plan: WhatIf, dose: Dose) -> list[dict[str, Any]] | None:
+def _cached(workspace: Workspace, plan: WhatIfPlan, dose: Dose) -> list[dict[str, Any]] | None:
     """A dose trained by an earlier what-if, if its file is whole: one cut short, or that does
     not read as metrics, is trained again and replaced."""
     path = _cache(workspace, plan, dose)
@@ -132,7 +132,7 @@ def _cached(workspace: Workspace, plan: WhatIf, dose: Dose) -> list[dict[str, An
     return records if len(records) == dose.config.steps else None
 
 
-def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]]:
+def ready(workspace: Workspace, plan: WhatIfPlan) -> dict[Dose, list[dict[str, Any]]]:
     """The doses there is nothing to train for: the dealt one (the run) and the cached ones."""
     found = {}
     for dose in plan.doses:
@@ -143,12 +143,12 @@ def ready(workspace: Workspace, plan: WhatIf) -> dict[Dose, list[dict[str, Any]]
     return found
 
 
-def to_train(plan: WhatIf, found: dict[Dose, Any]) -> list[Dose]:
+def to_train(plan: WhatIfPlan, found: dict[Dose, Any]) -> list[Dose]:
     """The doses `run_whatif` trains: those `ready` did not find."""
     return [dose for dose in plan.doses if dose not in found]
 
 
-def run_whatif(workspace: Workspace, plan: WhatIf, *, pool: Any = None,
+def run_whatif(workspace: Workspace, plan: WhatIfPlan, *, pool: Any = None,
                on_step: Callable[[str, dict[str, Any]], None] | None = None,
                on_dose: Callable[[Dose, list[dict[str, Any]]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
@@ -231,7 +231,7 @@ def _overlay(series: Any, shown: list[tuple[tuple[str, str], list[float | None]]
     return lines
 
 
-def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
+def render_whatif(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
                   width: int = 100) -> list[Text]:
     """The six panels: each panel's headline series for every dose overlaid on one chart, then
     the legend, a line per dose in its mark and colour with its first, last, min and max.
@@ -283,7 +283,7 @@ def render_whatif(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang:
 HTML_COLOURS = ("#1e6fd9", "#e07b00", "#2e9e3f", "#8a5cc7", "#11868c", "#b58b00")
 
 
-def whatif_html(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: str = "en"
+def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lang: str = "en"
                 ) -> str:
     """The what-if as a section of the run's dashboard.html: per panel, its headline series
     for every dose overlaid on one chart, with a legend (one colour per dose)."""
@@ -336,3 +336,26 @@ def whatif_html(plan: WhatIf, results: dict[Dose, list[dict[str, Any]]], lang: s
     title = words["title"].format(run=plan.run, brk=plan.brk.title[lang], field=plan.field)
     return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
             f'<div class="panels">{"".join(sections)}</div></section>')
+
+
+def write_whatif_dashboards(
+        workspace: Workspace, lang: str,
+        results_of: Callable[[WhatIfPlan], dict[Dose, list[dict[str, Any]]]],
+) -> Iterator[tuple[str, Path]]:
+    """After the reveal: each run whose break has a magnitude gets its what-if in its
+    dashboard.html; yields (ID, page) as each is written. `results_of(plan)`: every dose's
+    records (`run_whatif`, which the CLI runs under progress bars)."""
+    from diagnose.dashboard import write_dashboard
+
+    reference = workspace.read_run(REFERENCE)
+    for run in workspace.ids:
+        try:
+            plan = plan_whatif(workspace, run, lang=lang)
+        except WhatIfError:
+            continue  # a break without a magnitude: its page stays as it is
+        results = results_of(plan)
+        header, records = workspace.read_run(run)
+        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
+                        lang=lang, code=workspace.code,
+                        appendix=whatif_html(plan, results, lang))
+        yield run, workspace.dashboard_path(run)

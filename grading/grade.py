@@ -38,7 +38,7 @@ from grading.layout import (
 from grading.seal import TAMPERED, SealError, unseal
 from grading.texts import LANGS
 from scenarios.files import loads_json, read_small_text
-from scenarios.levels import LevelError, all_levels, level
+from scenarios.levels import LevelError, all_levels, first_level, level
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
 UNNAMED_LEVEL = 1  # the level of a scenario.json written before levels existed (it has none)
@@ -259,3 +259,16 @@ def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT
         _refuse_other_scenario(reading, code, Path(file))
     shown = code or (reading.codes[0] if reading.codes else None)
     return Check(str(file), shown, tuple(ids), reading, lang)
+
+
+def check_against(file: Path, workspace: Path | None, *, lang: str = "en",
+                  reading: Reading | None = None) -> Check:
+    """`check_file` against the scenario in `workspace` (its code, IDs and level), or, with no
+    scenario found (None), the default IDs in the first level's words: the one reading without
+    a key behind `diagnose grade FILE --check` and the app's check of a bundle."""
+    if workspace is None:
+        return check_file(file, None, DEFAULT_IDS, lang=lang, reading=reading,
+                          level=first_level().number)
+    scenario = read_scenario(workspace)
+    return check_file(file, scenario.code, scenario.ids, lang=lang, reading=reading,
+                      level=scenario.level)

@@ -24,6 +24,15 @@ def level_dir(level: int, base: Path = DEFAULT_DIR) -> Path:
     return entry(level).folder(base)
 
 
+
+def next_level_dir(directory: Path, level: int) -> Path:
+    """The folder of `level` beside `directory`, a level's folder (a bundle's, or the course's
+    default): where `diagnose play` goes on to the next level."""
+    beside = directory.parent / DEFAULT_DIR.name if directory.name.startswith(
+        DEFAULT_DIR.name) else None
+    return level_dir(level, beside or DEFAULT_DIR)
+
+
 RUN_ID = re.compile(r"^\d\d$")
 MANIFEST = "manifest.csv"  # a class's bundles folder: one row per dealt student
 DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: the settings of the deal

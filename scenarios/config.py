@@ -32,13 +32,27 @@ class CatalogError(UserError, ValueError):
     """A catalog file is malformed; the message is one line naming the file and the key."""
 
 
-def _f(section: str, meaning: str, *, kind: type, minimum: float | None = None,
-       above: float | None = None, maximum: float | None = None,
-       choices: tuple[str, ...] = ()) -> Any:
+def _field(section: str, meaning: str, kind: type, accepts: dict[str, Any]) -> Any:
     """A dataclass field that knows its TOML table and what values it accepts."""
-    return field(metadata={"section": section, "meaning": meaning, "kind": kind,
-                           "minimum": minimum, "above": above, "maximum": maximum,
-                           "choices": choices})
+    limits = {"minimum": None, "above": None, "maximum": None, "choices": ()} | accepts
+    return field(metadata={"section": section, "meaning": meaning, "kind": kind, **limits})
+
+
+def _int(section: str, meaning: str, *, minimum: int, maximum: int | None = None) -> Any:
+    """A whole number from `minimum` to `maximum` (no cap when None)."""
+    return _field(section, meaning, int, {"minimum": minimum, "maximum": maximum})
+
+
+def _float(section: str, meaning: str, *, minimum: float | None = None,
+           above: float | None = None, maximum: float | None = None) -> Any:
+    """A finite number, at least `minimum` or above `above`, at most `maximum`."""
+    return _field(section, meaning, float, {"minimum": minimum, "above": above,
+                                            "maximum": maximum})
+
+
+def _choice(section: str, meaning: str, choices: tuple[str, ...]) -> Any:
+    """One of `choices`."""
+    return _field(section, meaning, str, {"choices": choices})
 
 
 @dataclass(frozen=True)
@@ -46,67 +60,67 @@ class Config:
     """Everything that decides how one run trains. A break is `dataclasses.replace` of it."""
 
     # model
-    vocab_size: int = _f("model", "character vocabulary size", kind=int,
-                          minimum=CORPUS_SYMBOLS, maximum=512)
-    d_model: int = _f("model", "residual stream width C", kind=int, minimum=2, maximum=1024)
-    n_heads: int = _f("model", "attention heads per layer", kind=int, minimum=1, maximum=32)
-    n_layers: int = _f("model", "transformer blocks", kind=int, minimum=1, maximum=16)
-    d_ff: int = _f("model", "feed-forward hidden width", kind=int, minimum=1, maximum=4096)
-    context: int = _f("model", "context length in tokens", kind=int, minimum=CORPUS_LONGEST,
-                       maximum=256)
+    vocab_size: int = _int("model", "character vocabulary size",
+                           minimum=CORPUS_SYMBOLS, maximum=512)
+    d_model: int = _int("model", "residual stream width C", minimum=2, maximum=1024)
+    n_heads: int = _int("model", "attention heads per layer", minimum=1, maximum=32)
+    n_layers: int = _int("model", "transformer blocks", minimum=1, maximum=16)
+    d_ff: int = _int("model", "feed-forward hidden width", minimum=1, maximum=4096)
+    context: int = _int("model", "context length in tokens", minimum=CORPUS_LONGEST,
+                        maximum=256)
     # init
-    init_scale: float = _f("init", "multiplier on the Xavier std", kind=float, above=0)
+    init_scale: float = _float("init", "multiplier on the Xavier std", above=0)
     # optimizer
-    beta1: float = _f("optimizer", "AdamW first-moment decay", kind=float, minimum=0,
-                      maximum=0.999999)
-    beta2: float = _f("optimizer", "AdamW second-moment decay", kind=float, minimum=0,
-                      maximum=0.999999)
-    eps: float = _f("optimizer", "AdamW epsilon", kind=float, above=0)
-    weight_decay: float = _f("optimizer", "decoupled weight decay on matrices", kind=float,
-                             minimum=0)
-    weight_decay_on: str = _f("optimizer", "what weight decay shrinks", kind=str,
-                              choices=("matrices", "everything"))
+    beta1: float = _float("optimizer", "AdamW first-moment decay", minimum=0,
+                          maximum=0.999999)
+    beta2: float = _float("optimizer", "AdamW second-moment decay", minimum=0,
+                          maximum=0.999999)
+    eps: float = _float("optimizer", "AdamW epsilon", above=0)
+    weight_decay: float = _float("optimizer", "decoupled weight decay on matrices",
+                                 minimum=0)
+    weight_decay_on: str = _choice("optimizer", "what weight decay shrinks",
+                                   ("matrices", "everything"))
     # schedule
-    lr_max: float = _f("schedule", "peak learning rate", kind=float, above=0)
-    lr_min: float = _f("schedule", "learning rate at the last step", kind=float, minimum=0)
-    warmup_steps: int = _f("schedule", "linear warmup steps (0 = none)", kind=int, minimum=0,
-                           maximum=MAX_STEPS)
+    lr_max: float = _float("schedule", "peak learning rate", above=0)
+    lr_min: float = _float("schedule", "learning rate at the last step", minimum=0)
+    warmup_steps: int = _int("schedule", "linear warmup steps (0 = none)", minimum=0,
+                             maximum=MAX_STEPS)
     # clipping
-    grad_clip: float = _f("clipping", "global gradient norm cap", kind=float, above=0)
+    grad_clip: float = _float("clipping", "global gradient norm cap", above=0)
     # training
-    batch_size: int = _f("training", "sequences per batch", kind=int, minimum=1, maximum=1024)
-    steps: int = _f("training", "optimizer steps per run", kind=int, minimum=1,
-                    maximum=MAX_STEPS)
-    eval_every: int = _f("training", "steps between evaluations", kind=int, minimum=1,
-                         maximum=MAX_STEPS)
-    dtype: str = _f("training", "parameter dtype", kind=str, choices=("float32", "float64"))
-    frozen_layers: int = _f("training", "blocks, from the first, that never update", kind=int,
-                            minimum=0, maximum=16)
+    batch_size: int = _int("training", "sequences per batch", minimum=1, maximum=1024)
+    steps: int = _int("training", "optimizer steps per run", minimum=1,
+                      maximum=MAX_STEPS)
+    eval_every: int = _int("training", "steps between evaluations", minimum=1,
+                           maximum=MAX_STEPS)
+    dtype: str = _choice("training", "parameter dtype", ("float32", "float64"))
+    frozen_layers: int = _int("training", "blocks, from the first, that never update",
+                              minimum=0, maximum=16)
     # attention
-    attention_mask: str = _f("attention", "which keys a query may see", kind=str,
-                             choices=("causal", "full"))
-    mask_leak: str = _f("attention", "the last block's mask, where it sees the future", kind=str,
-                        choices=("none", "one-head", "one-layer"))
-    attention_logit_scale: str = _f("attention", "factor on the attention logits", kind=str,
-                                    choices=("1/sqrt(hs)", "1"))
+    attention_mask: str = _choice("attention", "which keys a query may see",
+                                  ("causal", "full"))
+    mask_leak: str = _choice("attention", "the last block's mask, where it sees the future",
+                             ("none", "one-head", "one-layer"))
+    attention_logit_scale: str = _choice("attention", "factor on the attention logits",
+                                         ("1/sqrt(hs)", "1"))
     # corpus
-    n_examples: int = _f("corpus", "examples drawn from the table", kind=int, minimum=10,
-                         maximum=100_000)
-    val_fraction: float = _f("corpus", "held-out share", kind=float, above=0, maximum=0.9)
-    corpus_seed: int = _f("corpus", "seed of the corpus draw", kind=int, minimum=0,
-                          maximum=2**63 - 1)
-    target_shift: int = _f("corpus", "how far ahead the target is (1: the next token)", kind=int,
-                           minimum=0, maximum=1)
+    n_examples: int = _int("corpus", "examples drawn from the table", minimum=10,
+                           maximum=100_000)
+    val_fraction: float = _float("corpus", "held-out share", above=0, maximum=0.9)
+    corpus_seed: int = _int("corpus", "seed of the corpus draw", minimum=0,
+                            maximum=2**63 - 1)
+    target_shift: int = _int("corpus", "how far ahead the target is (1: the next token)",
+                             minimum=0, maximum=1)
     # dead units
-    head_uniform_entropy: float = _f("dead_units", "share of uniform entropy", kind=float,
-                                     above=0, maximum=1)
-    head_collapse_weight: float = _f("dead_units", "largest attention weight", kind=float,
-                                     above=0, maximum=1)
-    head_query_fraction: float = _f("dead_units", "share of queries", kind=float, above=0,
-                                    maximum=1)
-    head_ablation_nats: float = _f("dead_units", "probe-loss change in nats", kind=float, minimum=0)
-    probe_examples: int = _f("dead_units", "examples in the probe batch", kind=int, minimum=1,
-                             maximum=1024)
+    head_uniform_entropy: float = _float("dead_units", "share of uniform entropy",
+                                         above=0, maximum=1)
+    head_collapse_weight: float = _float("dead_units", "largest attention weight",
+                                         above=0, maximum=1)
+    head_query_fraction: float = _float("dead_units", "share of queries", above=0,
+                                        maximum=1)
+    head_ablation_nats: float = _float("dead_units", "probe-loss change in nats", minimum=0)
+    probe_examples: int = _int("dead_units", "examples in the probe batch", minimum=1,
+                               maximum=1024)
 
     @property
     def head_size(self) -> int:

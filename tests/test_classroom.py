@@ -83,15 +83,15 @@ def test_a_roster_that_is_not_a_regular_file_is_refused_unread(tmp_path):
 
 def test_csv_rosters(tmp_path):
     plain = classroom.read_roster(roster_of(tmp_path, "# class A\nana\n\nbeto\n"))
-    assert plain == [classroom.Student("ana"), classroom.Student("beto")]
+    assert plain == [classroom.RosterEntry("ana"), classroom.RosterEntry("beto")]
     with_header = classroom.read_roster(roster_of(
         tmp_path, "name,email,level\nana,ana@uni.es,2\nbeto,,\ncarla,c@x.org\n"))
-    assert with_header == [classroom.Student("ana", "ana@uni.es", "2"),
-                           classroom.Student("beto"), classroom.Student("carla", "c@x.org")]
+    assert with_header == [classroom.RosterEntry("ana", "ana@uni.es", "2"),
+                           classroom.RosterEntry("beto"), classroom.RosterEntry("carla", "c@x.org")]
     reordered = classroom.read_roster(roster_of(tmp_path, "name,level\nana,3\n"))
-    assert reordered == [classroom.Student("ana", "", "3")]
+    assert reordered == [classroom.RosterEntry("ana", "", "3")]
     no_header = classroom.read_roster(roster_of(tmp_path, "ana,ana@uni.es\n"))
-    assert no_header == [classroom.Student("ana", "ana@uni.es")]
+    assert no_header == [classroom.RosterEntry("ana", "ana@uni.es")]
     for text, message in [("ana,not-an-email\n", r":1: 'not-an-email' is not an email"),
                           ("ana,a@b.c,1,en,y\n", r":1: expected at most 4 columns"),
                           ("ana,a@b.c,1,fr\n", r":1: lang 'fr': expected en, es"),

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 import scenarios
 from diagnose import classroom, cluster
-from diagnose.classroom import Student
+from diagnose.classroom import RosterEntry
 from diagnose.cli import cli
-from diagnose.scenario import Progress, plan_rounds
+from diagnose.scenario import TrainingCallbacks, plan_rounds
 from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
                                 reason="needs the [cluster] extra (dask.distributed)")
 
 CODES = {"ana": "AAAA-2222", "borja": "BBBB-3333"}
-CLASS = [Student("ana"), Student("borja", level="3")]  # borja: level 3's deck
+CLASS = [RosterEntry("ana"), RosterEntry("borja", level="3")]  # borja: level 3's deck
 STEPS = 5
 DASK = [sys.executable, "-m", "dask"]  # `dask scheduler`, `dask worker`
 
@@ -109,6 +109,12 @@ def wait_until(condition, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def deal(out: Path, students: list, secret: bytes, steps: int, **how) -> list[tuple[str, str]]:
+    """Plan, then carry out, as `diagnose deal` does."""
+    return classroom.carry_out(classroom.plan_deal(out, students, secret, steps=steps), secret,
+                               **how)
+
+
 def with_codes(out: Path, codes: dict[str, str]) -> Path:
     """A deal folder whose manifest already deals these codes: a deal keeps them, as it keeps a
     deleted bundle's (so a cluster deal and a local one can be compared byte for byte)."""
@@ -122,7 +128,7 @@ def local_deal(tmp_path_factory):
     """The reference: the same students and codes dealt with the local training pool."""
     root = tmp_path_factory.mktemp("local-deal")
     secret = new_secret()
-    classroom.deal(with_codes(root / "bundles", CODES), CLASS, secret, steps=STEPS)
+    deal(with_codes(root / "bundles", CODES), CLASS, secret, steps=STEPS)
     return root / "bundles", secret
 
 
@@ -152,9 +158,10 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     _, checked, _ = local_cluster
     reference, secret = local_deal
     seen: list[str] = []
-    rows = classroom.deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
+    rows = deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
                           client=checked,
-                          progress=Progress(on_step=lambda label, record: seen.append(label)))
+                          callbacks=TrainingCallbacks(
+                              on_step=lambda label, record: seen.append(label)))
     assert sorted(rows) == sorted(CODES.items())
     assert_same_bundles(tmp_path / "bundles", reference, secret)
     borja = bundle_files(tmp_path / "bundles", "borja")
@@ -167,7 +174,7 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     assert seen.count("ana/reference") == STEPS  # the same progress, as results arrive
     assert (tmp_path / "bundles" / "deal-settings.json").read_bytes() == \
         (reference / "deal-settings.json").read_bytes()
-    again = classroom.deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
+    again = deal(tmp_path / "bundles", [*CLASS, "chen"], secret, steps=STEPS,
                            client=checked, on_student=lambda s, c, resumed: seen.append(
                                f"{s}:{resumed}"))
     assert {"ana:True", "borja:True", "chen:False"} <= set(seen)  # a rerun resumes
@@ -178,9 +185,9 @@ def test_a_cluster_deal_writes_the_manifest_in_roster_order(local_cluster, tmp_p
     """cy's bundle is kept from a local deal: the cluster deal resumes it, first to finish."""
     _, checked, _ = local_cluster
     secret, out = new_secret(), tmp_path / "bundles"
-    classroom.deal(out, ["cy"], secret, steps=STEPS)
+    deal(out, ["cy"], secret, steps=STEPS)
     (out / "manifest.csv").unlink()
-    classroom.deal(out, ["ana", "bo", "cy"], secret, steps=STEPS, client=checked)
+    deal(out, ["ana", "bo", "cy"], secret, steps=STEPS, client=checked)
     with (out / "manifest.csv").open(newline="", encoding="utf-8") as stream:
         assert [row[0] for row in csv.reader(stream)][1:] == ["ana", "bo", "cy"]
 
@@ -205,7 +212,7 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_f
 
     killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
     killer.start()
-    classroom.deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
+    deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
                    client=checked)
     killer.join(timeout=5)
     assert killed, "no worker was seen training"
@@ -233,7 +240,7 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
         wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
         (joined,) = set(checked.workers()) - before
         codes = {**CODES, "chen": "CCCC-4444"}  # more tasks than workers: one waits
-        classroom.deal(with_codes(tmp_path / "bundles", codes), [*CLASS, "chen"], secret,
+        deal(with_codes(tmp_path / "bundles", codes), [*CLASS, "chen"], secret,
                        steps=STEPS, client=checked)
         assert_same_bundles(tmp_path / "bundles", reference, secret)
         assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \

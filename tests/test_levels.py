@@ -120,7 +120,7 @@ def test_a_title_names_the_bug_never_its_magnitude(slug):
 
 
 def test_the_form_offers_every_level_without_a_magnitude():
-    from diagnose.tui.form_screen import choices
+    from diagnose.tui.screens.form import choices
 
     for level in scenarios.all_levels():
         for lang in ("en", "es"):

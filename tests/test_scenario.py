@@ -24,9 +24,9 @@ from diagnose import classroom
 from diagnose.cli import cli
 from diagnose.scenario import (
     Cancelled,
-    Progress,
     ScenarioError,
     ScenarioSpec,
+    TrainingCallbacks,
     assignment,
     check_code,
     create_scenario,
@@ -125,7 +125,8 @@ def made(tmp_path_factory):
     seen: list[tuple[str, int]] = []
     workspace = create_scenario(
         root / "experiments" / "19-break-it", ScenarioSpec(code="TEST-0001", steps=STEPS),
-        secret=secret, progress=Progress(on_step=lambda run, rec: seen.append((run, rec["step"]))))
+        secret=secret,
+        callbacks=TrainingCallbacks(on_step=lambda run, rec: seen.append((run, rec["step"]))))
     return workspace, secret, seen
 
 
@@ -179,7 +180,7 @@ def test_cancel_leaves_nothing(tmp_path):
     target = tmp_path / "ws"
     with pytest.raises(Cancelled):
         create_scenario(target, ScenarioSpec(steps=STEPS), secret=new_secret(),
-                        progress=Progress(should_stop=lambda: True))
+                        callbacks=TrainingCallbacks(should_stop=lambda: True))
     assert list(tmp_path.iterdir()) == []
 
 

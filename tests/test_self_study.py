@@ -57,7 +57,7 @@ def test_a_first_3_of_3_reveals_records_and_offers_the_next_level(course, tmp_pa
 
 
 def test_the_cli_and_the_grade_screen_say_what_the_service_says(course, tmp_path):
-    from diagnose.tui.grade_screen import grade
+    from diagnose.tui.screens.grade import grade
 
     file = answers(tmp_path, course, wrong=1)
     out = CliRunner().invoke(cli, ["grade", str(file), "--json"], catch_exceptions=False)

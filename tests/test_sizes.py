@@ -48,7 +48,9 @@ CLASS = 4  # scenarios dealt, 16 runs (the padding over generated runs: test_das
 @pytest.fixture(scope="module")
 def dealt(tmp_path_factory):
     out = tmp_path_factory.mktemp("class") / "bundles"
-    classroom.deal(out, classroom.numbered_students(CLASS), new_secret(), steps=5)
+    secret = new_secret()
+    classroom.carry_out(classroom.plan_deal(out, classroom.numbered_students(CLASS), secret,
+                                            steps=5), secret)
     return [open_workspace(classroom.bundle_dir(out, s.name))
             for s in classroom.numbered_students(CLASS)]
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from diagnose.dashboard.plot import LOG_LABELS, Y_TICKS, axis_ticks
 from diagnose.panels import fit_axis
 from diagnose.ticks import linear_ticks, log_ticks, nice_step
-from diagnose.tui.scale import ticks
+from diagnose.tui.drawing.scale import ticks
 
 VALUES = st.lists(st.floats(-1e6, 1e6, allow_nan=False) | st.floats(1e-8, 1e8), min_size=1,
                   max_size=20)
@@ -50,7 +50,7 @@ def test_a_log_axis_labels_a_few_powers_or_its_1_2_5(lo, decades, labels):
 
 
 def test_the_rule_imports_neither_textual_nor_numpy():
-    code = ("import sys, diagnose.ticks, diagnose.tui.scale\n"
+    code = ("import sys, diagnose.ticks, diagnose.tui.drawing.scale\n"
             "print([m for m in ('textual', 'numpy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

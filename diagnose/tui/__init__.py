@@ -1,12 +1,17 @@
-"""The terminal game, `diagnose play` (Textual): see `app.PlayApp` for how it fits together.
+"""The terminal game, `diagnose play`, and `diagnose watch` (Textual): see `app.PlayApp` for how
+it fits together.
 
-Modules, one per widget or screen, each readable in one sitting: `app` (state and actions),
-`play_screen`, `detail_screen` and the modal `form_screen`, `name_screen`, `help_screen`,
-`grade_screen`; the widgets `dashboard`, `panel`, `series_row`, `series_plot`, `sparkline`,
-`axes`, `progress`, `readout`; and plain modules without Textual: `state` (the records and the
-view), `frames` (what a panel draws), `scale` (values to cells), `training` (the worker's
-side), `drafts`, `diagnoses` (the file), `text` (every word, in English and Spanish), plus
-`keys` and `messages`. Styles: `play.tcss`.
+Three folders and the apps above them, each module readable in one sitting:
+
+- `app` (`PlayApp`: state and actions), `watch_app` (`WatchApp`) and `viewing` (`ViewApp`, the
+  view keys both share), with their stylesheet `play.tcss`;
+- `screens/`: every screen and modal screen;
+- `widgets/`: every widget, one per module;
+- `drawing/`: what the widgets draw, free of Textual (`state`, `frames`, `scale`);
+- beside the apps, what the app's parts share or the app alone uses, none of it drawing:
+  `messages` and `keys` (sent and bound by screens and widgets alike), `drafts` (the student's
+  answers), `diagnoses` (writing the diagnoses file from them), `training` (the worker's side)
+  and `text` (every word, in English and Spanish).
 
 Nothing here imports numpy at start-up, and nothing shown tells which break a run holds.
 """

@@ -26,14 +26,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from diagnose.panels import Panel, panels_for
 from diagnose.tui.diagnoses import write_diagnoses
 from diagnose.tui.drafts import UNSURE, Drafts
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import (
     AnswerChanged,
     Redealt,
     TrainingFailed,
     TrainingFinished,
 )
-from diagnose.tui.play_screen import PlayScreen
-from diagnose.tui.state import RunStore, View
+from diagnose.tui.screens.play import PlayScreen
 from diagnose.tui.text import localised, tr
 from diagnose.tui.training import fresh_runs, prepare, train_into
 from diagnose.tui.viewing import ViewApp
@@ -185,15 +185,15 @@ class PlayApp(ViewApp):
     @work(thread=True, exclusive=True, exit_on_error=False, group="training")
     def train(self) -> None:
         """Train a fresh scenario into the directory (a thread: the screen stays live)."""
-        from diagnose.scenario import Progress, ScenarioSpec
+        from diagnose.scenario import ScenarioSpec, TrainingCallbacks
 
         worker = get_current_worker()
         spec = ScenarioSpec(code=self.code, steps=self.steps, lang=self.lang, level=self.level)
         workspace = train_into(self.store, self.directory, spec, jobs=self.jobs,
                                make=self.make_scenario,
-                               progress=Progress(should_stop=lambda: worker.is_cancelled,
-                                                 on_redeal=lambda note: self.post_message(
-                                                     Redealt(note))))
+                               callbacks=TrainingCallbacks(
+                                   should_stop=lambda: worker.is_cancelled,
+                                   on_redeal=lambda note: self.post_message(Redealt(note))))
         if workspace is not None:
             self.post_message(TrainingFinished(workspace))
 
@@ -251,7 +251,7 @@ class PlayApp(ViewApp):
                         severity="warning")
 
     def action_diagnose(self) -> None:
-        from diagnose.tui.form_screen import FormScreen
+        from diagnose.tui.screens.form import FormScreen
 
         if self.view.run == REFERENCE:
             self.notify(tr(self.lang, "form_reference"))
@@ -274,7 +274,7 @@ class PlayApp(ViewApp):
     def _ask_name(self, then: Callable[[], None] | None = None) -> None:
         """Ask for the player's name (the kept one filled in) and keep it for every level."""
         from diagnose.home import HomeError, keep_player_name
-        from diagnose.tui.name_screen import NameScreen
+        from diagnose.tui.screens.name import NameScreen
 
         def named(name: str | None) -> None:
             if not name:
@@ -321,7 +321,7 @@ class PlayApp(ViewApp):
         if self.workspace.key != "self-study":  # a check, not a grade: it reveals nothing
             self._with_name(self._grade_saved)
             return
-        from diagnose.tui.confirm_screen import ConfirmScreen
+        from diagnose.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -355,7 +355,7 @@ class PlayApp(ViewApp):
         """Grade off the UI thread (the feedback reads every run's metrics). An instructor's
         bundle cannot be graded here, only checked: its key never leaves the instructor."""
         from diagnose.home import HomeError
-        from diagnose.tui.grade_screen import GradeScreen, check, grade
+        from diagnose.tui.screens.grade import GradeScreen, check, grade
         from diagnose.workspace import WorkspaceError
         from grading import GradeError, SealError
 
@@ -377,7 +377,7 @@ class PlayApp(ViewApp):
     def action_what_if(self) -> None:
         """After the reveal: the current run's break at the other magnitudes it declares."""
         from diagnose.home import HomeError
-        from diagnose.tui.whatif_screen import WhatIfScreen
+        from diagnose.tui.screens.whatif import WhatIfScreen
         from diagnose.whatif import WhatIfError, plan_whatif
         from grading import SealError
 
@@ -394,7 +394,7 @@ class PlayApp(ViewApp):
         self.push_screen(WhatIfScreen(self.workspace, plan, self.lang))
 
     def action_show_progress(self) -> None:
-        from diagnose.tui.progress_screen import ProgressScreen
+        from diagnose.tui.screens.progress import ProgressScreen
 
         self.push_screen(ProgressScreen(self.lang))
 
@@ -404,7 +404,7 @@ class PlayApp(ViewApp):
             self._open_level(next_level)
 
     def action_help(self) -> None:
-        from diagnose.tui.help_screen import HelpScreen  # Markdown: imported when first asked
+        from diagnose.tui.screens.help import HelpScreen  # Markdown: imported when first asked
 
         self.push_screen(HelpScreen(self.lang))
 

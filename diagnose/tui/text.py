@@ -375,7 +375,7 @@ def help_text(lang: str) -> str:
     """The help in `lang`, with the healthy config's numbers (the same for every run)."""
     import math
 
-    from diagnose.tui.scale import ZOOM_STEPS
+    from diagnose.tui.drawing.scale import ZOOM_STEPS
     from scenarios import healthy_config
 
     c = healthy_config()

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from diagnose.tui.state import RunStore
+from diagnose.tui.drawing.state import RunStore
 from diagnose.workspace import Workspace
 
 if TYPE_CHECKING:  # the scenario engine loads with the training, not with the app
-    from diagnose.scenario import Progress, ScenarioSpec
+    from diagnose.scenario import ScenarioSpec, TrainingCallbacks
 
 
 def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
@@ -43,9 +43,9 @@ def prepare() -> None:
 
 
 def train_into(store: RunStore, directory: Path, spec: ScenarioSpec, *, jobs: int,
-               progress: Progress, make: Callable[..., Workspace] | None = None
+               callbacks: TrainingCallbacks, make: Callable[..., Workspace] | None = None
                ) -> Workspace | None:
-    """Train and write the scenario `spec`, streaming every step into `store` (`progress`
+    """Train and write the scenario `spec`, streaming every step into `store` (`callbacks`
     says when to stop and hears re-deals); None if stopped.
 
     Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
@@ -61,6 +61,6 @@ def train_into(store: RunStore, directory: Path, spec: ScenarioSpec, *, jobs: in
         return (make or create_scenario)(
             directory, spec=spec, secret=self_study_secret(create=True),
             workers=Workers(jobs, background=True),
-            progress=dataclasses.replace(progress, on_step=store.add))
+            callbacks=dataclasses.replace(callbacks, on_step=store.add))
     except Cancelled:
         return None

@@ -13,9 +13,9 @@ from __future__ import annotations
 from textual.app import App
 
 from diagnose.panels import Panel
+from diagnose.tui.drawing.scale import ZOOM_STEPS, window
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.scale import ZOOM_STEPS, window
-from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import localised, tr
 from diagnose.workspace import REFERENCE
 
@@ -93,7 +93,7 @@ class ViewApp(App[None]):
         self.redraw()
 
     def on_panel_chosen(self, message: PanelChosen) -> None:
-        from diagnose.tui.detail_screen import DetailScreen
+        from diagnose.tui.screens.detail import DetailScreen
 
         panel = next(p for p in self.panels if p.number == message.number)
         self.push_screen(localised(DetailScreen, self.lang)(panel, self))

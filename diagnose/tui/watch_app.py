@@ -23,14 +23,14 @@ from textual.widgets import Footer
 
 from diagnose.metrics import MetricsError
 from diagnose.panels import Panel
-from diagnose.tui.dashboard import Dashboard
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import RUNS, VIEW_BINDINGS
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.readout import Readout
-from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
 from diagnose.tui.viewing import ViewApp, view_notes
+from diagnose.tui.widgets.dashboard import Dashboard
+from diagnose.tui.widgets.panel import PanelBox
+from diagnose.tui.widgets.readout import Readout
 from diagnose.watch import MetricsTail, own_panels
 from diagnose.workspace import REFERENCE
 

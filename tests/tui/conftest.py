@@ -83,17 +83,23 @@ class ReplayScenario:
         self.hold = hold
         self.calls: list[dict] = []
 
-    def __call__(self, target: Path, spec, *, secret: bytes, workers, progress) -> object:
-        from diagnose.scenario import Cancelled, Progress, ScenarioSpec, Workers, create_scenario
+    def __call__(self, target: Path, spec, *, secret: bytes, workers, callbacks) -> object:
+        from diagnose.scenario import (
+            Cancelled,
+            ScenarioSpec,
+            TrainingCallbacks,
+            Workers,
+            create_scenario,
+        )
 
         inspect.signature(create_scenario).bind(  # the app's call must suit the real one
-            target, spec=spec, secret=secret, workers=workers, progress=progress)
-        assert isinstance(spec, ScenarioSpec) and isinstance(progress, Progress)
+            target, spec=spec, secret=secret, workers=workers, callbacks=callbacks)
+        assert isinstance(spec, ScenarioSpec) and isinstance(callbacks, TrainingCallbacks)
         assert isinstance(workers, Workers) and workers.pool is None
         assert workers.background, "under the TUI, training must yield the CPU and keep quiet"
         self.calls.append({"target": target, "code": spec.code, "steps": spec.steps,
                            "lang": spec.lang})
-        on_step, should_stop = progress.on_step, progress.should_stop
+        on_step, should_stop = callbacks.on_step, callbacks.should_stop
         source = open_workspace(DATA / "scenario")
         runs = {run: source.read_run(run)[1] for run in source.runs}
         for step in range(source.steps if self.hold is None else self.hold):
@@ -135,7 +141,7 @@ def foreground_whatif(monkeypatch):
     leave that training only the idle moments of a suite whose other workers keep both cores
     busy (10 s for the fixture's 120 steps, on two idle cores). `platform.lower_priority` is
     tested in tests/test_platform.py."""
-    from diagnose.tui import whatif_screen
+    from diagnose.tui.screens import whatif as whatif_screen
 
     real = whatif_screen.run_whatif
 

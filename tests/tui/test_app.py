@@ -16,18 +16,18 @@ import scenarios
 from diagnose.home import player_name
 from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
-from diagnose.tui.confirm_screen import ConfirmScreen
-from diagnose.tui.detail_screen import DetailScreen
 from diagnose.tui.drafts import DRAFTS_FILE
-from diagnose.tui.form_screen import FormScreen
-from diagnose.tui.grade_screen import GradeScreen
-from diagnose.tui.help_screen import HelpScreen
-from diagnose.tui.name_screen import NameScreen
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.readout import Readout
-from diagnose.tui.series_plot import SeriesPlot
-from diagnose.tui.series_row import SeriesRow
-from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.screens.confirm import ConfirmScreen
+from diagnose.tui.screens.detail import DetailScreen
+from diagnose.tui.screens.form import FormScreen
+from diagnose.tui.screens.grade import GradeScreen
+from diagnose.tui.screens.help import HelpScreen
+from diagnose.tui.screens.name import NameScreen
+from diagnose.tui.widgets.panel import PanelBox
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.series_plot import SeriesPlot
+from diagnose.tui.widgets.series_row import SeriesRow
+from diagnose.tui.widgets.sparkline import SafeSparkline
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import NAN_FROM, ReplayScenario
 from tests.tui.screen import drawn, screen_text, until

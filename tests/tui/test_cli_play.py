@@ -44,7 +44,7 @@ def test_a_corrupt_scenario_is_refused(workspace):
 
 def test_a_crash_of_the_app_exits_non_zero_with_one_line(workspace, monkeypatch):
     from diagnose.tui.app import PlayApp
-    from diagnose.tui.sparkline import SafeSparkline
+    from diagnose.tui.widgets.sparkline import SafeSparkline
 
     def broken(self, y):
         raise RuntimeError("a chart that cannot draw")

@@ -12,7 +12,7 @@ from diagnose.home import self_study_secret
 from diagnose.reveal import open_assignment
 from diagnose.scenario import assignment
 from diagnose.tui.app import PlayApp
-from diagnose.tui.form_screen import FormScreen
+from diagnose.tui.screens.form import FormScreen
 from diagnose.workspace import open_workspace
 from scenarios.catalog import DECK_SETTING
 from tests.test_course_deck import SLUG, package_state, write_course_deck

@@ -12,9 +12,9 @@ import scenarios
 from diagnose.levels import load_progress
 from diagnose.reveal import open_assignment
 from diagnose.tui.app import PlayApp
-from diagnose.tui.form_screen import FormScreen
-from diagnose.tui.grade_screen import GradeScreen
-from diagnose.tui.whatif_screen import WhatIfScreen
+from diagnose.tui.screens.form import FormScreen
+from diagnose.tui.screens.grade import GradeScreen
+from diagnose.tui.screens.whatif import WhatIfScreen
 from diagnose.workspace import open_workspace
 from tests.tui.screen import screen_text
 from tests.tui.test_app import SMALL, _answer, until
@@ -102,7 +102,7 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
 
 async def test_the_progress_screen_shows_each_level(workspace):
     from diagnose.levels import record_grading
-    from diagnose.tui.progress_screen import ProgressScreen
+    from diagnose.tui.screens.progress import ProgressScreen
 
     record_grading(1, "A", 3, 3, counts=True)
     app = PlayApp(workspace, lang="es")

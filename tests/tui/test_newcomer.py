@@ -7,13 +7,13 @@ import pytest
 
 from diagnose.columns import cursor_columns
 from diagnose.tui.app import PlayApp
-from diagnose.tui.detail_screen import DetailScreen
 from diagnose.tui.drafts import DRAFTS_FILE
-from diagnose.tui.form_screen import FormScreen
-from diagnose.tui.grade_screen import GradeScreen
-from diagnose.tui.help_screen import HelpScreen
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.screens.detail import DetailScreen
+from diagnose.tui.screens.form import FormScreen
+from diagnose.tui.screens.grade import GradeScreen
+from diagnose.tui.screens.help import HelpScreen
+from diagnose.tui.widgets.panel import PanelBox
+from diagnose.tui.widgets.sparkline import SafeSparkline
 from tests.tui.screen import screen_text, until
 
 SMALL = (80, 24)

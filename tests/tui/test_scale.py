@@ -7,9 +7,9 @@ import pytest
 
 from diagnose.columns import bucket, columns, cursor_columns, held, summarise
 from diagnose.panels import envelope, panels_for
-from diagnose.tui.frames import panel_frame, short_label, shown_series
-from diagnose.tui.scale import row_of, ticks, window, windowed
-from diagnose.tui.state import RunStore, View
+from diagnose.tui.drawing.frames import panel_frame, short_label, shown_series
+from diagnose.tui.drawing.scale import row_of, ticks, window, windowed
+from diagnose.tui.drawing.state import RunStore, View
 
 PANELS = {p.key: p for p in panels_for([])}
 

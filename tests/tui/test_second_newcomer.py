@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from diagnose.home import HomeError, check_name, keep_player_name, player_name
 from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
-from diagnose.tui.form_screen import FormScreen
-from diagnose.tui.frames import row_layout
-from diagnose.tui.grade_screen import GradeScreen
-from diagnose.tui.name_screen import NameScreen
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.series_row import SeriesRow
-from diagnose.tui.whatif_screen import WhatIfScreen
+from diagnose.tui.drawing.frames import row_layout
+from diagnose.tui.screens.form import FormScreen
+from diagnose.tui.screens.grade import GradeScreen
+from diagnose.tui.screens.name import NameScreen
+from diagnose.tui.screens.whatif import WhatIfScreen
+from diagnose.tui.widgets.panel import PanelBox
+from diagnose.tui.widgets.series_row import SeriesRow
 from diagnose.whatif import DOSE_MARKS
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import cache_whatif_doses, copy_scenario

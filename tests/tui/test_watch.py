@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from diagnose.cli import cli
 from diagnose.metrics import MetricsError, read_metrics
 from diagnose.record import Recorder
-from diagnose.tui.detail_screen import DetailScreen
-from diagnose.tui.readout import Readout
-from diagnose.tui.series_plot import SeriesPlot
-from diagnose.tui.series_row import SeriesRow
+from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.watch_app import RUN, WatchApp
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.series_plot import SeriesPlot
+from diagnose.tui.widgets.series_row import SeriesRow
 from diagnose.watch import MetricsTail, own_panels
 from diagnose.workspace import REFERENCE
 from tests.test_own_runs import record_deep_run

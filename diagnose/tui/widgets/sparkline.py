@@ -36,11 +36,11 @@ from textual.widget import Widget
 
 from diagnose.columns import Value, columns, cursor_columns, nonfinite_mark
 from diagnose.panels import fit_axis
-from diagnose.tui.scale import to_axis
+from diagnose.tui.drawing.scale import to_axis
 
 GUIDE = "┄"
 BARS = "▁▂▃▄▅▆▇█"
-LEVELS = len(BARS)
+CELL_HEIGHTS = len(BARS)
 SHADES = 32  # colour steps between min and max: a cache of styles, not one per cell
 
 # base, the bar levels' shades, non-finite marks, guides, cursor
@@ -178,14 +178,14 @@ class SafeSparkline(Widget):
             on_axis = to_axis(value, self._log)
             level = self._level(value, low, high, height)
             if on_axis is not None and low <= on_axis <= high and level is not None:
-                guides.add(height - 1 - level // LEVELS)
+                guides.add(height - 1 - level // CELL_HEIGHTS)
         cursor = set(self._cursor_columns(self._cursor))
         if (kind, height) not in self._styles:
             self._styles[kind, height] = self._palette(height, kind)
         base, shade, nonfinite, guide, highlight = self._styles[kind, height]
         lines = []
         for row in range(height):
-            floor = (height - 1 - row) * LEVELS  # the lowest level this line draws
+            floor = (height - 1 - row) * CELL_HEIGHTS  # the lowest level this line draws
             segments = []
             for column, (value, level) in enumerate(zip(cells, levels, strict=True)):
                 if value is not None and not math.isfinite(value):
@@ -194,7 +194,7 @@ class SafeSparkline(Widget):
                     blank = row in guides and value is not None
                     cell = Segment(GUIDE, guide) if blank else Segment(" ", base)
                 else:
-                    glyph = "█" if level >= floor + LEVELS else BARS[level - floor]
+                    glyph = "█" if level >= floor + CELL_HEIGHTS else BARS[level - floor]
                     cell = Segment(glyph, shade[level])
                 if column in cursor:
                     cell = Segment(cell.text, (cell.style or base) + highlight)
@@ -211,7 +211,7 @@ class SafeSparkline(Widget):
             return None
         height_on_axis = to_axis(value, self._log)
         where = low if height_on_axis is None else min(max(height_on_axis, low), high)
-        return int((where - low) / ((high - low) or 1) * (LEVELS * height - 1))
+        return int((where - low) / ((high - low) or 1) * (CELL_HEIGHTS * height - 1))
 
     def _palette(self, height: int, kind: str) -> Palette:
         """Every style a curve of `kind` ("" or "ref-") uses, read from the stylesheet once."""
@@ -229,5 +229,5 @@ class SafeSparkline(Widget):
         gradient = Gradient((0.0, low), (1.0, high), quality=SHADES)
         steps = [base + Style(color=gradient.get_rich_color(i / (SHADES - 1)))
                  for i in range(SHADES)]
-        top = LEVELS * height - 1 or 1
-        return [steps[round(level / top * (SHADES - 1))] for level in range(LEVELS * height)]
+        top = CELL_HEIGHTS * height - 1 or 1
+        return [steps[round(level / top * (SHADES - 1))] for level in range(CELL_HEIGHTS * height)]

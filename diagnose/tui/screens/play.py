@@ -22,15 +22,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
 from diagnose.panels import Panel
-from diagnose.tui.dashboard import Dashboard
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import VIEW_BINDINGS
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.progress import TrainingProgress
-from diagnose.tui.readout import Readout
-from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
 from diagnose.tui.viewing import view_notes
+from diagnose.tui.widgets.dashboard import Dashboard
+from diagnose.tui.widgets.panel import PanelBox
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.training_bars import TrainingBars
 from diagnose.workspace import REFERENCE
 
 
@@ -61,7 +61,7 @@ class PlayScreen(Screen[None]):
         self.tabs = Tabs(*(Tab(self._tab_label(run), id=f"tab-{run}") for run in store.runs),
                          id="runs")
         self.status = Readout(id="status")
-        self.progress = TrainingProgress(lang, len(store.runs), id="progress")
+        self.progress = TrainingBars(lang, len(store.runs), id="progress")
         self.dashboard = Dashboard(panels, lang)
 
     def compose(self) -> ComposeResult:

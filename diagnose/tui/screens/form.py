@@ -14,10 +14,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, RadioSet, TextArea
 
-from diagnose.tui.choice_button import ChoiceButton
 from diagnose.tui.drafts import UNSURE, Draft
 from diagnose.tui.messages import AnswerChanged
 from diagnose.tui.text import tr
+from diagnose.tui.widgets.choice_button import ChoiceButton
 
 
 def choices(lang: str, level: int = 1) -> list[tuple[str, str]]:

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 
 from diagnose.panels import Panel
-from diagnose.tui.panel import PanelBox
-from diagnose.tui.state import RunStore, View
+from diagnose.tui.drawing.state import RunStore, View
+from diagnose.tui.widgets.panel import PanelBox
 
 WIDE = 180  # columns from which the panels sit 3 across (each chart then ≥ 40 columns)
 

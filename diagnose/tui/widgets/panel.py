@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from diagnose.columns import MARKS
 from diagnose.panels import Panel, format_number
-from diagnose.tui.frames import (
+from diagnose.tui.drawing.frames import (
     DETAIL_ROWS,
     PanelFrame,
     panel_frame,
@@ -28,10 +28,10 @@ from diagnose.tui.frames import (
     short_guide,
     shown_series,
 )
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.series_row import SeriesRow
-from diagnose.tui.state import RunStore, View
 from diagnose.tui.text import tr
+from diagnose.tui.widgets.series_row import SeriesRow
 
 INITIAL_ROWS = 3
 FOCUS_MARK = "▶ "

@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
 from diagnose.columns import nonfinite_mark
-from diagnose.tui.axes import YAxis
-from diagnose.tui.frames import Line, PanelFrame
-from diagnose.tui.readout import Readout
-from diagnose.tui.series_row import GROUPS, group_class, value_text
-from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.drawing.frames import Line, PanelFrame
 from diagnose.tui.text import tr
+from diagnose.tui.widgets.axes import YAxis
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.series_row import GROUPS, group_class, value_text
+from diagnose.tui.widgets.sparkline import SafeSparkline
 
 
 class SeriesPlot(Vertical):

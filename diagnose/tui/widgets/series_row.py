@@ -18,10 +18,10 @@ from textual.containers import Horizontal
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
-from diagnose.tui.frames import Line, PanelFrame, short_matrix
-from diagnose.tui.readout import Readout
-from diagnose.tui.sparkline import SafeSparkline
+from diagnose.tui.drawing.frames import Line, PanelFrame, short_matrix
 from diagnose.tui.text import tr
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.sparkline import SafeSparkline
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
 

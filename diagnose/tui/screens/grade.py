@@ -28,7 +28,7 @@ STYLES = {"title": "bold", "right": "bold green", "wrong": "bold red", "score": 
 
 
 @dataclass(frozen=True)
-class Graded:
+class GradeOutcome:
     feedback: str           # Rich markup
     score: str | None       # "2/3"; None for a check
     solutions: Path | None  # None for a check, or when they could not be written
@@ -42,23 +42,22 @@ def _markup(text: str, role: str) -> str:
     return f"[{STYLES[role]}]{escape(text)}[/]" if role in STYLES else escape(text)
 
 
-def grade(path: Path, workspace: Workspace, lang: str) -> Graded:
+def grade(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here."""
     from diagnose.self_study import grade_self_study
 
     graded = grade_self_study(path, workspace.path, lang)
     report = graded.report
-    return Graded(report.render(_markup), f"{report.score}/{report.max_score}", graded.solutions,
-                  graded.passed, graded.next_level, graded.warnings)
+    return GradeOutcome(report.render(_markup), f"{report.score}/{report.max_score}",
+                        graded.solutions, graded.passed, graded.next_level, graded.warnings)
 
 
-def check(path: Path, workspace: Workspace, lang: str) -> Graded:
+def check(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     """Read `path` as the instructor's grader will, without the key: no score."""
-    import grading
+    from grading.grade import check_against
 
-    result = grading.check_file(path, workspace.code, workspace.ids, lang=lang,
-                                level=workspace.level)
-    return Graded(result.render(_markup), None, None)
+    result = check_against(path, workspace.path, lang=lang)
+    return GradeOutcome(result.render(_markup), None, None)
 
 
 class GradeScreen(ModalScreen[int | None]):
@@ -66,7 +65,7 @@ class GradeScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("escape,q,g", "close", "close"), Binding("n", "next_level", "next")]
 
-    def __init__(self, graded: Graded, lang: str) -> None:
+    def __init__(self, graded: GradeOutcome, lang: str) -> None:
         super().__init__()
         self.graded, self.lang = graded, lang
 

@@ -19,12 +19,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from diagnose.panels import Panel, format_number
-from diagnose.tui.axes import AXIS_WIDTH, StepAxis
-from diagnose.tui.frames import DETAIL_ROWS, panel_frame, shown_series
+from diagnose.tui.drawing.frames import DETAIL_ROWS, panel_frame, shown_series
 from diagnose.tui.keys import VIEW_BINDINGS
-from diagnose.tui.readout import Readout
-from diagnose.tui.series_plot import SeriesPlot
 from diagnose.tui.text import tr
+from diagnose.tui.widgets.axes import AXIS_WIDTH, StepAxis
+from diagnose.tui.widgets.readout import Readout
+from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.workspace import REFERENCE
 
 if TYPE_CHECKING:

@@ -23,14 +23,14 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from diagnose.tui.text import tr
-from diagnose.whatif import Dose, WhatIf, ready, render_whatif, run_whatif, to_train
+from diagnose.whatif import Dose, WhatIfPlan, ready, render_whatif, run_whatif, to_train
 from diagnose.workspace import Workspace
 
 
 class WhatIfScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,w", "close", "close")]
 
-    def __init__(self, workspace: Workspace, plan: WhatIf, lang: str) -> None:
+    def __init__(self, workspace: Workspace, plan: WhatIfPlan, lang: str) -> None:
         super().__init__()
         self.workspace, self.plan, self.lang = workspace, plan, lang
         self.steps_done = 0

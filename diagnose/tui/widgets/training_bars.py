@@ -1,4 +1,4 @@
-"""`TrainingProgress`: one line per run while a fresh scenario trains: its bar and step count.
+"""`TrainingBars`: one line per run while a fresh scenario trains: its bar and step count.
 
 Hidden once the scenario is written. It shows only counts: every run trains the same number
 of steps, so the lines tell nothing about which run is which. Its height is one line per run,
@@ -12,12 +12,12 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from textual.widget import Widget
 
-from diagnose.tui.state import RunStore
+from diagnose.tui.drawing.state import RunStore
 from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
 
 
-class TrainingProgress(Widget):
+class TrainingBars(Widget):
     def __init__(self, lang: str, runs: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.lang = lang

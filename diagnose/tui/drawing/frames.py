@@ -32,8 +32,8 @@ from diagnose.panels import (
     series_for_rows,
     summarize,
 )
-from diagnose.tui.scale import window, windowed
-from diagnose.tui.state import RunStore, View
+from diagnose.tui.drawing.scale import window, windowed
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.workspace import REFERENCE
 from scenarios.langs import pick
 

@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from diagnose.columns import cursor_columns
 from diagnose.panels import format_number
-from diagnose.tui.scale import row_of, ticks
+from diagnose.tui.drawing.scale import row_of, ticks
 
 AXIS_WIDTH = 10  # "1.234e+04┤"
 

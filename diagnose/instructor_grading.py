@@ -1,0 +1,90 @@
+"""Grading with the instructor's key: the one flow behind `diagnose grade FILE --key` (one file)
+and `diagnose grade --key --bundles` (a class).
+
+Each miss is explained with that run's own numbers (`diagnose.reveal.feedback_numbers`, which
+needs the engine: hence this module lives in `diagnose`, over `grading.gradebook`). A bundle
+inside a deal folder is graded through that folder's ledger, as a class is; a bundle outside
+one is graded into the bundle only, and the result says so. The CLI prints what these return.
+
+Not here: self-study grading (`diagnose.self_study`), the grading itself (`grading.grade`,
+`grading.gradebook`), and the words around the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagnose.reveal import feedback_numbers
+from grading.diagnoses import Reading
+from grading.feedback import Report
+from grading.grade import Scenario, grade_reading
+from grading.gradebook import (
+    Graded,
+    check_destinations,
+    find_deal,
+    grade_bundles,
+    gradebook_rows,
+    refused_rows,
+    write_gradebook,
+    write_gradescope,
+)
+from grading.ledger import ledger_path
+from grading.texts import say
+from scenarios.errors import UserError
+
+
+@dataclass(frozen=True)
+class KeyGrade:
+    """One file graded with the instructor's key."""
+
+    report: Report
+    problems: tuple[str, ...]  # what was wrong with the records, or that nothing guards them
+    ledger: Path | None        # the deal folder's ledger it was recorded in, if in one
+
+
+def grade_with_key(file: Path, reading: Reading, scenario: Scenario, secret: bytes,
+                   lang: str) -> KeyGrade:
+    """Grade one file into the deal folder's ledger when its bundle is in one (as a class
+    grading does), else into the bundle only, saying so."""
+    deal = find_deal(scenario.path)
+    if deal is None:
+        report = grade_reading(reading, file, scenario, secret, lang=lang,
+                               evidence=feedback_numbers(scenario.path, lang, secret))
+        return KeyGrade(report, (say(lang, "unprotected", path=scenario.path),), None)
+    folder, student = deal
+    (graded,) = grade_bundles([file], folder, secret, lang=lang, student=student,
+                              evidence=lambda ws: feedback_numbers(ws, lang, secret))
+    if graded.report is None:
+        raise UserError(graded.error)
+    return KeyGrade(graded.report, graded.problems, ledger_path(folder))
+
+
+@dataclass(frozen=True)
+class ClassGrade:
+    """A class graded: each file's outcome, and what was written besides."""
+
+    graded: list[Graded]
+    students: int                 # the gradebook's rows (0 when none was asked for)
+    gradescope_files: list[Path]  # each student's results.json, when asked for
+
+    @property
+    def failed(self) -> int:
+        return sum(g.report is None for g in self.graded)
+
+
+def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str,
+                gradebook: Path | None = None, gradescope: Path | None = None) -> ClassGrade:
+    """Grade each file into its student's bundle under `bundles`; then write the gradebook CSV
+    and Gradescope's results, when asked for (both destinations checked first)."""
+    check_destinations(gradebook, gradescope)  # before any attempt is recorded
+    graded = grade_bundles(files, bundles, secret, lang=lang,
+                           evidence=lambda ws: feedback_numbers(ws, lang, secret))
+    rows = gradebook_rows(bundles, secret) if gradebook or gradescope else []
+    written: list[Path] = []
+    if gradebook:
+        write_gradebook(rows + refused_rows(graded), gradebook)
+    if gradescope:
+        written = write_gradescope(rows, graded, gradescope, lang)
+    return ClassGrade(graded, len(rows), written)
