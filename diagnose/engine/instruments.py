@@ -59,16 +59,16 @@ class SpectralNorms:
 
     def measure(self, params: Params) -> dict[str, float]:
         mats = [params[name] for name in self.names]
-        grams, scales, usable = self._grams(mats)                    # (M, C, C), (M,), (M,)
+        grams, peaks, scales, usable = self._grams(mats)    # (M, C, C), (M,), (M,), (M,)
         M, C, dtype = len(mats), self.C, grams.dtype
-        power = grams / np.abs(grams).max((1, 2), keepdims=True)     # entries in [-1, 1]
+        power = grams / peaks[:, None, None]                         # entries in [-1, 1]
         if self._kept is None:
             for _ in range(FIRST_SQUARINGS):
                 power = power @ power                                # G^(2^k), rescaled
                 power /= np.abs(power).max((1, 2), keepdims=True)
             block = power @ self._rng.standard_normal((M, C, KEPT + FRESH)).astype(dtype)
         else:
-            fresh = self._rng.standard_normal((M, C, FRESH)).astype(dtype)
+            fresh = self._rng.standard_normal((M, C, FRESH), dtype=dtype)
             block = np.concatenate([self._kept, fresh], axis=-1)     # (M, C, KEPT + FRESH)
             for _ in range(ITERATIONS):
                 block = power @ block
@@ -89,9 +89,11 @@ class SpectralNorms:
                     math.inf if np.isinf(W).any() else 0.0)
         return sigmas
 
-    def _grams(self, mats: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each matrix's C x C Gram matrix, of W / s when W W^T would overflow (scale s^2),
-        and whether it is usable (finite, not zero); unusable ones are stood in for by I."""
+    def _grams(self, mats: list[np.ndarray],
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Each matrix's C x C Gram matrix, of W / s when W W^T would overflow (scale s^2), its
+        largest |entry|, and whether it is usable (finite, not zero); unusable ones are stood
+        in for by I."""
         stacked = np.empty((len(mats), self.C, self.C), mats[0].dtype)
         scales = np.ones(len(mats))
         for i, W in enumerate(mats):
@@ -99,17 +101,18 @@ class SpectralNorms:
                 np.matmul(W, W.T, out=stacked[i])
             else:
                 np.matmul(W.T, W, out=stacked[i])
-        finite = np.isfinite(stacked).all((1, 2))
-        for i in np.flatnonzero(~finite):
+        peaks = np.abs(stacked).max((1, 2))               # nan or inf when a Gram is not finite
+        for i in np.flatnonzero(~np.isfinite(peaks)):
             W = mats[i]
             if np.isfinite(W).all():  # W W^T overflowed: the Gram of W / s, scale s^2
                 s = float(np.abs(W).max())
                 W = W / s
                 stacked[i] = W @ W.T if W.shape[0] == self.C else W.T @ W
-                scales[i] = s * s
-        usable = np.isfinite(stacked).all((1, 2)) & (np.abs(stacked).max((1, 2)) > 0)
+                scales[i], peaks[i] = s * s, np.abs(stacked[i]).max()
+        usable = np.isfinite(peaks) & (peaks > 0)
         stacked[~usable] = np.eye(self.C, dtype=stacked.dtype)
-        return stacked, scales, usable
+        peaks[~usable] = 1.0
+        return stacked, peaks, scales, usable
 
 
 def degenerate_heads(cache: GPTCache, idx: np.ndarray, config) -> np.ndarray:
