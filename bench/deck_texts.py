@@ -30,14 +30,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "bench" / "deck-figures.json"
-# texts outside the catalog: (owner, field, language) -> (file, where it starts, where it ends)
+# texts outside the catalog: (owner, field, language) -> (file, where it starts, where it ends);
+# the help's other languages are its messages' translations (TRANSLATED), not a file's region
 REGIONS = {
     ("README", "lab", "en"): ("README.md", "the reveal says so with the run's own numbers:\n",
                               "### The deck\n"),
     ("README", "deck", "en"): ("README.md", "### The deck\n", "**The proof of level 2's pool.**"),
-    ("help", "text", "en"): ("diagnose/tui/text.py", '"en": """', '""",'),
-    ("help", "text", "es"): ("diagnose/tui/text.py", '"es": """', '""",'),
+    ("help", "text", "en"): ("diagnose/tui/text.py", "HELP = (\n", "\n)\n"),
 }
+TRANSLATED = {("help", "text", "es")}
 LANGS = ("en", "es")
 KINDS = ("range", "p5", "p50", "p95", "min", "max", "n", "pos", "zero", "neg")
 
@@ -318,7 +319,8 @@ def claims() -> list[tuple[str, str, str, list[Claim]]]:
     for owner, fields in CLAIMS.items():
         for field, tokens in fields.items():
             for lang in LANGS:
-                if owner in scenarios_slugs() or (owner, field, lang) in REGIONS:
+                if (owner in scenarios_slugs() or (owner, field, lang) in REGIONS
+                        or (owner, field, lang) in TRANSLATED):
                     out.append((owner, field, lang, [Claim.parse(t) for t in tokens]))
     return out
 
@@ -349,7 +351,18 @@ def _catalog_text(owner: str, field: str, lang: str) -> str:
     return getattr(brk.reveal[lang], field)  # changed, engine_differs, real_world
 
 
+def _translated_help(lang: str) -> str:
+    """The help's sections as the catalog of `lang` translates them, placeholders unfilled."""
+    sys.path.insert(0, str(ROOT))
+    from diagnose.tui.text import HELP
+    from scenarios.words import translator
+
+    return "\n\n".join(translator(lang).gettext(section) for section in HELP)
+
+
 def text_of(owner: str, field: str, lang: str) -> str:
+    if (owner, field, lang) in TRANSLATED:
+        return _translated_help(lang)
     if (owner, field, lang) in REGIONS:
         _, text, begin, end = _region(owner, field, lang)
         return text[begin:end]
@@ -397,7 +410,7 @@ def texts() -> list[tuple[str, str, str]]:
     and the REGIONS."""
     import scenarios
 
-    out = list(REGIONS)
+    out = [*REGIONS, *TRANSLATED]
     for slug, brk in scenarios.default_catalog().breaks.items():
         for lang in LANGS:
             out += [(slug, field, lang) for field in (
@@ -456,6 +469,10 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
         old = [render(claim, old_figures, lang) for claim in made]
         new = [render(claim, new_figures, lang) for claim in made]
         if old == new:
+            continue
+        if (owner, field, lang) in TRANSLATED:  # a catalog's message, found by its English
+            print(f"{owner} ({lang}): write {new} for {old} in the translations of "
+                  f"scenarios/locale/{lang}/LC_MESSAGES/diagnose.po, then run tools/words.py")
             continue
         if (owner, field, lang) in REGIONS:
             path, text, begin, end = _region(owner, field, lang)

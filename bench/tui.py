@@ -105,8 +105,9 @@ class Timings:
 
 async def key_latency(folder: Path, jobs: int) -> None:
     from diagnose.tui.app import PlayApp
+    from diagnose.tui.training import FreshScenario
 
-    app = PlayApp(folder / f"scenario-{jobs}", jobs=jobs)
+    app = PlayApp(folder / f"scenario-{jobs}", fresh=FreshScenario(jobs=jobs))
     timings = Timings()
     async with app.run_test(size=(100, 30)) as pilot:
         while sorted(app.store.count(run) for run in app.store.runs)[-jobs] < 3:

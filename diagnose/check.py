@@ -21,44 +21,38 @@ which readings depend on it. stdlib only.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from diagnose import diagnostician
 from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
+from diagnose.phrases import Phrase
 from diagnose.signatures import signature
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
 from scenarios.levels import all_levels
+from scenarios.words import say
 
 SAME_RUN_KEYS = ("model", "data", "params", "vocab_size", "entropy_floor", "heads_total",
                  "neurons_total")
 # the signs printed for every run: (panel, figure, what it is); a ratio's reference is 1
 SIGNS = (
-    (1, "loss0", {"en": "loss at step 0", "es": "pérdida en el paso 0"}),
-    (1, "final_train", {"en": "last training loss", "es": "última pérdida de entrenamiento"}),
-    (1, "final_val", {"en": "last validation loss", "es": "última pérdida de validación"}),
-    (1, "val_floor_ratio", {"en": "last validation loss / entropy floor",
-                            "es": "última pérdida de validación / suelo de entropía"}),
-    (2, "lr0_frac", {"en": "first learning rate / the peak",
-                     "es": "primer learning rate / el máximo"}),
-    (3, "grad_early_ratio", {"en": "largest pre-clip norm in steps 0-5, x the reference's",
-                             "es": "mayor norma antes del recorte en los pasos 0-5, veces la "
-                                   "de referencia"}),
-    (3, "clip_share", {"en": "share of steps clipped", "es": "proporción de pasos recortados"}),
-    (4, "act0_ratio", {"en": "step-0 activations, x the reference's",
-                       "es": "activaciones en el paso 0, veces las de referencia"}),
-    (4, "residual_end_ratio", {"en": "last residual stream, x the reference's",
-                               "es": "último flujo residual, veces el de referencia"}),
-    (5, "spectral0_ratio", {"en": "step-0 singular values (median), x the reference's",
-                            "es": "valores singulares en el paso 0 (mediana), veces los de "
-                                  "referencia"}),
-    (5, "spectral_jump", {"en": "largest growth in the first update",
-                          "es": "mayor crecimiento en la primera actualización"}),
-    (5, "least_moved", {"en": "smallest move over the run", "es": "menor cambio en la ejecución"}),
-    (6, "dead_heads", {"en": "dead heads at the end", "es": "cabezas muertas al final"}),
+    (1, "loss0", Phrase("loss at step 0")),
+    (1, "final_train", Phrase("last training loss")),
+    (1, "final_val", Phrase("last validation loss")),
+    (1, "val_floor_ratio", Phrase("last validation loss / entropy floor")),
+    (2, "lr0_frac", Phrase("first learning rate / the peak")),
+    (3, "grad_early_ratio", Phrase("largest pre-clip norm in steps 0-5, x the reference's")),
+    (3, "clip_share", Phrase("share of steps clipped")),
+    (4, "act0_ratio", Phrase("step-0 activations, x the reference's")),
+    (4, "residual_end_ratio", Phrase("last residual stream, x the reference's")),
+    (5, "spectral0_ratio", Phrase("step-0 singular values (median), x the reference's")),
+    (5, "spectral_jump", Phrase("largest growth in the first update")),
+    (5, "least_moved", Phrase("smallest move over the run")),
+    (6, "dead_heads", Phrase("dead heads at the end")),
 )
 SIGN_NEEDS = {"final_val": ("val_loss",), "val_floor_ratio": ("val_loss", "entropy_floor"),
               "grad_early_ratio": ("grad_norm_preclip",),
@@ -67,56 +61,6 @@ SIGN_NEEDS = {"final_val": ("val_loss",), "val_floor_ratio": ("val_loss", "entro
               "spectral0_ratio": ("spectral_norm",), "spectral_jump": ("spectral_norm",),
               "least_moved": ("spectral_norm",), "dead_heads": ("dead_heads",)}
 RATIOS = ("grad_early_ratio", "act0_ratio", "residual_end_ratio", "spectral0_ratio")
-
-TEXT = {
-    "en": {
-        "head": "What the panels of {run} suggest, read against {ref} ({n} of {m} steps):",
-        "healthy": "It reads as healthy: no break's signature shows (confidence {c:.0%}).",
-        "resembles": "It resembles {title} ({slug}), confidence {c:.0%}.",
-        "tie": "It resembles {titles}: a tie, which these panels cannot tell apart "
-               "(confidence {c:.0%} against the other breaks).",
-        "signs": "Signs (this run / the reference):",
-        "also": "The same setting at a smaller magnitude shows too: {titles}.",
-        "why": "What weighed:",
-        "not_recorded": "Not recorded: {keys}. Not weighed, for want of them: {slugs}.",
-        "in_reference": "Not weighed, as the reference shows their signature too (a threshold "
-                        "of the course's model that does not fit this one): {slugs}.",
-        "caveat": "A reading of the curves, not a verdict: the thresholds come from the "
-                  "course's model.",
-        "no_reference": "check needs a reference run of the same model and data",
-        "no_reference_hint": "train it healthy once and pass --reference its metrics.jsonl",
-        "unrevealed": "{path} is inside a game workspace whose answers are not revealed",
-        "unrevealed_hint": "diagnose them yourself first, or run diagnose reveal",
-        "differ": "{run} and the reference {ref} are not runs of the same model and data: "
-                  "{key} {a} against {b}",
-        "differ_hint": "a reference is a healthy run of the same setup",
-        "no_steps": "{path} has no step yet",
-    },
-    "es": {
-        "head": "Lo que sugieren los paneles de {run}, leídos frente a {ref} ({n} de {m} pasos):",
-        "healthy": "Se lee sano: no asoma la firma de ningún fallo (confianza {c:.0%}).",
-        "resembles": "Se parece a {title} ({slug}), confianza {c:.0%}.",
-        "tie": "Se parece a {titles}: un empate, que estos paneles no pueden deshacer "
-               "(confianza {c:.0%} frente a los demás fallos).",
-        "signs": "Señales (esta ejecución / la referencia):",
-        "also": "El mismo ajuste con una magnitud menor también asoma: {titles}.",
-        "why": "Lo que pesó:",
-        "not_recorded": "No registrado: {keys}. Sin pesar, por faltar: {slugs}.",
-        "in_reference": "Sin pesar, porque la referencia también muestra su firma (un umbral "
-                        "del modelo del curso que no encaja con este): {slugs}.",
-        "caveat": "Una lectura de las curvas, no un veredicto: los umbrales vienen del modelo "
-                  "del curso.",
-        "no_reference": "check necesita una ejecución de referencia del mismo modelo y datos",
-        "no_reference_hint": "entrénala sana una vez y pasa su metrics.jsonl con --reference",
-        "unrevealed": "{path} está dentro de un espacio de juego cuyas respuestas no se han "
-                      "revelado",
-        "unrevealed_hint": "diagnostícalas tú primero, o ejecuta diagnose reveal",
-        "differ": "{run} y la referencia {ref} no son ejecuciones del mismo modelo y datos: "
-                  "{key} {a} frente a {b}",
-        "differ_hint": "una referencia es una ejecución sana de la misma configuración",
-        "no_steps": "{path} aún no tiene ningún paso",
-    },
-}
 
 
 class CheckError(UserError):
@@ -127,7 +71,7 @@ class CheckError(UserError):
 class Sign:
     panel: int
     name: str
-    label: dict[str, str]
+    label: Mapping[str, str]
     run: float | None        # None: not recorded
     reference: float | None
 
@@ -149,7 +93,7 @@ class Reading:
     not_weighed: tuple[str, ...]
     also: tuple[str, ...] = ()
     in_reference: tuple[str, ...] = ()  # signatures the reference shows too: not weighed
-    titles: dict[str, dict[str, str]] = field(default_factory=dict)
+    titles: dict[str, Mapping[str, str]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         def number(value: float | None) -> float | str | None:
@@ -162,7 +106,7 @@ class Reading:
                 "signs": [{"panel": s.panel, "sign": s.name, "run": number(s.run),
                            "reference": number(s.reference)} for s in self.signs],
                 "findings": [{"panel": f.panel, "sign": f.name, "value": number(f.value),
-                              "text": f.text} for f in self.findings],
+                              "text": dict(f.text)} for f in self.findings],
                 "also_shows": list(self.also), "not_recorded": list(self.not_recorded),
                 "not_weighed": list(self.not_weighed),
                 "shown_by_reference": list(self.in_reference)}
@@ -170,36 +114,42 @@ class Reading:
     def lines(self, lang: str = "en") -> list[str]:
         from diagnose.panels import format_number
 
-        t = TEXT[lang]
-        out = [t["head"].format(run=self.run, ref=self.reference, n=self.steps,
-                                m=self.reference_steps)]
+        out = [say(lang, "What the panels of {run} suggest, read against {ref} ({n} of {m} steps):",
+                   run=self.run, ref=self.reference, n=self.steps, m=self.reference_steps)]
         if not self.resembles:
-            out.append(t["healthy"].format(c=self.confidence))
+            out.append(say(lang, "It reads as healthy: no break's signature shows (confidence "
+                                 "{c:.0%}).", c=self.confidence))
         elif len(self.resembles) == 1:
             slug = self.resembles[0]
-            out.append(t["resembles"].format(title=self.titles[slug][lang], slug=slug,
-                                             c=self.confidence))
+            out.append(say(lang, "It resembles {title} ({slug}), confidence {c:.0%}.",
+                           title=self.titles[slug][lang], slug=slug, c=self.confidence))
         else:
             titles = " / ".join(f"{self.titles[s][lang]} ({s})" for s in self.resembles)
-            out.append(t["tie"].format(titles=titles, c=self.confidence))
+            out.append(say(lang, "It resembles {titles}: a tie, which these panels cannot tell "
+                                 "apart (confidence {c:.0%} against the other breaks).",
+                           titles=titles, c=self.confidence))
         if self.also:
-            out.append(t["also"].format(titles=" / ".join(
-                f"{self.titles[s][lang]} ({s})" for s in self.also)))
+            out.append(say(lang, "The same setting at a smaller magnitude shows too: {titles}.",
+                           titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in self.also)))
         if self.findings:
-            out.append(t["why"])
+            out.append(say(lang, "What weighed:"))
             out += [f"  Panel {f.panel}: {f.text[lang]}" for f in self.findings]
-        out.append(t["signs"])
-        shown = {"en": "not recorded", "es": "no registrado"}[lang]
+        out.append(say(lang, "Signs (this run / the reference):"))
+        shown = say(lang, "not recorded")
         for sign in self.signs:
             values = [shown if v is None else format_number(v)
                       for v in (sign.run, sign.reference)]
             out.append(f"  Panel {sign.panel}: {sign.label[lang]}: {values[0]} / {values[1]}")
         if self.not_recorded:
-            out.append(t["not_recorded"].format(keys=", ".join(self.not_recorded),
-                                                slugs=", ".join(self.not_weighed) or "–"))
+            out.append(say(lang, "Not recorded: {keys}. Not weighed, for want of them: {slugs}.",
+                           keys=", ".join(self.not_recorded),
+                           slugs=", ".join(self.not_weighed) or "–"))
         if self.in_reference:
-            out.append(t["in_reference"].format(slugs=", ".join(self.in_reference)))
-        out.append(t["caveat"])
+            out.append(say(lang, "Not weighed, as the reference shows their signature too (a "
+                                 "threshold of the course's model that does not fit this one): "
+                                 "{slugs}.", slugs=", ".join(self.in_reference)))
+        out.append(say(lang, "A reading of the curves, not a verdict: the thresholds come from "
+                             "the course's model."))
         return out
 
 
@@ -213,8 +163,10 @@ def refuse_unrevealed(path: Path, lang: str = "en") -> None:
     """A run inside a game workspace whose answers are still sealed is not read."""
     for folder in Path(path).resolve().parents:
         if (folder / SCENARIO_FILE).is_file() and not (folder / REVEAL_FILE).exists():
-            raise CheckError(TEXT[lang]["unrevealed"].format(path=path),
-                             TEXT[lang]["unrevealed_hint"])
+            raise CheckError(
+                say(lang, "{path} is inside a game workspace whose answers are not revealed",
+                    path=path),
+                say(lang, "diagnose them yourself first, or run diagnose reveal"))
 
 
 def _as_diagnostician_reads(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -225,9 +177,10 @@ def _as_diagnostician_reads(records: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 def _differ(names: tuple[str, str], lang: str, key: str, a: Any, b: Any) -> CheckError:
-    t = TEXT[lang]
-    return CheckError(t["differ"].format(run=names[0], ref=names[1], key=key, a=a, b=b),
-                      t["differ_hint"])
+    return CheckError(
+        say(lang, "{run} and the reference {ref} are not runs of the same model and data: {key} "
+                  "{a} against {b}", run=names[0], ref=names[1], key=key, a=a, b=b),
+        say(lang, "a reference is a healthy run of the same setup"))
 
 
 def same_model(run_header: dict[str, Any], ref_header: dict[str, Any],
@@ -275,9 +228,10 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
     """Read `run` against `reference` (each a metrics file or its folder)."""
     import scenarios
 
-    t = TEXT[lang]
     if reference is None:
-        raise CheckError(t["no_reference"], t["no_reference_hint"])
+        raise CheckError(
+            say(lang, "check needs a reference run of the same model and data"),
+            say(lang, "train it healthy once and pass --reference its metrics.jsonl"))
     run_file, ref_file = metrics_path(run), metrics_path(reference)
     for path in (run_file, ref_file):
         refuse_unrevealed(path, lang)
@@ -285,7 +239,7 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
     ref_header, ref_records = read_metrics(ref_file)
     for path, records in ((run_file, run_records), (ref_file, ref_records)):
         if not records:
-            raise CheckError(t["no_steps"].format(path=path))
+            raise CheckError(say(lang, "{path} has no step yet", path=path))
     _same_setup((run_header, run_records), (ref_header, ref_records),
                 (str(run_file), str(ref_file)), lang)
 

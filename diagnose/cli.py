@@ -28,6 +28,7 @@ from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
+from scenarios.words import say
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(LANGS)
@@ -95,18 +96,16 @@ def breaks(lang: str) -> None:
     from scenarios import all_levels
     from scenarios import breaks as deck
 
-    word = {"en": "Level", "es": "Nivel"}[lang]
     for level in all_levels():
-        click.echo(click.style(f"{word} {level.number}: {level.name[lang]}", bold=True,
-                               underline=True))
+        heading = say(lang, "Level {number}: {name}", number=level.number, name=level.name[lang])
+        click.echo(click.style(heading, bold=True, underline=True))
         for brk in deck(level.number).values():
             click.echo(click.style(brk.slug, bold=True))
-            click.echo(f"  en: {brk.title['en']}")
-            click.echo(f"  es: {brk.title['es']}")
+            for code in LANGS:
+                click.echo(f"  {code}: {brk.title[code]}")
             click.echo(f"  {brk.summary[lang]}")
             if brk.course:
-                click.echo("  " + {"en": "from the course deck", "es": "de la baraja del curso"
-                                   }[lang] + f": {brk.folder}")
+                click.echo("  " + say(lang, "from the course deck: {folder}", folder=brk.folder))
 
 
 DIR_OPTION = click.option(
@@ -211,20 +210,23 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
                 directory, spec, secret=secret, workers=Workers(jobs), force=force,
                 callbacks=TrainingCallbacks(on_step=on_step,
                                   on_redeal=lambda msg: click.echo(msg, err=True))),
-            planned_runs(level=spec.level), spec.steps, f"scenario {code}")
+            planned_runs(level=spec.level), spec.steps, say(lang, "scenario {code}", code=code))
     except KeyboardInterrupt as err:
         import shlex
 
-        click.echo(f"\nInterrupted: nothing was written to {directory}. To start again with "
-                   f"the same scenario: diagnose new --dir {shlex.quote(str(directory))} "
-                   f"--seed {shlex.quote(code)}" + (" --force" if force else "")
-                   + (f" --level {level}" if level else ""), err=True)
+        again = (f"diagnose new --dir {shlex.quote(str(directory))} --seed {shlex.quote(code)}"
+                 + (" --force" if force else "") + (f" --level {level}" if level else ""))
+        click.echo("\n" + say(lang, "Interrupted: nothing was written to {folder}. To start "
+                                     "again with the same scenario: {command}",
+                               folder=directory, command=again), err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
     seconds = time.perf_counter() - started
-    click.echo(f"Scenario {workspace.code} ready in {workspace.path} "
-               f"({len(workspace.runs)} runs x {workspace.steps} steps, {seconds:.1f} s).")
-    click.echo(f"Next: diagnose play --dir {workspace.path}   "
-               f"(or: diagnose show 01 --dir {workspace.path})")
+    click.echo(say(lang, "Scenario {code} ready in {folder} ({runs} runs x {steps} steps, "
+                         "{seconds:.1f} s).", code=workspace.code, folder=workspace.path,
+                   runs=len(workspace.runs), steps=workspace.steps, seconds=seconds))
+    click.echo(say(lang, "Next: {command}", command=f"diagnose play --dir {workspace.path}")
+               + "   " + say(lang, "(or: {command})",
+                             command=f"diagnose show 01 --dir {workspace.path}"))
 
 
 @cli.command()
@@ -264,7 +266,7 @@ def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     width = max(len(slug) for slug in assignment.values())
     for rid, slug in assignment.items():
         click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
-    click.echo(f"Explained in {path}")
+    click.echo(say(lang, "Explained in {path}", path=path))
 
 
 @cli.command()
@@ -477,11 +479,11 @@ def _what_if_dashboards(directory: Path, lang: str) -> None:
 
     workspace = open_workspace(directory)
     for run, page in write_whatif_dashboards(
-            workspace, lang, lambda plan: _what_if_results(workspace, plan)):
-        click.echo(f"What-if for {run}: {page}", err=True)
+            workspace, lang, lambda plan: _what_if_results(workspace, plan, lang)):
+        click.echo(say(lang, "What-if for {run}: {page}", run=run, page=page), err=True)
 
 
-def _what_if_results(workspace, plan):
+def _what_if_results(workspace, plan, lang):
     """Every dose's records, training the missing ones under progress bars."""
     from diagnose.whatif import ready, run_whatif, to_train
 
@@ -490,9 +492,11 @@ def _what_if_results(workspace, plan):
         return run_whatif(workspace, plan)
     try:
         return _train_with_bars(lambda on_step: run_whatif(workspace, plan, on_step=on_step),
-                                trained, workspace.steps, f"what-if {plan.run}")
+                                trained, workspace.steps,
+                                say(lang, "what-if {run}", run=plan.run))
     except KeyboardInterrupt as err:
-        click.echo("\nInterrupted: the doses trained so far are not kept.", err=True)
+        click.echo("\n" + say(lang, "Interrupted: the doses trained so far are not kept."),
+                   err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
 
 
@@ -505,7 +509,7 @@ def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
 
     workspace = open_workspace(directory)
     plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
-    results = _what_if_results(workspace, plan)
+    results = _what_if_results(workspace, plan, lang)
     console = Console()
     for line in render_whatif(plan, results, lang, console.width):
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
@@ -574,9 +578,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         return
     _echo(graded.report.render(_grade_style))
     if graded.solutions:
-        from grading.texts import say
-
-        _echo(say(lang, "solutions", path=graded.solutions))
+        _echo(say(lang, "Solutions: {path}", path=graded.solutions))
     if graded.passed:
         _echo(_grade_style(graded.passed, "right"))
 
@@ -806,8 +808,10 @@ def _play_once(directory: Path, code: str | None, name: str | None, steps: int |
 
     check_playable(directory, code, level)
     from diagnose.tui.app import PlayApp
+    from diagnose.tui.training import FreshScenario
 
-    app = PlayApp(directory, code=code, name=name, lang=lang, steps=steps, level=level)
+    app = PlayApp(directory, name=name, lang=lang,
+                  fresh=FreshScenario(code=code, steps=steps, level=level))
     app.run()
     if app.error:
         raise UserError(app.error)
@@ -841,19 +845,20 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.levels import erase_progress, load_progress, progress_path, render, say
+    from diagnose.levels import erase_progress, load_progress, progress_path, render
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")
     path = progress_path()
     if reset:
         if not path.exists():
-            click.echo(say(lang, "reset_none"))
+            click.echo(say(lang, "No progress to erase."))
             return
         if not yes:
-            click.confirm(say(lang, "reset_ask", path=path), abort=True)
+            click.confirm(say(lang, "Erase the progress of every level ({path})?", path=path),
+                          abort=True)
         erase_progress(path)
-        click.echo(say(lang, "reset_done"))
+        click.echo(say(lang, "Progress erased."))
         return
     levels, warnings = load_progress(path)
     for warning in warnings:
@@ -881,14 +886,13 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     """
     from diagnose.check import metrics_path, same_model
     from diagnose.metrics import read_metrics
-    from diagnose.tui.text import localised
     from diagnose.tui.watch_app import WatchApp
 
     run_file = metrics_path(run)
     ref = None
     if reference is not None:
         ref = read_metrics(metrics_path(reference))
-    app = localised(WatchApp, lang)(run_file, ref, lang=lang)
+    app = WatchApp(run_file, ref, lang=lang)
     if ref is not None:
         same_model(app.store.header, ref[0], (str(run_file), str(metrics_path(reference))),
                    lang)

@@ -417,13 +417,7 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
     """
     from distributed import wait
 
-
-    course = sorted({slug for order in orders for slug, brk in scenarios.breaks(order.level)
-                     .items() if brk.course})
-    if course:
-        raise ClusterError(f"{course[0]} is a course deck's break: its code runs only on this "
-                           "machine, so a level that holds it is dealt here, without "
-                           "--scheduler")
+    _refuse_course_breaks(orders)
     client = cluster.client
     batch = secrets.token_hex(4)  # two deals on one cluster never share a task key
     pending: dict[Any, tuple[Order, Rounds]] = {}
@@ -446,15 +440,7 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
                 raise cluster.lost()
             for future in [f for f in pending if f.done()]:
                 order, rounds = pending.pop(future)
-                try:
-                    kept, records = future.result()
-                except ClusterError as err:
-                    raise ClusterError(f"{order.student}: {err}") from None
-                except Exception as err:  # noqa: BLE001 - KilledWorker, a bug
-                    raise ClusterError(f"{order.student}: training on the cluster failed "
-                                       f"({type(err).__name__}: {_first_line(err)}); the "
-                                       "bundles written so far are kept: run the same command "
-                                       "again to deal the rest") from None
+                kept, records = _result(future, order)
                 future.release()
                 yield Trained(order, rounds[kept][0], records, kept)
             if not pending:
@@ -462,19 +448,48 @@ def train_on_cluster(cluster: CheckedCluster, orders: Sequence[Order], *, secret
             if cluster.look():  # a checked worker joined: tasks left with no worker may go
                 attempts += 1
                 _resubmit_stranded(client, pending, partial(submit, attempt=attempts))
-            if cluster.checked():
-                alone_since = None
-            elif alone_since is None:
-                alone_since = time.monotonic()
-            elif time.monotonic() - alone_since > cluster.timeout:
-                raise ClusterError(f"{cluster.address}: no worker of diagnose "
-                                   f"{cluster.expected} for {cluster.timeout:g} s, "
-                                   f"{len(pending)} student(s) still to train; the bundles "
-                                   "written so far are kept: start workers and run the same "
-                                   "command again to deal the rest")
+            alone_since = _alone_since(cluster, alone_since, len(pending))
     finally:
         if pending and client.status == "running":
             client.cancel(list(pending), force=True)
+
+
+def _refuse_course_breaks(orders: Sequence[Order]) -> None:
+    """A course deck's break is dealt on this machine only (its code is installed here)."""
+    course = sorted({slug for order in orders for slug, brk in scenarios.breaks(order.level)
+                     .items() if brk.course})
+    if course:
+        raise ClusterError(f"{course[0]} is a course deck's break: its code runs only on this "
+                           "machine, so a level that holds it is dealt here, without "
+                           "--scheduler")
+
+
+def _result(future: Any, order: Order) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """A finished task's (kept round, records), or one error line naming the student."""
+    try:
+        return future.result()
+    except ClusterError as err:
+        raise ClusterError(f"{order.student}: {err}") from None
+    except Exception as err:  # noqa: BLE001 - KilledWorker, a bug
+        raise ClusterError(f"{order.student}: training on the cluster failed "
+                           f"({type(err).__name__}: {_first_line(err)}); the bundles written "
+                           "so far are kept: run the same command again to deal the rest"
+                           ) from None
+
+
+def _alone_since(cluster: CheckedCluster, since: float | None, left: int) -> float | None:
+    """When the deal last saw no checked worker (None while one is there); an error once
+    that has lasted `cluster.timeout` seconds with `left` students still to train."""
+    if cluster.checked():
+        return None
+    if since is None:
+        return time.monotonic()
+    if time.monotonic() - since > cluster.timeout:
+        raise ClusterError(f"{cluster.address}: no worker of diagnose {cluster.expected} for "
+                           f"{cluster.timeout:g} s, {left} student(s) still to train; the "
+                           "bundles written so far are kept: start workers and run the same "
+                           "command again to deal the rest")
+    return since
 
 
 def _resubmit_stranded(client: Any, pending: dict[Any, tuple[Order, Rounds]],

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnose.signatures import Finding, fmt, signature
+from diagnose.signatures import Finding, said, signature
 
 HEALTHY = "healthy"
 EARLY = range(1, 6)   # the steps where a missing warmup shows (steps 1-5)
@@ -63,6 +63,12 @@ def _spectral(record: dict[str, Any]) -> list[float]:
 
 def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
     """Every signature figure of architecture §6 for `run` against `reference`."""
+    return {**_lab_figures(run, reference, header), **_deck_figures(run, reference, header),
+            **_quoted_figures(run, reference, header)}
+
+
+def _lab_figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
+    """The lab's figures (level 1's breaks)."""
     lr_max = header["lr_max"]
     floor = header["entropy_floor"]
     n = min(len(run), len(reference))
@@ -92,7 +98,13 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["train_floor_ratio"] = _ratio(fig["final_train"], floor)
     fig["dead_heads"] = _last(run, "dead_heads")
     fig["ref_dead_heads"] = _last(reference, "dead_heads")
-    # the deck's figures (levels 2 and 3)
+    return fig
+
+
+def _deck_figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:
+    """The deck's figures (levels 2 and 3)."""
+    floor = header["entropy_floor"]
+    fig: dict[str, float] = {}
     fig["lr0_ratio"] = _ratio(run[0]["lr"], reference[0]["lr"])
     fig["lr_peak_ratio"] = _ratio(max(_finite([r["lr"] for r in run]), default=math.nan),
                                   max(_finite([r["lr"] for r in reference]), default=math.nan))
@@ -104,7 +116,14 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     fig["ref_first_val_floor_ratio"] = _ratio(_first_val(reference), floor)
     fig["residual_end_ratio"] = _ratio(_act_at(run, -1, -2), _act_at(reference, -1, -2))
     fig["ln_f_end_ratio"] = _ratio(_act_at(run, -1, -1), _act_at(reference, -1, -1))
-    # what the reveal quotes of every panel (architecture §6): the run's own numbers
+    return fig
+
+
+def _quoted_figures(run: Records, reference: Records, header: dict[str, Any]
+                    ) -> dict[str, float]:
+    """What the reveal quotes of every panel (architecture §6): the run's own numbers."""
+    floor = header["entropy_floor"]
+    fig: dict[str, float] = {}
     fig["lr_peak"] = max(_finite([r["lr"] for r in run]), default=math.nan)
     fig["ref_lr_peak"] = max(_finite([r["lr"] for r in reference]), default=math.nan)
     fig["lr_peak_step"] = _peak_step(run)
@@ -202,69 +221,34 @@ def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Find
     """What a run's own numbers show on each panel ("1".."6"), against its reference: the
     reveal quotes these under each panel's text, so no sentence about this run is more than
     its metrics show (architecture §6)."""
-    f = fmt
-
-    def pct(key: str) -> str:
-        return f(fig[key] * 100)
-
     return {
-        "1": Finding(1, "final_ratio", fig["final_ratio"], {
-            "en": f"loss {f(fig['loss0'])} at step 0 ({f(fig['loss0_ratio'])}x the "
-                  f"reference's); final validation loss {f(fig['final_val'])}, "
-                  f"{f(fig['final_ratio'])}x the reference's {f(fig['ref_final_val'])} (the "
-                  f"entropy floor: {f(header['entropy_floor'])})",
-            "es": f"pérdida {f(fig['loss0'])} en el paso 0 ({f(fig['loss0_ratio'])} veces la "
-                  f"de referencia); pérdida de validación final {f(fig['final_val'])}, "
-                  f"{f(fig['final_ratio'])} veces la de referencia, {f(fig['ref_final_val'])} "
-                  f"(el suelo de entropía: {f(header['entropy_floor'])})"}),
-        "2": Finding(2, "lr_peak_ratio", fig["lr_peak_ratio"], {
-            "en": f"{pct('lr0_frac')}% of the healthy lr_max at step 0, a peak of "
-                  f"{f(fig['lr_peak'])} reached at step {f(fig['lr_peak_step'])} (the "
-                  f"reference: {pct('ref_lr0_frac')}%, {f(fig['ref_lr_peak'])} at step "
-                  f"{f(fig['ref_lr_peak_step'])})",
-            "es": f"el {pct('lr0_frac')}% del lr_max sano en el paso 0, un máximo de "
-                  f"{f(fig['lr_peak'])} alcanzado en el paso {f(fig['lr_peak_step'])} (la "
-                  f"referencia: {pct('ref_lr0_frac')}%, {f(fig['ref_lr_peak'])} en el paso "
-                  f"{f(fig['ref_lr_peak_step'])})"}),
-        "3": Finding(3, "clip_share", fig["clip_share"], {
-            "en": f"the pre-clip norm is largest at step {f(fig['grad_peak_step'])}, its median "
-                  f"{f(fig['grad_median_ratio'])}x the reference's; clipped on "
-                  f"{pct('clip_share')}% of the steps (the reference: {pct('ref_clip_share')}%)",
-            "es": f"la norma antes del recorte es máxima en el paso {f(fig['grad_peak_step'])}, "
-                  f"su mediana {f(fig['grad_median_ratio'])} veces la de referencia; recortada "
-                  f"en el {pct('clip_share')}% de los pasos (la referencia: "
-                  f"{pct('ref_clip_share')}%)"}),
-        "4": Finding(4, "residual_end_ratio", fig["residual_end_ratio"], {
-            "en": f"the residual stream {f(fig['residual0_ratio'])}x the reference's at step 0 "
-                  f"and {f(fig['residual_end_ratio'])}x at the end; the final LayerNorm's output "
-                  f"{f(fig['ln_f_end_ratio'])}x at the end",
-            "es": f"el flujo residual {f(fig['residual0_ratio'])} veces el de referencia en el "
-                  f"paso 0 y {f(fig['residual_end_ratio'])} veces al final; la salida de la "
-                  f"LayerNorm final {f(fig['ln_f_end_ratio'])} veces al final"}),
-        "5": Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-            "en": f"matrix by matrix, {f(fig['spectral0_min_ratio'])}-"
-                  f"{f(fig['spectral0_max_ratio'])}x the reference's at step 0 and "
-                  f"{f(fig['spectral_end_min_ratio'])}-{f(fig['spectral_end_max_ratio'])}x at "
-                  f"the end; the first update grew one by up to {pct('spectral_jump')}% (the "
-                  f"reference: {pct('ref_spectral_jump')}%); the least-moved matrix moved "
-                  f"{pct('least_moved')}% over the run",
-            "es": f"matriz a matriz, {f(fig['spectral0_min_ratio'])}-"
-                  f"{f(fig['spectral0_max_ratio'])} veces las de referencia en el paso 0 y "
-                  f"{f(fig['spectral_end_min_ratio'])}-{f(fig['spectral_end_max_ratio'])} "
-                  f"veces al final; la primera actualización hizo crecer una hasta un "
-                  f"{pct('spectral_jump')}% (la referencia: {pct('ref_spectral_jump')}%); la "
-                  f"que menos se movió, un {pct('least_moved')}% en toda la ejecución"}),
-        "6": Finding(6, "dead_heads_peak", fig["dead_heads_peak"], {
-            "en": f"up to {f(fig['dead_heads_peak'])} dead heads at an evaluation, "
-                  f"{f(fig['dead_heads'])} at the end (the reference: up to "
-                  f"{f(fig['ref_dead_heads_peak'])}, {f(fig['ref_dead_heads'])} at the end); "
-                  f"{pct('dead_neurons_end')}% of the neurons dead at the end (the reference: "
-                  f"{pct('ref_dead_neurons_end')}%)",
-            "es": f"hasta {f(fig['dead_heads_peak'])} cabezas muertas en una evaluación, "
-                  f"{f(fig['dead_heads'])} al final (la referencia: hasta "
-                  f"{f(fig['ref_dead_heads_peak'])}, {f(fig['ref_dead_heads'])} al final); "
-                  f"el {pct('dead_neurons_end')}% de las neuronas muertas al final (la "
-                  f"referencia: el {pct('ref_dead_neurons_end')}%)"}),
+        "1": said(1, "final_ratio", fig,
+                  "loss {loss0} at step 0 ({loss0_ratio}x the reference's); final validation "
+                  "loss {final_val}, {final_ratio}x the reference's {ref_final_val} (the "
+                  "entropy floor: {entropy_floor})", header),
+        "2": said(2, "lr_peak_ratio", fig,
+                  "{lr0_frac_pct}% of the healthy lr_max at step 0, a peak of {lr_peak} reached "
+                  "at step {lr_peak_step} (the reference: {ref_lr0_frac_pct}%, {ref_lr_peak} at "
+                  "step {ref_lr_peak_step})", header),
+        "3": said(3, "clip_share", fig,
+                  "the pre-clip norm is largest at step {grad_peak_step}, its median "
+                  "{grad_median_ratio}x the reference's; clipped on {clip_share_pct}% of the "
+                  "steps (the reference: {ref_clip_share_pct}%)", header),
+        "4": said(4, "residual_end_ratio", fig,
+                  "the residual stream {residual0_ratio}x the reference's at step 0 and "
+                  "{residual_end_ratio}x at the end; the final LayerNorm's output "
+                  "{ln_f_end_ratio}x at the end", header),
+        "5": said(5, "spectral0_ratio", fig,
+                  "matrix by matrix, {spectral0_min_ratio}-{spectral0_max_ratio}x the "
+                  "reference's at step 0 and {spectral_end_min_ratio}-{spectral_end_max_ratio}x "
+                  "at the end; the first update grew one by up to {spectral_jump_pct}% (the "
+                  "reference: {ref_spectral_jump_pct}%); the least-moved matrix moved "
+                  "{least_moved_pct}% over the run", header),
+        "6": said(6, "dead_heads_peak", fig,
+                  "up to {dead_heads_peak} dead heads at an evaluation, {dead_heads} at the end "
+                  "(the reference: up to {ref_dead_heads_peak}, {ref_dead_heads} at the end); "
+                  "{dead_neurons_end_pct}% of the neurons dead at the end (the reference: "
+                  "{ref_dead_neurons_end_pct}%)", header),
     }
 
 

@@ -1,7 +1,7 @@
 """Grading with the instructor's key: the one flow behind `diagnose grade FILE --key` (one file)
 and `diagnose grade --key --bundles` (a class).
 
-Each miss is explained with that run's own numbers (`diagnose.reveal.feedback_numbers`, which
+Each miss is explained with that run's own numbers (`diagnose.reveal.feedback_options`, which
 needs the engine: hence this module lives in `diagnose`, over `grading.gradebook`). A bundle
 inside a deal folder is graded through that folder's ledger, as a class is; a bundle outside
 one is graded into the bundle only, and the result says so. The CLI prints what these return.
@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnose.reveal import feedback_numbers
+from diagnose.reveal import feedback_options
 from grading.diagnoses import Reading
 from grading.feedback import Report
-from grading.grade import Scenario, grade_reading
+from grading.grade import Scenario, grade_reading, record_attempt
 from grading.gradebook import (
     Graded,
     check_destinations,
@@ -31,8 +31,8 @@ from grading.gradebook import (
     write_gradescope,
 )
 from grading.ledger import ledger_path
-from grading.texts import say
 from scenarios.errors import UserError
+from scenarios.words import say
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,17 @@ def grade_with_key(file: Path, reading: Reading, scenario: Scenario, secret: byt
                    lang: str) -> KeyGrade:
     """Grade one file into the deal folder's ledger when its bundle is in one (as a class
     grading does), else into the bundle only, saying so."""
+    options = feedback_options(lang, secret)
     deal = find_deal(scenario.path)
     if deal is None:
-        report = grade_reading(reading, file, scenario, secret, lang=lang,
-                               evidence=feedback_numbers(scenario.path, lang, secret))
-        return KeyGrade(report, (say(lang, "unprotected", path=scenario.path),), None)
+        report = grade_reading(reading, file, scenario, secret, options)
+        record_attempt(report, scenario, secret)
+        return KeyGrade(report, (say(
+            lang, "Recorded in {path} only: no deal folder above it (a folder with manifest.csv "
+            "or deal-settings.json that lists it) keeps a ledger, so its first attempt cannot be "
+            "protected there.", path=scenario.path),), None)
     folder, student = deal
-    (graded,) = grade_bundles([file], folder, secret, lang=lang, student=student,
-                              evidence=lambda ws: feedback_numbers(ws, lang, secret))
+    (graded,) = grade_bundles([file], folder, secret, options, student)
     if graded.report is None:
         raise UserError(graded.error)
     return KeyGrade(graded.report, graded.problems, ledger_path(folder))
@@ -79,8 +82,7 @@ def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: st
     """Grade each file into its student's bundle under `bundles`; then write the gradebook CSV
     and Gradescope's results, when asked for (both destinations checked first)."""
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
-    graded = grade_bundles(files, bundles, secret, lang=lang,
-                           evidence=lambda ws: feedback_numbers(ws, lang, secret))
+    graded = grade_bundles(files, bundles, secret, feedback_options(lang, secret))
     rows = gradebook_rows(bundles, secret) if gradebook or gradescope else []
     written: list[Path] = []
     if gradebook:

@@ -30,9 +30,9 @@ from typing import Any
 from diagnose.home import data_dir
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
-from scenarios.langs import pick
 from scenarios.levels import all_levels, first_level
 from scenarios.levels import following_level as following
+from scenarios.words import say
 
 PROGRESS_FILE = "progress.json"
 SCHEMA = "diagnose.progress/1"
@@ -183,39 +183,14 @@ def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     return upcoming.number if upcoming is not None and progress[level].passed else None
 
 
-WORDS = {
-    "en": {"level": "Level", "played": "scenarios played", "first": "first-attempt scores",
-           "best": "best", "passed": "passed", "open": "not passed yet", "none": "none",
-           "next": "Next: {command}", "done": "Every level passed. Play any again with "
-           "`diagnose play --level N`.", "rule": "A level is passed with 3/3 on a scenario's "
-           "first grading.", "passed_now": "Level {level} passed (3/3 on the first attempt). "
-           "Next: level {next} (`diagnose play --level {next}`).",
-           "passed_last": "Level {level} passed (3/3 on the first attempt): every level is "
-           "done.", "reset_ask": "Erase the progress of every level ({path})?",
-           "reset_done": "Progress erased.", "reset_none": "No progress to erase."},
-    "es": {"level": "Nivel", "played": "escenarios jugados", "first": "notas del primer intento",
-           "best": "mejor", "passed": "superado", "open": "sin superar", "none": "ninguna",
-           "next": "Siguiente: {command}", "done": "Todos los niveles superados. Juega "
-           "cualquiera de nuevo con `diagnose play --level N`.", "rule": "Un nivel se supera "
-           "con 3/3 en la primera corrección de un escenario.", "passed_now": "Nivel {level} "
-           "superado (3/3 al primer intento). Siguiente: nivel {next} (`diagnose play "
-           "--level {next}`).", "passed_last": "Nivel {level} superado (3/3 al primer "
-           "intento): todos los niveles completados.", "reset_ask": "¿Borrar el progreso de "
-           "todos los niveles ({path})?", "reset_done": "Progreso borrado.",
-           "reset_none": "No hay progreso que borrar."},
-}
-
-
-def say(lang: str, key: str, **values: object) -> str:
-    return pick(WORDS, lang)[key].format(**values)
-
-
 def passed_message(level: int, lang: str) -> str:
     """What a player who just passed `level` is offered."""
     upcoming = following(level)
     if upcoming is None:
-        return say(lang, "passed_last", level=level)
-    return say(lang, "passed_now", level=level, next=upcoming.number)
+        return say(lang, "Level {level} passed (3/3 on the first attempt): every level is done.",
+                   level=level)
+    return say(lang, "Level {level} passed (3/3 on the first attempt). Next: level {next} "
+               "(`diagnose play --level {next}`).", level=level, next=upcoming.number)
 
 
 def play_command(level: int) -> str:
@@ -229,16 +204,17 @@ def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
     lines = []
     for level in (entry.number for entry in all_levels()):
         p = progress[level]
-        state = say(lang, "passed" if p.passed else "open")
+        state = say(lang, "passed") if p.passed else say(lang, "not passed yet")
         firsts = ", ".join(f"{s}/{t}" for s, t in p.firsts) or say(lang, "none")
         best = f"{p.best[0]}/{p.best[1]}" if p.best else "-"
-        lines += [f"{say(lang, 'level')} {level}: {state}",
-                  f"  {say(lang, 'played')}: {p.played}",
-                  f"  {say(lang, 'first')}: {firsts}",
-                  f"  {say(lang, 'best')}: {best}"]
+        lines += [say(lang, "Level {level}: {state}", level=level, state=state),
+                  "  " + say(lang, "scenarios played: {n}", n=p.played),
+                  "  " + say(lang, "first-attempt scores: {scores}", scores=firsts),
+                  "  " + say(lang, "best: {score}", score=best)]
     upcoming = next_level(progress)
     lines.append("")
-    lines.append(say(lang, "done") if upcoming is None
-                 else say(lang, "next", command=play_command(upcoming)))
-    lines.append(say(lang, "rule"))
+    lines.append(say(lang, "Every level passed. Play any again with `diagnose play --level N`.")
+                 if upcoming is None else say(lang, "Next: {command}",
+                                              command=play_command(upcoming)))
+    lines.append(say(lang, "A level is passed with 3/3 on a scenario's first grading."))
     return "\n".join(lines) + "\n"

@@ -2,7 +2,8 @@
 which scale.
 
 One definition serves every view of a run (the HTML dashboard, `diagnose show`, the TUI): a
-`Panel` has a number, titles and an axis label in English and Spanish, a log or linear y axis,
+`Panel` has a number, a title and an axis label (`Phrase`s: the catalogs translate them), a log
+or linear y axis,
 its `Series` (how to read each one from a metrics record) and its `Guide` lines (the entropy
 floor, the clip threshold). Helpers turn records into plain value lists and format numbers the
 same way everywhere.
@@ -23,15 +24,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from diagnose.phrases import Phrase
 from diagnose.ticks import nice_step
 from scenarios.langs import LANGS
+from scenarios.words import N_
 
 Record = dict[str, Any]
-Text = dict[str, str]  # {"en": ..., "es": ...}
+Text = Mapping[str, str]  # a `Phrase`: the same text in every language
 
 # The weight matrices of one block, in the order the forward pass meets them; their colour
 # family in Panel 5 is their position here (+1: the embedding is family 0).
@@ -163,12 +166,8 @@ def _percent(key: str) -> Callable[[Record], float | None]:
     return lambda record: None if record[key] is None else record[key] * 100.0
 
 
-def _both(en: str, es: str) -> Text:
-    return dict(zip(LANGS, (en, es), strict=True))
-
-
 def _same(name: str) -> Text:
-    """A name every language writes alike (a matrix's, `lr_max`, the course's "learning rate")."""
+    """A name every language writes alike (a matrix's, `lr_max`): no message to translate."""
     return dict.fromkeys(LANGS, name)
 
 
@@ -176,50 +175,39 @@ def _same(name: str) -> Text:
 def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[Panel, ...]:
     """The six panels for a model of `n_layers` blocks with that many heads and MLP neurons."""
     acts = tuple(
-        Series(f"act.{i}", {"en": f"residual after block h.{i}",
-                            "es": f"residual tras el bloque h.{i}"}, _at("act_mean_abs", i),
-               group=i)
+        Series(f"act.{i}", Phrase("residual after block h.{layer}", layer=i),
+               _at("act_mean_abs", i), group=i)
         for i in range(n_layers))
-    acts += (Series("act.ln_f", {"en": "final LN output (ln_f)",
-                                 "es": "salida de la LN final (ln_f)"},
+    acts += (Series("act.ln_f", Phrase("final LN output (ln_f)"),
                     _at("act_mean_abs", n_layers), group=n_layers),)
-    spectral = (Series("wte", _both("wte (embedding = LM head)", "wte (embedding = cabeza LM)"),
-                       _spectral("wte")),)
+    spectral = (Series("wte", Phrase("wte (embedding = LM head)"), _spectral("wte")),)
     spectral += tuple(
         Series(f"h.{i}.{m}", _same(f"h.{i}.{m}"), _spectral(f"h.{i}.{m}.weight"),
                group=1 + j, variant=i)
         for i in range(n_layers) for j, m in enumerate(BLOCK_MATRICES))
     return (
-        Panel(1, "loss", _both("Loss", "Pérdida"), _both("loss (nats)", "pérdida (nats)"), True,
-              (Series("train_loss", _both("train", "entrenamiento"), _item("train_loss")),
-               Series("val_loss", _both("validation", "validación"), _item("val_loss"),
-                      group=1, sparse=True)),
-              (Guide("entropy_floor", _both("entropy floor", "suelo de entropía"),
-                     _item("entropy_floor")),
-               Guide("ln_vocab", _both("ln(vocab): a uniform guess", "ln(vocab): azar uniforme"),
-                     _item("ln_vocab")))),
-        Panel(2, "lr", _same("Learning rate"), _same("learning rate"), False,
-              (Series("lr", _same("learning rate"), _item("lr")),),
+        Panel(1, "loss", Phrase("Loss"), Phrase("loss (nats)"), True,
+              (Series("train_loss", Phrase("train"), _item("train_loss")),
+               Series("val_loss", Phrase("validation"), _item("val_loss"), group=1,
+                      sparse=True)),
+              (Guide("entropy_floor", Phrase("entropy floor"), _item("entropy_floor")),
+               Guide("ln_vocab", Phrase("ln(vocab): a uniform guess"), _item("ln_vocab")))),
+        Panel(2, "lr", Phrase("Learning rate"), Phrase("learning rate"), False,
+              (Series("lr", Phrase("learning rate"), _item("lr")),),
               (Guide("lr_max", _same("lr_max"), _item("lr_max")),)),
-        Panel(3, "grad", _both("Gradient norm", "Norma del gradiente"),
-              _both("global L2 norm", "norma L2 global"), True,
-              (Series("grad_norm_preclip", _both("before clipping", "antes del recorte"),
+        Panel(3, "grad", Phrase("Gradient norm"), Phrase("global L2 norm"), True,
+              (Series("grad_norm_preclip", Phrase("before clipping"),
                       _item("grad_norm_preclip")),
-               Series("grad_norm_postclip", _both("after clipping", "después del recorte"),
+               Series("grad_norm_postclip", Phrase("after clipping"),
                       _item("grad_norm_postclip"), group=1)),
-              (Guide("grad_clip", _both("clip threshold", "umbral de recorte"),
-                     lambda header: clip_threshold()),)),
-        Panel(4, "act", _both("Activations", "Activaciones"), _both("mean |x|", "media |x|"),
-              True, acts),
-        Panel(5, "spectral", _both("Spectral norm", "Norma espectral"),
-              _both("largest singular value σ", "mayor valor singular σ"), True, spectral),
-        Panel(6, "dead", _both("Dead units", "Unidades muertas"), _both("% dead", "% muertas"),
-              False,
-              (Series("dead_heads", _both(f"attention heads (of {heads_total})",
-                                          f"cabezas de atención (de {heads_total})"),
+              (Guide("grad_clip", Phrase("clip threshold"), lambda header: clip_threshold()),)),
+        Panel(4, "act", Phrase("Activations"), Phrase("mean |x|"), True, acts),
+        Panel(5, "spectral", Phrase("Spectral norm"), Phrase("largest singular value σ"), True,
+              spectral),
+        Panel(6, "dead", Phrase("Dead units"), Phrase("% dead"), False,
+              (Series("dead_heads", Phrase("attention heads (of {total})", total=heads_total),
                       _item("dead_heads"), sparse=True, total=heads_total),
-               Series("dead_neurons", _both(f"MLP neurons (% of {neurons_total})",
-                                            f"neuronas MLP (% de {neurons_total})"),
+               Series("dead_neurons", Phrase("MLP neurons (% of {total})", total=neurons_total),
                       _percent("dead_neurons_frac"), group=1, sparse=True, unit="%")),
               y_include=(0.0, 25.0)),
     )
@@ -229,9 +217,9 @@ def build_panels(n_layers: int, heads_total: int, neurons_total: int) -> tuple[P
 # matrices) draws, per layer, the largest, the median and the smallest, each naming the series
 # it shows at a step; when even that does not fit, the largest and smallest of all.
 
-SUMMARY_PICKS = {  # key suffix -> (en, es, rank among the sorted values: 0 first, -1 last)
-    "max": ("largest", "la mayor", -1), "med": ("median", "la mediana", None),
-    "min": ("smallest", "la menor", 0)}
+SUMMARY_PICKS = {  # key suffix -> (its label, rank among the sorted values: 0 first, -1 last)
+    "max": (N_("{scope} largest"), -1), "med": (N_("{scope} median"), None),
+    "min": (N_("{scope} smallest"), 0)}
 LAYER_SUMMARY = ("max", "med", "min")
 SCROLL_ROWS = 40  # the most series a view with room to scroll (the detail view, `show`) draws
 
@@ -278,12 +266,10 @@ def summary(members: Sequence[Series], key: str, scope: Text, picks: Sequence[st
     step; `key` must be unique across panels (RunStore caches values by key)."""
     out = []
     for variant, pick in enumerate(picks):
-        en, es, rank = SUMMARY_PICKS[pick]
+        message, rank = SUMMARY_PICKS[pick]
         read, which = _picker(tuple(members), rank)
-        label = {lang: f"{scope[lang]} {word}".strip()
-                 for lang, word in zip(LANGS, (en, es), strict=True)}
-        out.append(Series(f"{key}.{pick}", label, read, group=group, variant=variant,
-                          which=which))
+        out.append(Series(f"{key}.{pick}", Phrase(message, scope=scope), read, group=group,
+                          variant=variant, which=which))
     return tuple(out)
 
 
@@ -291,10 +277,9 @@ def envelope(panel: Panel) -> tuple[Series, ...]:
     """The largest and smallest of all the panel's series at each step."""
     count = len(panel.series)
     top, bottom = summary(panel.series, f"{panel.key}.envelope", _same(""), ("max", "min"))
-    return (dataclasses.replace(top, label={"en": f"largest of the {count}",
-                                            "es": f"el mayor de los {count}"}),
-            dataclasses.replace(bottom, group=1, variant=0, label={
-                "en": f"smallest of the {count}", "es": f"el menor de los {count}"}))
+    return (dataclasses.replace(top, label=Phrase("largest of the {count}", count=count)),
+            dataclasses.replace(bottom, group=1, variant=0,
+                                label=Phrase("smallest of the {count}", count=count)))
 
 
 def per_layer(panel: Panel) -> tuple[Series, ...]:
@@ -308,7 +293,7 @@ def per_layer(panel: Panel) -> tuple[Series, ...]:
         if len(members) <= len(LAYER_SUMMARY):
             out += members
             continue
-        scope = _same(layer) if layer else _both("outside the layers:", "fuera de las capas:")
+        scope = _same(layer) if layer else Phrase("outside the layers:")
         out += summary(members, f"{panel.key}.layer.{layer or ''}", scope, LAYER_SUMMARY,
                        group=index)
     return tuple(out)

@@ -1,9 +1,10 @@
 """The recorder: a `metrics.jsonl` (schema `diagnose.metrics/1.1`) from your own training loop.
 
-    from diagnose.record import Recorder
+    from diagnose.record import Recorder, RunInfo
 
-    with Recorder("runs/mine/metrics.jsonl", steps=2000, lr_max=3e-4,
-                  recorded=["val_loss", "grad_norm_preclip", "grad_norm_postclip"]) as rec:
+    run = RunInfo(steps=2000, lr_max=3e-4,
+                  recorded=["val_loss", "grad_norm_preclip", "grad_norm_postclip"])
+    with Recorder("runs/mine/metrics.jsonl", run) as rec:
         for step in range(2000):
             ...
             rec.log(lr=lr, train_loss=loss, grad_norm_preclip=pre, grad_norm_postclip=post,
@@ -24,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,43 +69,64 @@ def _name(value: Any, what: str) -> str:
     return name(value, what, RecordError)
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run's header says (README "Files"), checked when a `Recorder` opens: its steps
+    and peak learning rate, the optional keys it records, its name, and what the panels' guides
+    and `diagnose check` compare (evaluation interval, entropy floor, sizes, model and data)."""
+
+    steps: int
+    lr_max: float
+    recorded: Iterable[str] = ()
+    run: str = "run"
+    eval_every: int | None = None
+    entropy_floor: float | None = None
+    vocab_size: int | None = None
+    params: int | None = None
+    heads_total: int | None = None
+    neurons_total: int | None = None
+    model: str | None = None
+    data: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "recorded", tuple(self.recorded))  # a generator, read once
+
+    def header(self) -> dict[str, Any]:
+        """The header line, each value checked (RecordError naming the first bad one)."""
+        recorded = tuple(self.recorded)
+        unknown = [k for k in recorded if k not in STEP_OPTIONAL]
+        if unknown or len(set(recorded)) != len(recorded):
+            raise RecordError(f"recorded: {', '.join(map(repr, unknown)) or 'a key twice'}; "
+                              f"it lists some of {', '.join(STEP_OPTIONAL)}")
+        header: dict[str, Any] = {"schema": SCHEMA_OWN, "run": _name(self.run, "run"),
+                                  "steps": _count(self.steps, "steps"),
+                                  "lr_max": _positive(self.lr_max, "lr_max"),
+                                  "recorded": [k for k in STEP_OPTIONAL if k in recorded]}
+        for key in ("eval_every", "params", "vocab_size", "heads_total", "neurons_total"):
+            if getattr(self, key) is not None:
+                header[key] = _count(getattr(self, key), key)
+        if self.vocab_size is not None:
+            header["ln_vocab"] = math.log(header["vocab_size"])
+        if self.entropy_floor is not None:
+            header["entropy_floor"] = _positive(self.entropy_floor, "entropy_floor")
+        for key in ("model", "data"):
+            if getattr(self, key) is not None:
+                header[key] = _name(getattr(self, key), key)
+        return header
+
+
 class Recorder:
     """Append one step record per `log` call to a new metrics file, header first."""
 
-    def __init__(self, path: str | os.PathLike[str], *, steps: int, lr_max: float,
-                 recorded: Iterable[str] = (), run: str = "run",
-                 eval_every: int | None = None, entropy_floor: float | None = None,
-                 vocab_size: int | None = None, params: int | None = None,
-                 heads_total: int | None = None, neurons_total: int | None = None,
-                 model: str | None = None, data: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], info: RunInfo) -> None:
         self.path = Path(path)
-        self.recorded = tuple(recorded)
-        unknown = [k for k in self.recorded if k not in STEP_OPTIONAL]
-        if unknown or len(set(self.recorded)) != len(self.recorded):
-            raise RecordError(f"recorded: {', '.join(map(repr, unknown)) or 'a key twice'}; "
-                              f"it lists some of {', '.join(STEP_OPTIONAL)}")
-        header: dict[str, Any] = {"schema": SCHEMA_OWN, "run": _name(run, "run"),
-                                  "steps": _count(steps, "steps"),
-                                  "lr_max": _positive(lr_max, "lr_max"),
-                                  "recorded": [k for k in STEP_OPTIONAL if k in self.recorded]}
-        for key, value in (("eval_every", eval_every), ("params", params),
-                           ("vocab_size", vocab_size), ("heads_total", heads_total),
-                           ("neurons_total", neurons_total)):
-            if value is not None:
-                header[key] = _count(value, key)
-        if vocab_size is not None:
-            header["ln_vocab"] = math.log(header["vocab_size"])
-        if entropy_floor is not None:
-            header["entropy_floor"] = _positive(entropy_floor, "entropy_floor")
-        for key, value in (("model", model), ("data", data)):
-            if value is not None:
-                header[key] = _name(value, key)
-        self.header = header
+        self.header = info.header()
+        self.recorded = tuple(info.recorded)  # the keys `log` takes besides the required
         self._step = 0
         self._values = StepValues(self.recorded, RecordError)
         if self.path.exists() or self.path.is_symlink():
             raise RecordError(f"{self.path}: already exists; record each run to a new file")
-        atomic_write(self.path, dumps(header) + "\n", error=RecordError)
+        atomic_write(self.path, dumps(self.header) + "\n", error=RecordError)
         self._size = self.path.stat().st_size
         try:
             self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND)

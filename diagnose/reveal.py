@@ -19,27 +19,14 @@ import scenarios
 from diagnose.diagnostician import Diagnosis, diagnose_run, findings_for, panel_facts
 from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
-from grading.grade import known_breaks
+from grading.grade import GradeOptions, known_breaks
 from grading.layout import KEY_FILE
 from grading.seal import unseal
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
+from scenarios.words import N_, say
 
-WORDS = {
-    "en": {"title": "Solutions", "scenario": "scenario", "revealed": "Revealed on",
-           "id": "ID", "break": "break", "changed": "What was changed",
-           "showed": "What this run showed (its own numbers, against the reference)",
-           "panels": "How the panels show it, and why", "differs": "Where this engine "
-           "differs from the course's table", "real": "In real code",
-           "verdict": "The automatic diagnostician read it as", "this_run": "this run"},
-    "es": {"title": "Soluciones", "scenario": "escenario", "revealed": "Revelado el",
-           "id": "ID", "break": "fallo", "changed": "Qué se cambió",
-           "showed": "Qué mostró esta ejecución (sus propios números, frente a la referencia)",
-           "panels": "Cómo lo muestran los paneles, y por qué", "differs": "En qué difiere "
-           "este motor de la tabla del curso", "real": "En código real",
-           "verdict": "El diagnosticador automático lo leyó como", "this_run": "esta ejecución"},
-}
-
+PANEL_LINE = N_("Panel {n}: {text}")
 
 def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[str, str]:
     """ID -> slug, opened with `secret` (default: the self-study secret)."""
@@ -60,7 +47,7 @@ def _verdicts(workspace: Workspace) -> tuple[dict[str, Any], dict[str, Diagnosis
 def _lines(verdict: Diagnosis, slug: str, header: dict[str, Any], lang: str) -> list[str]:
     """The panel lines that show `slug` in the run the verdict read (none for an empty run)."""
     found = findings_for(slug, verdict.figures, header) if verdict.figures else []
-    return [f"Panel {f.panel}: {f.text[lang]}" for f in found]
+    return [say(lang, PANEL_LINE, n=f.panel, text=f.text[lang]) for f in found]
 
 
 def evidence(workspace: Workspace | Path, lang: str = "en",
@@ -78,13 +65,12 @@ def evidence(workspace: Workspace | Path, lang: str = "en",
 
 def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str = "en",
                      now: datetime | None = None) -> str:
-    words = WORDS[lang]
     catalog = scenarios.breaks(workspace.level)  # the level's deck, its healthy decoy too
     header, verdicts = _verdicts(workspace)
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    out = [f"# {words['title']} — {words['scenario']} {workspace.code}", "",
-           f"{words['revealed']} {stamp}.", "",
-           f"| {words['id']} | {words['break']} |", "|---|---|"]
+    out = ["# " + say(lang, "Solutions — scenario {code}", code=workspace.code), "",
+           say(lang, "Revealed on {stamp}.", stamp=stamp), "",
+           say(lang, "| ID | break |"), "|---|---|"]
     out += [f"| {rid} | {catalog[slug].title[lang]} (`{slug}`) |"
             for rid, slug in assignment.items()]
     for rid, slug in assignment.items():
@@ -92,18 +78,22 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         text = brk.reveal[lang]
         verdict = verdicts[rid]
         out += ["", f"## {rid} — {brk.title[lang]} (`{slug}`)", "",
-                f"**{words['changed']}.** {text.changed}", "", f"**{words['showed']}:**", ""]
+                say(lang, "**What was changed.** {text}", text=text.changed), "",
+                say(lang, "**What this run showed (its own numbers, against the reference):**"),
+                ""]
         out += [f"- {line}" for line in _lines(verdict, slug, header, lang)]
-        out += ["", f"{words['verdict']} `{verdict.slug}` "
-                f"({verdict.confidence:.0%}).", "", f"**{words['panels']}:**", ""]
+        out += ["", say(lang, "The automatic diagnostician read it as `{slug}` ({confidence:.0%}).",
+                        slug=verdict.slug, confidence=verdict.confidence), "",
+                say(lang, "**How the panels show it, and why:**"), ""]
         rest = [n for n in text.panels if n not in brk.signature]
         facts = panel_facts(verdict.figures, header) if verdict.figures else {}
         for n in (*brk.signature, *rest):
-            out.append(f"- Panel {n}: {text.panels[n]}")
+            out.append("- " + say(lang, PANEL_LINE, n=n, text=text.panels[n]))
             if n in facts:  # the catalog's text speaks of the deck; this, of this run
-                out.append(f"  *{words['this_run'].capitalize()}:* {facts[n].text[lang]}.")
-        out += ["", f"**{words['differs']}.** {text.engine_differs}", "",
-                f"**{words['real']}.** {text.real_world}"]
+                out.append("  " + say(lang, "*This run:* {text}.", text=facts[n].text[lang]))
+        out += ["", say(lang, "**Where this engine differs from the course's table.** {text}",
+                        text=text.engine_differs), "",
+                say(lang, "**In real code.** {text}", text=text.real_world)]
     return "\n".join(out) + "\n"
 
 
@@ -148,6 +138,12 @@ def feedback_numbers(workspace: Path, lang: str, secret: bytes) -> dict[str, lis
         return evidence(workspace, lang, open_key(read_scenario(workspace), secret))
     except Exception:  # noqa: BLE001 - see the docstring
         return None
+
+
+def feedback_options(lang: str, secret: bytes) -> GradeOptions:
+    """A grading's feedback in `lang`, each miss with that run's own numbers."""
+    return GradeOptions(lang, evidence=lambda workspace: feedback_numbers(workspace, lang,
+                                                                          secret))
 
 
 def reveal_after_grading(workspace: Path, lang: str, secret: bytes) -> tuple[Path | None,

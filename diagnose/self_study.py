@@ -18,10 +18,10 @@ from pathlib import Path
 
 from diagnose.home import self_study_secret
 from diagnose.levels import level_after, load_progress, record_report
-from diagnose.reveal import feedback_numbers, reveal_after_grading
+from diagnose.reveal import feedback_options, reveal_after_grading
 from grading.diagnoses import Reading, read_diagnoses
 from grading.feedback import Report
-from grading.grade import grade_reading, read_scenario
+from grading.grade import grade_reading, read_scenario, record_attempt
 from scenarios.errors import UserError
 
 
@@ -45,8 +45,8 @@ def grade_self_study(file: Path, workspace: Path, lang: str,
             f"it; check your file with `diagnose grade {file} --check` and hand it in")
     reading = reading or read_diagnoses(Path(file))
     secret = self_study_secret()
-    report = grade_reading(reading, Path(file), scenario, secret, lang=lang,
-                           evidence=feedback_numbers(scenario.path, lang, secret))
+    report = grade_reading(reading, Path(file), scenario, secret, feedback_options(lang, secret))
+    record_attempt(report, scenario, secret)
     solutions, warnings = reveal_after_grading(scenario.path, lang, secret)
     passed, more = record_report(scenario, report, lang)
     progress, _ = load_progress()  # its warnings are the progress screen's to show

@@ -45,6 +45,7 @@ from diagnose.panels import (
     summarize,
 )
 from scenarios.errors import UsageProblem, UserError
+from scenarios.words import N_, say
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 NONFINITE = "".join(MARKS.values())  # NaN, +inf, -inf: the TUI's marks
@@ -53,15 +54,8 @@ NUMBER_WIDTH = 9
 STEPS = re.compile(r"^\s*+(\d*+)\s*+:\s*+(\d*+)\s*+$")
 REFERENCE_ALIASES = ("reference", "ref", "0", "00")
 
-WORDS = {
-    "en": {"run": "Run {run}", "reference_run": "Reference run", "scenario": "scenario {code}",
-           "steps": "steps {a}–{b} of {n}", "columns": ("first", "last", "min", "max"),
-           "nonfinite": "{value} from step {step}", "empty": "No steps recorded yet."},
-    "es": {"run": "Ejecución {run}", "reference_run": "Ejecución de referencia",
-           "scenario": "escenario {code}", "steps": "pasos {a}–{b} de {n}",
-           "columns": ("primero", "último", "mín", "máx"),
-           "nonfinite": "{value} desde el paso {step}", "empty": "Aún no hay pasos registrados."},
-}
+# The four numbers each series is summed up by (the what-if's legend too)
+SUMMARY_COLUMNS = (N_("first"), N_("last"), N_("min"), N_("max"))
 
 
 class ShowError(UserError):
@@ -149,7 +143,6 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
     values = [s.values(records) for s in panel.series]
     labels = [named(s, records[-1] if records else None, lang) for s in panel.series]
     axis = panel_axis(panel, [values])
-    words = WORDS[lang]
     title = Text(panel.title_in(lang), style="bold")
     title.append(f"  ({'log' if panel.log else 'lin'})", style="dim")
     for guide, value in guide_values(panel, header):
@@ -163,8 +156,8 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
     beside = spark_width
 
     column_names = Text(" " * (2 + label_width + (2 + beside if wide else 0)), style="dim")
-    for name in words["columns"]:
-        column_names.append(" " + name.rjust(NUMBER_WIDTH), style="dim")
+    for name in SUMMARY_COLUMNS:
+        column_names.append(" " + say(lang, name).rjust(NUMBER_WIDTH), style="dim")
     lines = [title, column_names]
     for series, vals, label in zip(panel.series, values, labels, strict=True):
         summary = summarize(vals)
@@ -180,32 +173,43 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
         if not wide:
             lines.append(Text("    ").append_text(sparkline(series, vals, axis, spark_width)))
         if summary.nonfinite_at is not None:
-            note = words["nonfinite"].format(value=format_number(vals[summary.nonfinite_at]),
-                                             step=steps[summary.nonfinite_at])
+            note = say(lang, "{value} from step {step}",
+                       value=format_number(vals[summary.nonfinite_at]),
+                       step=steps[summary.nonfinite_at])
             mark = nonfinite_mark(vals[summary.nonfinite_at])
             lines.append(Text(f"    {mark} {note}", style="bold red"))
     return lines
 
 
-def render_run(console: Console, header: dict[str, Any], records: Sequence[dict[str, Any]], *,
-               run: str, lang: str = "en", code: str | None = None,
-               steps: range | None = None, panels: Sequence[Panel] | None = None) -> None:
-    """Print the six panels of one run (the records `steps` selects, all by default); `panels`
-    default to the game's model's."""
-    words = WORDS[lang]
+@dataclasses.dataclass(frozen=True)
+class ShownRun:
+    """A run as `render_run` prints it: its name ("01", "reference", a path), its metrics, the
+    scenario's code (a game run's), and its panels (None: the game's model's)."""
+
+    name: str
+    header: dict[str, Any]
+    records: Sequence[dict[str, Any]]
+    code: str | None = None
+    panels: Sequence[Panel] | None = None
+
+
+def render_run(console: Console, shown: ShownRun, *, lang: str = "en",
+               steps: range | None = None) -> None:
+    """Print the six panels of one run (the records `steps` selects, all by default)."""
+    run, code, header, records = shown.name, shown.code, shown.header, shown.records
     chosen = list(records) if steps is None else [records[i] for i in steps]
-    heading = Text(words["reference_run"] if run == "reference" else words["run"].format(run=run),
-                   style="bold")
+    heading = Text(say(lang, "Reference run") if run == "reference"
+                   else say(lang, "Run {run}", run=run), style="bold")
     if code:
-        heading.append("  " + words["scenario"].format(code=code), style="dim")
+        heading.append("  " + say(lang, "scenario {code}", code=code), style="dim")
     console.print(heading, highlight=False)
     if not chosen:
-        console.print(words["empty"], highlight=False)
+        console.print(say(lang, "No steps recorded yet."), highlight=False)
         return
     step_numbers = [r["step"] for r in chosen]
-    console.print(Text(words["steps"].format(a=step_numbers[0], b=step_numbers[-1],
-                                             n=len(records)), style="dim"), highlight=False)
-    for panel in panels or panels_for(chosen):
+    console.print(Text(say(lang, "steps {a}–{b} of {n}", a=step_numbers[0], b=step_numbers[-1],
+                           n=len(records)), style="dim"), highlight=False)
+    for panel in shown.panels or panels_for(chosen):
         console.print()
         for line in render_panel(panel, header, chosen, step_numbers, lang, console.width):
             console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
@@ -227,8 +231,8 @@ def show_run(directory: Path, run_id: str, *, steps: str | None = None, lang: st
     run = resolve_run(run_id, workspace.runs)
     header, records = workspace.read_run(run)
     chosen = select_steps(span, len(records))
-    render_run(console or Console(), header, records, run=run, lang=lang, code=workspace.code,
-               steps=chosen)
+    render_run(console or Console(), ShownRun(run, header, records, code=workspace.code),
+               lang=lang, steps=chosen)
 
 
 def is_own_run(text: str) -> bool:
@@ -247,6 +251,7 @@ def show_own_run(path: Path, span: tuple[int | None, int | None], *, lang: str =
 
     header, records = read_metrics(metrics_path(path))
     chosen = select_steps(span, len(records))
-    render_run(console or Console(), header, records, run=str(header.get("run", path)),
-               lang=lang, steps=chosen, panels=own_panels(header, records[0] if records
-                                                          else None))
+    panels = own_panels(header, records[0] if records else None)
+    render_run(console or Console(),
+               ShownRun(str(header.get("run", path)), header, records, panels=panels),
+               lang=lang, steps=chosen)

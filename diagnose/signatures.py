@@ -5,7 +5,8 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
 
 - `vote(fig)`: how strongly its signature shows in a run's figures, in decades (log10) past a
   threshold (<= 0: absent), so the diagnostician can weigh breaks against each other;
-- `findings(fig, header)`: the numbers that speak for it, each a sentence in every language;
+- `findings(fig, header)`: the numbers that speak for it, each a sentence the catalogs
+  translate (`said`: the English is the message, `scenarios/locale/` holds the others);
 - `checks(fig, run, reference, header)`: the fidelity promises `bench/fidelity.py` proves;
 - `needs`: the recorded fields (step keys, "entropy_floor") its vote reads, for `diagnose check`.
 
@@ -15,20 +16,25 @@ keep) are here once, and so are the shapes mirror breaks share (`InitScale`, `Fl
 `LrPeak`, `WarmupStart`): a break derives one and writes only what is its own. A folder's
 code runs only where `diagnose` loads it (the instructor's or the player's machine): `scenarios`
 and `grading` never import it, and the Gradescope zip carries `break.toml` alone. A course's own
-deck (`DIAGNOSE_DECK`) is loaded by the same code. stdlib only, like the diagnostician.
+deck (`DIAGNOSE_DECK`) is loaded by the same code; its sentences are not in the game's
+catalogs, so it gives each `Finding` its own `{"en": ..., "es": ...}` (with `said`, a
+language the catalogs lack says the English). stdlib only, like the diagnostician.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import math
+import string
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from diagnose.phrases import Phrase
 from scenarios import Break, CatalogError
+from scenarios.words import N_
 
 SIGNATURE_FILE = "signature.py"
 Records = Sequence[dict[str, Any]]
@@ -38,12 +44,13 @@ FROZEN_MOVE = 0.003  # a matrix whose largest singular value moved less over the
 
 @dataclass(frozen=True)
 class Finding:
-    """One number that weighed in the verdict, with its sentence in each language."""
+    """One number that weighed in the verdict, with its sentence in each language (a `Phrase`
+    of the catalogs, or a course deck's own dict)."""
 
     panel: int
     name: str
     value: float
-    text: dict[str, str]
+    text: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -184,63 +191,51 @@ class _Quoted:
         return fmt(value) if isinstance(value, float) else f"{value}"
 
 
-def said(panel: int, name: str, fig: Figures, en: str, es: str,
+def said(panel: int, name: str, fig: Figures, message: str,
          header: dict[str, Any] | None = None) -> Finding:
-    """Figure `name` as a finding on `panel`, its sentence in each language a template that
-    quotes figures and header fields by name in braces (see `_Quoted`)."""
+    """Figure `name` as a finding on `panel`: `message` is the English sentence, a template
+    that quotes figures and header fields by name in braces (see `_Quoted`), and the catalogs
+    translate it. The numbers are quoted now; an unknown name raises KeyError here."""
     quoted = _Quoted(fig, header or {})
-    return Finding(panel, name, fig[name], {"en": en.format_map(quoted),
-                                            "es": es.format_map(quoted)})
+    names = {field for _, field, _, _ in string.Formatter().parse(message) if field}
+    return Finding(panel, name, fig[name], Phrase(message, **{n: quoted[n] for n in names}))
 
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence several breaks quote: its panel and its templates in each language."""
+    """A sentence several breaks quote: its panel and its English (the catalogs' message)."""
 
     panel: int
-    en: str
-    es: str
+    message: str
 
 
 SHARED: dict[str, Sentence] = {  # by the figure it quotes first
     "spectral_jump": Sentence(
-        5, "a largest singular value grows {spectral_jump_pct}% in the first update "
-           "(the reference: {ref_spectral_jump_pct}%)",
-        "un mayor valor singular crece un {spectral_jump_pct}% en la primera actualización "
-        "(la referencia: {ref_spectral_jump_pct}%)"),
+        5, N_("a largest singular value grows {spectral_jump_pct}% in the first update "
+              "(the reference: {ref_spectral_jump_pct}%)")),
     "clip_share": Sentence(
-        3, "the gradient is clipped on {clip_share_pct}% of the steps "
-           "(the reference: {ref_clip_share_pct}%)",
-        "el gradiente se recorta en el {clip_share_pct}% de los pasos "
-        "(la referencia: {ref_clip_share_pct}%)"),
+        3, N_("the gradient is clipped on {clip_share_pct}% of the steps "
+              "(the reference: {ref_clip_share_pct}%)")),
     "dead_heads": Sentence(
-        6, "{dead_heads} dead heads at the end (the reference: {ref_dead_heads})",
-        "{dead_heads} cabezas muertas al final (la referencia: {ref_dead_heads})"),
+        6, N_("{dead_heads} dead heads at the end (the reference: {ref_dead_heads})")),
     "early_excess": Sentence(
-        1, "in steps 1-5 the loss stands up to {early_excess} nats above the reference's at the "
-           "same step",
-        "en los pasos 1-5 la pérdida queda hasta {early_excess} nats por encima de la de "
-        "referencia en el mismo paso"),
+        1, N_("in steps 1-5 the loss stands up to {early_excess} nats above the reference's at "
+              "the same step")),
     "spectral0_ratio": Sentence(
-        5, "largest singular values {spectral0_ratio}x the reference's at step 0, before any "
-           "update",
-        "mayores valores singulares {spectral0_ratio} veces los de referencia en el paso 0, "
-        "antes de actualizar nada"),
+        5, N_("largest singular values {spectral0_ratio}x the reference's at step 0, before any "
+              "update")),
     "loss0_ratio": Sentence(
-        1, "loss {loss0} at step 0, {loss0_ratio}x the reference's, where a uniform guess gives "
-           "{ln_vocab}",
-        "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, cuando adivinar al "
-        "azar da {ln_vocab}"),
+        1, N_("loss {loss0} at step 0, {loss0_ratio}x the reference's, where a uniform guess "
+              "gives {ln_vocab}")),
     "final_ratio": Sentence(
-        1, "final validation loss {final_val}, {final_ratio}x the reference's",
-        "pérdida de validación final {final_val}, {final_ratio} veces la de referencia"),
+        1, N_("final validation loss {final_val}, {final_ratio}x the reference's")),
 }
 
 
 def quote(name: str, fig: Figures, header: dict[str, Any] | None = None) -> Finding:
     """The shared sentence of figure `name` (`SHARED`) for this run."""
     sentence = SHARED[name]
-    return said(sentence.panel, name, fig, sentence.en, sentence.es, header)
+    return said(sentence.panel, name, fig, sentence.message, header)
 
 
 # --- promises several breaks keep ----------------------------------------------------------
@@ -316,12 +311,10 @@ class LrPeak(Signature):
         return over(fig["lr_peak_ratio"], self.threshold)
 
     @staticmethod
-    def peak(fig: Figures, en: str = "", es: str = "") -> Finding:
-        """The peak's sentence, the templates `en` and `es` appended to it (see `said`)."""
+    def peak(fig: Figures) -> Finding:
+        """The peak's sentence (a break that says more writes its own with `said`)."""
         return said(2, "lr_peak_ratio", fig,
-                    "the learning rate peaks {lr_peak_ratio}x the reference's peak" + en,
-                    "el máximo del learning rate es {lr_peak_ratio} veces el de la referencia"
-                    + es)
+                    "the learning rate peaks {lr_peak_ratio}x the reference's peak")
 
 
 class WarmupStart(Signature):
@@ -329,15 +322,8 @@ class WarmupStart(Signature):
     and the early excess speak beside the break's `start` sentence."""
 
     def start(self, fig: Figures) -> Finding:
-        """Panel 2's first rate, as a sentence (`started` builds it)."""
+        """Panel 2's first rate, as a sentence (`said`)."""
         raise NotImplementedError
-
-    @staticmethod
-    def started(fig: Figures, name: str, en: str, es: str) -> Finding:
-        """The first rate's sentence for figure `name`, the templates `en` and `es` appended to
-        it (see `said`)."""
-        return said(2, name, fig, "the learning rate starts at {lr0_frac_pct}% of its peak" + en,
-                    "el learning rate empieza en el {lr0_frac_pct}% de su máximo" + es)
 
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
         return [self.start(fig), quote("spectral_jump", fig), quote("early_excess", fig)]

@@ -1,11 +1,13 @@
 """Record a PyTorch model's six panels with one object (the optional `[torch]` extra).
 
-    from diagnose.torch_hooks import ModelRecorder
+    from diagnose.record import RunInfo
+    from diagnose.torch_hooks import Hooks, ModelRecorder
 
-    rec = ModelRecorder(model, "runs/mine/metrics.jsonl", steps=2000, lr_max=3e-4,
-                        blocks=["h.0", "h.1"], final_norm="ln_f",
-                        attention=["h.0.attn.probs", "h.1.attn.probs"],
-                        mlp=["h.0.mlp.act", "h.1.mlp.act"], probe=probe_loss, eval_every=100)
+    rec = ModelRecorder(model, "runs/mine/metrics.jsonl",
+                        RunInfo(steps=2000, lr_max=3e-4, eval_every=100),
+                        Hooks(blocks=["h.0", "h.1"], final_norm="ln_f",
+                              attention=["h.0.attn.probs", "h.1.attn.probs"],
+                              mlp=["h.0.mlp.act", "h.1.mlp.act"], probe=probe_loss))
     for step in range(2000):
         loss = loss_fn(model(x), y)            # the panels' numbers are taken here
         loss.backward()
@@ -38,12 +40,14 @@ this module; it imports without torch (so every module of the package does), and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from diagnose.record import Recorder, RecordError
+from diagnose.record import Recorder, RecordError, RunInfo
 from scenarios.errors import UserError
 
 try:
@@ -58,44 +62,67 @@ HEAD_QUERY_FRACTION = 0.8
 HEAD_ABLATION_NATS = 0.01
 
 
-class ModelRecorder:
-    """A `Recorder` fed by hooks on an `nn.Module` (see the module docstring)."""
+@dataclass(frozen=True)
+class Hooks:
+    """Where the panels' numbers are taken in the model (see the module docstring): the
+    modules whose output is the residual stream after each block and after the final norm
+    (Panel 4), the modules that output attention probabilities and take the MLP's
+    pre-activation, the `probe` loss that tells dead units (Panel 6), and the power
+    iterations per step after the first (Panel 5)."""
 
-    def __init__(self, model: torch.nn.Module, path: str | os.PathLike[str], /, *, steps: int,
-                 lr_max: float, blocks: Sequence[str] = (), final_norm: str | None = None,
-                 attention: Sequence[str] = (), mlp: Sequence[str] = (),
-                 probe: Callable[[], Any] | None = None, eval_every: int | None = None,
-                 iterations: int = 4, record_val_loss: bool = True, **header: Any) -> None:
-        if torch is None:
-            raise UserError("diagnose.torch_hooks needs PyTorch",
-                            "pip install 'diagnose-training[torch]'")
-        modules = dict(model.named_modules())
-        for name in (*blocks, *((final_norm,) if final_norm else ()), *attention, *mlp):
+    blocks: Sequence[str] = ()
+    final_norm: str | None = None
+    attention: Sequence[str] = ()
+    mlp: Sequence[str] = ()
+    probe: Callable[[], Any] | None = None
+    iterations: int = 4
+
+    def recorded(self) -> list[str]:
+        """The optional metrics keys these hooks fill."""
+        return ["grad_norm_preclip", "grad_norm_postclip", "spectral_norm",
+                *(["act_mean_abs"] if self.blocks else []),
+                *(["dead_heads"] if self.attention else []),
+                *(["dead_neurons_frac"] if self.mlp else [])]
+
+    def check(self, modules: dict[str, Any], eval_every: int | None) -> None:
+        """Refuse a module the model lacks, or dead units without a probe and an interval."""
+        final = (self.final_norm,) if self.final_norm else ()
+        for name in (*self.blocks, *final, *self.attention, *self.mlp):
             if name not in modules:
                 raise RecordError(f"{name!r}: no module of that name in the model "
                                   f"(model.named_modules() lists them)")
-        if (attention or mlp) and (probe is None or not eval_every):
+        if (self.attention or self.mlp) and (self.probe is None or not eval_every):
             raise RecordError("dead heads and neurons need probe= (a function returning the "
                               "probe batch's loss) and eval_every=")
-        if blocks and not final_norm:
+        if self.blocks and not self.final_norm:
             raise RecordError("blocks= needs final_norm= too (Panel 4's last line)")
+
+
+class ModelRecorder:
+    """A `Recorder` fed by hooks on an `nn.Module` (see the module docstring)."""
+
+    def __init__(self, model: torch.nn.Module, path: str | os.PathLike[str], info: RunInfo,
+                 hooks: Hooks | None = None, record_val_loss: bool = True) -> None:
+        """`info`: the run's header, as `Recorder` takes it (its `recorded` keys are added to
+        the hooks' own); `record_val_loss`: `log` takes `val_loss` too."""
+        if torch is None:
+            raise UserError("diagnose.torch_hooks needs PyTorch",
+                            "pip install 'diagnose-training[torch]'")
+        hooks = hooks or Hooks()
+        modules = dict(model.named_modules())
+        hooks.check(modules, info.eval_every)
+        blocks, final_norm, attention, mlp = (hooks.blocks, hooks.final_norm, hooks.attention,
+                                              hooks.mlp)
         self.model = model
-        self.steps = int(steps)
-        self.eval_every = eval_every
-        self.iterations = int(iterations)
-        self.probe = probe
+        self.steps = int(info.steps)
+        self.eval_every = info.eval_every
+        self.iterations = int(hooks.iterations)
+        self.probe = hooks.probe
         self.matrices = {name: p for name, p in model.named_parameters() if p.ndim == 2}
-        recorded = ["grad_norm_preclip", "grad_norm_postclip", "spectral_norm"]
-        if record_val_loss:
-            recorded.append("val_loss")
-        if blocks:
-            recorded.append("act_mean_abs")
-        if attention:
-            recorded.append("dead_heads")
-        if mlp:
-            recorded.append("dead_neurons_frac")
-        self.recorder = Recorder(path, steps=steps, lr_max=lr_max, recorded=recorded,
-                                 eval_every=eval_every, **header)
+        recorded = hooks.recorded()
+        recorded[3:3] = ["val_loss"] if record_val_loss else []  # where it always stood
+        recorded += [key for key in info.recorded if key not in recorded]
+        self.recorder = Recorder(path, dataclasses.replace(info, recorded=recorded))
         self._vectors: dict[str, torch.Tensor] = {}
         self._acts: dict[str, float] = {}
         self._measured: dict[str, Any] | None = None

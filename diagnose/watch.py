@@ -23,11 +23,12 @@ from typing import Any
 
 from diagnose.metrics import MAX_BYTES, MetricsError, MetricsParser, recorded
 from diagnose.panels import Panel, Series, build_panels, matrix_layer
+from diagnose.phrases import Phrase
+from scenarios.langs import LANGS
 
 PANEL_FIELDS = {1: ("train_loss", "val_loss"), 2: ("lr",),
                 3: ("grad_norm_preclip", "grad_norm_postclip"), 4: ("act_mean_abs",),
                 5: ("spectral_norm",), 6: ("dead_heads", "dead_neurons_frac")}
-NOT_RECORDED = {"en": "not recorded", "es": "no registrado"}
 CHUNK = 1 << 20
 
 
@@ -87,7 +88,7 @@ def matrix_series(names: list[str]) -> tuple[Series, ...]:
         layer = matrix_layer(name)
         position = layers.setdefault(layer, 0)
         layers[layer] += 1
-        out.append(Series(name, dict.fromkeys(NOT_RECORDED, name), _matrix(name),
+        out.append(Series(name, dict.fromkeys(LANGS, name), _matrix(name),
                           group=list(layers).index(layer), variant=position))
     return tuple(out)
 
@@ -96,16 +97,18 @@ def _matrix(name: str) -> Any:
     return lambda record: (record["spectral_norm"] or {}).get(name)
 
 
-NOTHING = Series("n.a", dict(NOT_RECORDED), lambda record: None)
+NOTHING = Series("n.a", Phrase("not recorded"), lambda record: None)
 DEAD_FIELDS = {"dead_heads": "dead_heads", "dead_neurons": "dead_neurons_frac"}
+
+
+UNCOUNTED = {"dead_heads": Phrase("attention heads"), "dead_neurons": Phrase("MLP neurons")}
 
 
 def _without_total(series: Series, total: int | None) -> Series:
     """A dead-units row whose total the header does not give: no "(of N)" in its label."""
     if total:
         return series
-    return dataclasses.replace(series, total=None, label={
-        lang: text.split(" (")[0] for lang, text in series.label.items()})
+    return dataclasses.replace(series, total=None, label=UNCOUNTED[series.key])
 
 
 def own_panels(header: dict[str, Any], first: dict[str, Any] | None) -> tuple[Panel, ...]:
@@ -135,8 +138,8 @@ def own_panels(header: dict[str, Any], first: dict[str, Any] | None) -> tuple[Pa
             changes["series"] = (NOTHING,)  # a row that says "–", under the title that says why
         if missing:
             words = ", ".join(missing) if len(missing) < len(PANEL_FIELDS[panel.number]) else ""
-            changes["title"] = {lang: f"{text} · {NOT_RECORDED[lang]}" + (f": {words}" if words
-                                                                          else "")
-                                for lang, text in panel.title.items()}
+            changes["title"] = (Phrase("{title} · not recorded: {fields}", title=panel.title,
+                                       fields=words) if words else
+                                Phrase("{title} · not recorded", title=panel.title))
         panels.append(dataclasses.replace(panel, **changes))
     return tuple(panels)

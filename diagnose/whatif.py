@@ -30,27 +30,11 @@ from diagnose.metrics import MetricsError, make_header, read_metrics, write_metr
 from diagnose.panels import format_number, panel_axis, panels_for, summarize
 from diagnose.workspace import REFERENCE, Workspace
 from scenarios.errors import UserError
-from scenarios.langs import pick
+from scenarios.words import N_, say
 
 WHATIF_DIR = "whatif"
 
-WORDS = {
-    "en": {"title": "What if: run {run}, {brk}, at other values of {field}",
-           "dealt": "dealt", "healthy": "healthy", "columns": ("first", "last", "min", "max"),
-           "sealed": "run {run} is still sealed: what-if comes after the reveal "
-                     "(`diagnose reveal`, or grading)",
-           "none": "run {run} holds {brk}, which has no magnitude to vary",
-           "reference": "the reference has no break to vary; choose an ID",
-           "training": "training…"},
-    "es": {"title": "¿Y si…?: ejecución {run}, {brk}, con otros valores de {field}",
-           "dealt": "repartida", "healthy": "sana", "columns": ("primero", "último", "mín",
-                                                                 "máx"),
-           "sealed": "la ejecución {run} sigue sellada: el ¿y si…? llega tras revelar "
-                     "(`diagnose reveal`, o al corregir)",
-           "none": "la ejecución {run} tiene {brk}, que no tiene magnitud que variar",
-           "reference": "la referencia no tiene fallo que variar; elige un ID",
-           "training": "entrenando…"},
-}
+TITLE = N_("What if: run {run}, {brk}, at other values of {field}")
 COLOURS = ("dodger_blue2", "dark_orange", "green3", "medium_purple", "dark_cyan", "gold3")
 # One mark per dose (a break declares at most six), none of them a chart's NaN/±inf mark.
 DOSE_MARKS = ("●", "○", "◆", "◇", "+", "*")
@@ -70,6 +54,16 @@ class Dose:
     def label(self, field: str) -> str:
         value = format_number(self.value) if isinstance(self.value, float) else self.value
         return f"{field}={value}"
+
+    def legend(self, field: str, lang: str) -> str:
+        """`label`, and whether this dose is the one dealt or the healthy value."""
+        if self.dealt and self.healthy:
+            return say(lang, "{dose} (dealt, healthy)", dose=self.label(field))
+        if self.dealt:
+            return say(lang, "{dose} (dealt)", dose=self.label(field))
+        if self.healthy:
+            return say(lang, "{dose} (healthy)", dose=self.label(field))
+        return self.label(field)
 
     def folder(self, field: str) -> str:
         return f"{field}-{self.value}"
@@ -96,16 +90,17 @@ def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
     from diagnose.reveal import open_assignment
     from diagnose.scenario import training_seed
 
-    words = pick(WORDS, lang)
     if run == REFERENCE:
-        raise WhatIfError(words["reference"])
+        raise WhatIfError(say(lang, "the reference has no break to vary; choose an ID"))
     if not workspace.revealed or workspace.key != "self-study":
-        raise WhatIfError(words["sealed"].format(run=run))
+        raise WhatIfError(say(lang, "run {run} is still sealed: what-if comes after the reveal "
+                                    "(`diagnose reveal`, or grading)", run=run))
     secret = secret if secret is not None else self_study_secret()
     slug = open_assignment(workspace, secret)[run]
     brk = scenarios.breaks(workspace.level)[slug]
     if brk.whatif is None:
-        raise WhatIfError(words["none"].format(run=run, brk=brk.title[lang]))
+        raise WhatIfError(say(lang, "run {run} holds {brk}, which has no magnitude to vary",
+                              run=run, brk=brk.title[lang]))
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=workspace.steps)
     broken = brk.apply(healthy)
     dealt = getattr(broken, brk.whatif.field)
@@ -148,7 +143,7 @@ def to_train(plan: WhatIfPlan, found: dict[Dose, Any]) -> list[Dose]:
     return [dose for dose in plan.doses if dose not in found]
 
 
-def run_whatif(workspace: Workspace, plan: WhatIfPlan, *, pool: Any = None,
+def run_whatif(workspace: Workspace, plan: WhatIfPlan, *,
                on_step: Callable[[str, dict[str, Any]], None] | None = None,
                on_dose: Callable[[Dose, list[dict[str, Any]]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
@@ -173,16 +168,13 @@ def run_whatif(workspace: Workspace, plan: WhatIfPlan, *, pool: Any = None,
                 if len(arrived[label]) == labels[label].config.steps:
                     on_dose(labels[label], arrived[label])
 
-        own = pool is None
-        pool = pool or TrainingPool(2, background=background)
+        pool = TrainingPool(2, background=background)
         try:
             records = pool.run(plans, on_step=step, should_stop=should_stop)
         except BaseException:
-            if own:  # stopped or failed: the workers go now, not after their current run
-                pool.close(graceful=False)
+            pool.close(graceful=False)  # stopped or failed: the workers go now, not later
             raise
-        if own:
-            pool.close()
+        pool.close()
         from diagnose.engine import run_header_fields
 
         for label, dose in labels.items():
@@ -239,14 +231,11 @@ def render_whatif(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], l
     `results` may lack doses still training (the TUI draws as each one arrives): they keep
     their colour and legend line, marked as training, and the axes fit the doses in."""
     from diagnose.columns import held
+    from diagnose.show import SUMMARY_COLUMNS
 
-    words = pick(WORDS, lang)
-    lines = [Text(words["title"].format(run=plan.run, brk=plan.brk.title[lang],
-                                        field=plan.field), style="bold")]
-    labels = {}
-    for dose in plan.doses:
-        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
-        labels[dose] = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+    lines = [Text(say(lang, TITLE, run=plan.run, brk=plan.brk.title[lang], field=plan.field),
+                  style="bold")]
+    labels = {dose: dose.legend(plan.field, lang) for dose in plan.doses}
     label_width = max(len(label) for label in labels.values())
     number_width = 9
     chart_width = max(width - 4, 16)
@@ -264,14 +253,14 @@ def render_whatif(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], l
                  for d in plan.doses if d in values]
         lines += _overlay(series, shown, axis, chart_width, 2)
         head = Text(" " * (4 + label_width), style="dim")
-        for name in words["columns"]:
-            head.append(" " + name.rjust(number_width), style="dim")
+        for name in SUMMARY_COLUMNS:
+            head.append(" " + say(lang, name).rjust(number_width), style="dim")
         lines.append(head)
         for dose in plan.doses:
             mark, colour = looks[dose]
             row = Text(f"  {mark} " + labels[dose].ljust(label_width), style=colour)
             if dose not in values:
-                row.append(" " + words["training"], style="dim")
+                row.append(" " + say(lang, "training…"), style="dim")
             else:
                 summary = summarize(values[dose])
                 for value in (summary.first, summary.last, summary.low, summary.high):
@@ -301,11 +290,9 @@ def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lan
         curve_path,
     )
 
-    words = pick(WORDS, lang)
     labels = []
     for index, dose in enumerate(plan.doses):
-        note = [words["dealt"]] * dose.dealt + [words["healthy"]] * dose.healthy
-        text = dose.label(plan.field) + (f" ({', '.join(note)})" if note else "")
+        text = dose.legend(plan.field, lang)
         labels.append(f'<span style="color:{HTML_COLOURS[index % len(HTML_COLOURS)]}">'
                       f"━ {escape(text)}</span>")
     legend = f'<p class="legend">{" · ".join(labels)}</p>'
@@ -333,7 +320,7 @@ def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lan
             f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img">'
             f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
             f'height="{BOTTOM - TOP}"/>{ticks}{curves}</svg>{legend}</section>')
-    title = words["title"].format(run=plan.run, brk=plan.brk.title[lang], field=plan.field)
+    title = say(lang, TITLE, run=plan.run, brk=plan.brk.title[lang], field=plan.field)
     return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
             f'<div class="panels">{"".join(sections)}</div></section>')
 
@@ -345,7 +332,8 @@ def write_whatif_dashboards(
     """After the reveal: each run whose break has a magnitude gets its what-if in its
     dashboard.html; yields (ID, page) as each is written. `results_of(plan)`: every dose's
     records (`run_whatif`, which the CLI runs under progress bars)."""
-    from diagnose.dashboard import write_dashboard
+    from diagnose.dashboard import render_dashboard
+    from scenarios.files import atomic_write
 
     reference = workspace.read_run(REFERENCE)
     for run in workspace.ids:
@@ -355,7 +343,7 @@ def write_whatif_dashboards(
             continue  # a break without a magnitude: its page stays as it is
         results = results_of(plan)
         header, records = workspace.read_run(run)
-        write_dashboard(workspace.dashboard_path(run), header, records, reference=reference,
-                        lang=lang, code=workspace.code,
-                        appendix=whatif_html(plan, results, lang))
+        atomic_write(workspace.dashboard_path(run), render_dashboard(
+            header, records, reference=reference, lang=lang, code=workspace.code,
+            appendix=whatif_html(plan, results, lang)))
         yield run, workspace.dashboard_path(run)

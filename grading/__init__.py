@@ -31,6 +31,7 @@ _HOME = {
     "DiagnosesError": "grading.diagnoses",
     "EMPTY": "grading.diagnoses",
     "GradeError": "grading.diagnoses",
+    "GradeOptions": "grading.grade",
     "Graded": "grading.gradebook",
     "MAX_BYTES": "grading.diagnoses",
     "MISSING": "grading.diagnoses",
@@ -62,6 +63,7 @@ _HOME = {
     "read_key_file": "grading.seal",
     "read_manifest": "grading.manifest",
     "read_scenario": "grading.grade",
+    "record_attempt": "grading.grade",
     "write_gradebook": "grading.gradebook",
     "write_gradescope": "grading.gradebook",
 }
@@ -77,10 +79,11 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AMBIGUOUS", "DEFAULT_DIR", "EMPTY", "MAX_BYTES", "MISSING", "NAMED", "NOTHING", "UNSURE",
-    "Answer", "Attempt", "Attempts", "Check", "DiagnosesError", "GradeError", "Graded", "Mention",
-    "Reading", "Report", "Result", "Row", "Scenario", "SealError", "Vocabulary", "check_file",
+    "Answer", "Attempt", "Attempts", "Check", "DiagnosesError", "GradeError", "GradeOptions",
+    "Graded", "Mention", "Reading", "Report", "Result", "Row", "Scenario", "SealError",
+    "Vocabulary", "check_file",
     "dealt_students", "describe", "find_scenario", "format_diagnoses", "grade_bundles",
     "grade_reading", "grade_workspace", "gradebook_rows", "load_attempts", "normalise_evidence",
     "parse_diagnoses", "read_attempts", "read_diagnoses", "read_key_file", "read_manifest",
-    "read_scenario", "write_gradebook", "write_gradescope",
+    "read_scenario", "record_attempt", "write_gradebook", "write_gradescope",
 ]

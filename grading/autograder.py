@@ -33,14 +33,25 @@ from pathlib import Path
 from typing import Any
 
 from grading.diagnoses import MAX_BYTES, GradeError, Reading, parse_diagnoses
-from grading.feedback import Result, notes, score
+from grading.feedback import (
+    COUNTS,
+    HEADER,
+    LATER,
+    PANELS_HEADING,
+    SCORE,
+    THIS_RUN,
+    Result,
+    notes,
+    score,
+    verdict,
+)
 from grading.grade import read_scenario, same_code
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable
 from grading.seal import SealError, unseal_scenario
-from grading.texts import say
 from scenarios.files import atomic_write, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
 from scenarios.names import name_key
+from scenarios.words import N_, say
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
 SETTINGS = "autograder.json"
@@ -52,93 +63,21 @@ VISIBILITIES = GRADESCOPE_VISIBILITIES
 SETTINGS_MAX = 64 * 1024 * 1024  # feedback numbers for a large class
 METADATA_MAX = 16 * 1024 * 1024  # previous submissions carry their results
 
-TEXTS = {
-    "en": {
-        "not_on_roster": "{who} is not on this course's diagnose roster; ask your instructor "
-                         "to add you and deal you a bundle.",
-        "group": "This submission names several students ({names}); each student hands in "
-                 "their own diagnoses file.",
-        "no_file": "No file was uploaded: upload the diagnoses file diagnose saved (a .md "
-                   "text file).",
-        "several": "Several files were uploaded ({names}); upload only your diagnoses file.",
-        "pdf": "{file} is a PDF; upload the diagnoses file itself (the .md text file diagnose "
-               "saved), not a printout.",
-        "unreadable": "{file} cannot be graded: {reason}.",
-        "other": "{file} was written for scenario {other}, but yours is {code}: write your "
-                 "diagnoses for your own bundle.",
-        "titled": "{file} is titled for {other}, not for you: hand in your own diagnoses.",
-        "empty": "{file} holds no diagnoses: no section for any ID (start each with a heading "
-                 'such as "## 01").',
-        "no_attempt": "Nothing was graded, so this upload is not an attempt: fix it and "
-                      "upload again.",
-        "upload": "Upload",
-        "first": "Counted (your first attempt): {answer}, {verdict}.",
-        "this": "This upload:",
-        "too_big": "{file} is over {size}: upload the diagnoses file diagnose saved (a few "
-                   "KB of text).",
-        "not_a_file": "{file} is not an ordinary file (a link or a device); upload the diagnoses "
-                      "file itself.",
-        "failed": "The autograder could not grade this upload; your instructor can see why. "
-                  "It is not an attempt.",
-        "unconfirmed": "Your first attempt could not be confirmed (an earlier upload's result "
-                       "was lost on Gradescope's side): your score stays at {score}/{max} and "
-                       "this upload is graded below without counting; your instructor will "
-                       "confirm which attempt counts.",
-        "unconfirmed_later": "Your first attempt could not be confirmed; your instructor "
-                             "will confirm which attempt counts.",
-    },
-    "es": {
-        "not_on_roster": "{who} no está en la lista de diagnose de este curso; pide a tu "
-                         "profesor que te añada y te reparta un paquete.",
-        "group": "Esta entrega nombra a varios estudiantes ({names}); cada estudiante entrega "
-                 "su propio archivo de diagnósticos.",
-        "no_file": "No se subió ningún archivo: sube el archivo de diagnósticos que guardó "
-                   "diagnose (un archivo de texto .md).",
-        "several": "Se subieron varios archivos ({names}); sube solo tu archivo de "
-                   "diagnósticos.",
-        "pdf": "{file} es un PDF; sube el archivo de diagnósticos en sí (el archivo de texto "
-               ".md que guardó diagnose), no una impresión.",
-        "unreadable": "{file} no se puede calificar: {reason}.",
-        "other": "{file} se escribió para el escenario {other}, pero el tuyo es {code}: "
-                 "escribe tus diagnósticos para tu propio paquete.",
-        "titled": "{file} lleva el título de {other}, no el tuyo: entrega tus propios "
-                  "diagnósticos.",
-        "empty": "{file} no contiene diagnósticos: ninguna sección para ningún ID (empieza "
-                 "cada una con un título como «## 01»).",
-        "no_attempt": "No se calificó nada, así que esta entrega no es un intento: corrígela y "
-                      "vuelve a subirla.",
-        "upload": "Entrega",
-        "first": "Cuenta (tu primer intento): {answer}, {verdict}.",
-        "this": "Esta entrega:",
-        "too_big": "{file} ocupa más de {size}: sube el archivo de diagnósticos que guardó "
-                   "diagnose (unos pocos KB de texto).",
-        "not_a_file": "{file} no es un archivo normal (un enlace o un dispositivo); sube el "
-                      "archivo de diagnósticos en sí.",
-        "failed": "El autocalificador no pudo calificar esta entrega; tu profesor puede ver por "
-                  "qué. No es un intento.",
-        "unconfirmed": "Tu primer intento no se pudo confirmar (el resultado de una entrega "
-                       "anterior se perdió en Gradescope): tu puntuación sigue en {score}/{max} "
-                       "y esta entrega se califica abajo sin contar; tu profesor confirmará "
-                       "qué intento cuenta.",
-        "unconfirmed_later": "Tu primer intento no se pudo confirmar; tu profesor confirmará "
-                             "qué intento cuenta.",
-    },
-}
-
-
-def tell(lang: str, key: str, **values: object) -> str:
-    return TEXTS[lang][key].format(**values)
+UNREADABLE = N_("{file} cannot be graded: {reason}.")
+FAILED = N_("The autograder could not grade this upload; your instructor can see why. It is "
+            "not an attempt.")
 
 
 class Refused(GradeError):
-    """An upload that cannot be graded; `key` and `values` say why in the student's language."""
+    """An upload that cannot be graded; `message` (marked with `N_`) and `values` say why, in
+    the student's language."""
 
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(tell("en", key, **values))
-        self.key, self.values = key, values
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(say("en", message, **values))
+        self.message, self.values = message, values
 
-    def say(self, lang: str) -> str:
-        return tell(lang, self.key, **self.values)
+    def said_in(self, lang: str) -> str:
+        return say(lang, self.message, **self.values)
 
 
 # --- the course, as packed by `diagnose gradescope-autograder` ------------------------------
@@ -210,11 +149,13 @@ def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
         if match is not None:
             found[match.student] = match
     if len(found) > 1:
-        raise Refused("group", names=", ".join(sorted(found)))
+        raise Refused(N_("This submission names several students ({names}); each student "
+                         "hands in their own diagnoses file."), names=", ".join(sorted(found)))
     if not found:
         who = printable(", ".join(str(u.get("name") or u.get("email") or "?")
                                   for u in users) or "?")
-        raise Refused("not_on_roster", who=who)
+        raise Refused(N_("{who} is not on this course's diagnose roster; ask your instructor "
+                         "to add you and deal you a bundle."), who=who)
     return next(iter(found.values()))
 
 
@@ -226,15 +167,18 @@ def find_upload(folder: Path) -> Path:
                    and not any(part.startswith(".") or part == "__MACOSX"
                                for part in p.relative_to(folder).parts))
     if not files:
-        raise Refused("no_file")
+        raise Refused(N_("No file was uploaded: upload the diagnoses file diagnose saved (a .md "
+                         "text file)."))
     texts = [p for p in files if p.suffix.lower() in (".md", ".markdown", ".txt")]
     if len(files) > 1 and len(texts) != 1:
-        raise Refused("several", names=", ".join(printable(p.name) for p in files[:5]))
+        raise Refused(N_("Several files were uploaded ({names}); upload only your diagnoses "
+                         "file."), names=", ".join(printable(p.name) for p in files[:5]))
     file = texts[0] if len(files) > 1 else files[0]
     inside = Path(folder).resolve()
     if (file.is_symlink() or not file.is_file()  # it would read a file of the server's
             or not file.resolve().is_relative_to(inside)):
-        raise Refused("not_a_file", file=printable(file.name))
+        raise Refused(N_("{file} is not an ordinary file (a link or a device); upload the "
+                         "diagnoses file itself."), file=printable(file.name))
     return file
 
 
@@ -242,21 +186,24 @@ def read_upload(file: Path, level: int = 1) -> Reading:
     """The upload read in the words of `level`'s deck (its bundle's), or Refused saying why."""
     name = printable(file.name)  # the student's own name for it, never the server's path
     if file.stat().st_size > MAX_BYTES:
-        raise Refused("too_big", file=name, size=f"{MAX_BYTES // (1024 * 1024)} MiB")
+        raise Refused(N_("{file} is over {size}: upload the diagnoses file diagnose saved (a "
+                         "few KB of text)."), file=name, size=f"{MAX_BYTES // (1024 * 1024)} MiB")
     try:
         data = read_small(file, "a diagnoses file", MAX_BYTES, error=GradeError)
     except GradeError as err:
-        raise Refused("unreadable", file=name,
+        raise Refused(UNREADABLE, file=name,
                       reason=printable(str(err)).rpartition(": ")[2]) from None
     if data.startswith(b"%PDF"):
-        raise Refused("pdf", file=name)
+        raise Refused(N_("{file} is a PDF; upload the diagnoses file itself (the .md text file "
+                         "diagnose saved), not a printout."), file=name)
     try:
         reading = parse_diagnoses(data, source=name, level=level)
     except GradeError as err:
-        raise Refused("unreadable", file=name,
+        raise Refused(UNREADABLE, file=name,
                       reason=printable(str(err)).removeprefix(f"{name}: ")) from None
     if not reading.answers:  # the wrong file: not worth the student's first attempt
-        raise Refused("empty", file=name)
+        raise Refused(N_("{file} holds no diagnoses: no section for any ID (start each with a "
+                         'heading such as "## 01").'), file=name)
     return reading
 
 
@@ -419,9 +366,9 @@ def _feedback(result: Result) -> str:
     """A result's feedback as text lines (Gradescope shows a test's output in a <pre>)."""
     lines = [result.reading, result.verdict]
     if result.panels:
-        lines += [say(result.lang, "panels"), *(f"- {p}" for p in result.panels)]
+        lines += [say(result.lang, PANELS_HEADING), *(f"- {p}" for p in result.panels)]
     if result.numbers:
-        lines += [say(result.lang, "this_run"), *(f"- {n}" for n in result.numbers)]
+        lines += [say(result.lang, THIS_RUN), *(f"- {n}" for n in result.numbers)]
     return "\n".join(lines)
 
 
@@ -435,11 +382,11 @@ def _tests(course: Course, counted: Mapping[str, Any], lang: str,
         if counts_now:
             output = _feedback(graded[run_id])
         else:
-            verdict = say(lang, "verdict.right" if right else "verdict.wrong")
-            output = tell(lang, "first", answer=counted["answers"][run_id] or "—",
-                          verdict=verdict)
+            output = say(lang, "Counted (your first attempt): {answer}, {verdict}.",
+                         answer=counted["answers"][run_id] or "—", verdict=verdict(lang, right))
             if run_id in graded:
-                output += "\n\n" + tell(lang, "this") + "\n" + _feedback(graded[run_id])
+                output += ("\n\n" + say(lang, "This upload:") + "\n"
+                           + _feedback(graded[run_id]))
         tests.append({"name": run_id, "score": int(right), "max_score": 1,
                       "status": "passed" if right else "failed", "output": output,
                       "output_format": "text", "visibility": course.visibility})
@@ -458,17 +405,17 @@ def grade_upload(root: Path) -> dict[str, Any]:
     try:
         entry = find_student(metadata.get("users") or [], course)
     except Refused as refused:  # whose upload it is, unknown: the latest score stands
-        result = _refusal(course, refused.say(course.lang), course.lang, History(),
+        result = _refusal(course, refused.said_in(course.lang), course.lang, History(),
                           _carried_as_is(previous))
         return {**result, "score": _last_score(previous)}
     past = history(previous, entry, len(read_scenario(course.workspace(entry)).ids))
     try:
         return _graded(root, course, metadata, entry, past)
     except Refused as refused:
-        message = refused.say(entry.lang)
+        message = refused.said_in(entry.lang)
     except Exception:  # noqa: BLE001 - the course's files or a bug: the history survives it
         traceback.print_exc(file=sys.stdout)  # Gradescope shows stdout to instructors only
-        message = tell(entry.lang, "failed")
+        message = say(entry.lang, FAILED)
     return _refusal(course, message, entry.lang, past, history_record(entry, past, None))
 
 
@@ -481,10 +428,13 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
     reading = read_upload(file, scenario.level)
     other = [c for c in reading.codes if not same_code(c, entry.code)]
     if other:
-        raise Refused("other", file=name, other=printable(other[0]), code=entry.code)
+        raise Refused(N_("{file} was written for scenario {other}, but yours is {code}: write "
+                         "your diagnoses for your own bundle."), file=name,
+                      other=printable(other[0]), code=entry.code)
     titled = reading.name and course.named(reading.name)
     if titled and titled != entry:  # a classmate's file, title and all
-        raise Refused("titled", file=name, other=titled.student)
+        raise Refused(N_("{file} is titled for {other}, not for you: hand in your own "
+                         "diagnoses."), file=name, other=titled.student)
     sealed = read_small_text(scenario.path / KEY_FILE, "an answer key", 64 * 1024,
                              error=GradeError)
     try:
@@ -499,22 +449,25 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
                                                                  or "")), results)
     if past.first is None:
         after = History(upload, past.attempts + 1, past.confirmed)
-        standing = [say(lang, "counts")]
+        standing = [say(lang, COUNTS)]
         tests = _tests(course, upload, lang, results, counts_now=True)
     elif past.first.get("kept"):  # the history broke: graded, shown, and not counted
         after = History(past.first, past.attempts + 1, past.confirmed)
-        standing = [tell(lang, "unconfirmed", score=past.first["score"],
-                         max=past.first["max_score"])]
+        standing = [say(lang, "Your first attempt could not be confirmed (an earlier upload's "
+                        "result was lost on Gradescope's side): your score stays at "
+                        "{score}/{max} and this upload is graded below without counting; your "
+                        "instructor will confirm which attempt counts.",
+                        score=past.first["score"], max=past.first["max_score"])]
         tests = [{**test, "score": 0, "max_score": 0, "visibility": "visible"}
                  for test in _tests(course, upload, lang, results, counts_now=True)]
     else:
         after = History(past.first, past.attempts + 1, past.confirmed)
-        standing = [say(lang, "later", score=past.first["score"], max=past.first["max_score"],
+        standing = [say(lang, LATER, score=past.first["score"], max=past.first["max_score"],
                         date=str(past.first.get("time", ""))[:10], n=past.attempts + 1)]
         tests = _tests(course, past.first, lang, results)
     counted = after.first
-    lines = [say(lang, "header", code=entry.code, file=name),
-             say(lang, "score", score=counted["score"], max=counted["max_score"]), *standing,
+    lines = [say(lang, HEADER, code=entry.code, file=name),
+             say(lang, SCORE, score=counted["score"], max=counted["max_score"]), *standing,
              *notes(reading, scenario.ids, lang)]
     return {"score": counted["score"], "output": "\n".join(lines), "output_format": "text",
             "visibility": course.visibility, "stdout_visibility": "hidden", "tests": tests,
@@ -525,18 +478,20 @@ def _refusal(course: Course, message: str, lang: str, past: History,
              carried: Mapping[str, Any] | None) -> dict[str, Any]:
     """A failing result the student sees at once; the counted attempt still counts, and the
     history rides on."""
-    lines = [message] if message == tell(lang, "failed") else [message,
-                                                                tell(lang, "no_attempt")]
-    upload = {"name": tell(lang, "upload"), "score": 0, "max_score": 0, "status": "failed",
+    lines = [message] if message == say(lang, FAILED) else [
+        message, say(lang, "Nothing was graded, so this upload is not an attempt: fix it and "
+                           "upload again.")]
+    upload = {"name": say(lang, "Upload"), "score": 0, "max_score": 0, "status": "failed",
               "output": "\n".join(lines), "output_format": "text", "visibility": "visible"}
     extra = {"diagnose": dict(carried)} if carried else {}
     if past.first is None:
         return {"score": 0, "output": "\n".join(lines), "output_format": "text",
                 "visibility": "visible", "stdout_visibility": "hidden", "tests": [upload],
                 "extra_data": extra}
-    lines.append(say(lang, "score", score=past.first["score"], max=past.first["max_score"]))
+    lines.append(say(lang, SCORE, score=past.first["score"], max=past.first["max_score"]))
     if not past.confirmed:
-        lines.append(tell(lang, "unconfirmed_later"))
+        lines.append(say(lang, "Your first attempt could not be confirmed; your instructor will "
+                         "confirm which attempt counts."))
     return {"score": past.first["score"], "output": "\n".join(lines), "output_format": "text",
             "visibility": course.visibility, "stdout_visibility": "hidden",
             "tests": [upload, *_tests(course, past.first, lang)], "extra_data": extra}
@@ -563,7 +518,7 @@ def _broken(root: Path, lang: str = "en") -> dict[str, Any]:
         score, carried = _last_score(previous), _carried_as_is(previous)
     except GradeError:
         pass
-    return {"score": score, "output": tell(lang, "failed"), "output_format": "text",
+    return {"score": score, "output": say(lang, FAILED), "output_format": "text",
             "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
             "extra_data": {"diagnose": carried} if carried else {}}
 

@@ -201,56 +201,77 @@ def _sections(lines: tuple[md.Line, ...], vocabulary: Vocabulary,
     """Sections from classified lines. A numbered item ("2. ...") opens its ID's section when
     its words name a break (or, with `numbered`, in a file with no other sections) and it is
     not the section already open; otherwise it is evidence."""
-    sections: dict[str, _Section] = {}
+    reader = _SectionReader(vocabulary, numbered)
+    for line in lines:
+        reader.read(line)
+    return reader.sections
 
-    def open_section(run_id: str, level: int) -> _Section:
-        section = sections.get(run_id)
+
+class _SectionReader:
+    """What `_sections` knows between two lines: the sections so far, the one open, the table
+    being read, and which texts name a break (asked once each)."""
+
+    def __init__(self, vocabulary: Vocabulary, numbered: bool) -> None:
+        self.vocabulary, self.numbered = vocabulary, numbered
+        self.sections: dict[str, _Section] = {}
+        self.current: _Section | None = None
+        self.table: _Table | None = None
+        self.names_a_break: dict[str, bool] = {}
+
+    def open_section(self, run_id: str, level: int) -> _Section:
+        section = self.sections.get(run_id)
         if section is None:
-            section = sections[run_id] = _Section(run_id, level)
+            section = self.sections[run_id] = _Section(run_id, level)
         else:  # a second section for the same ID: read both together
             section.opened += 1
             section.level = level
         section.awaiting = False
         return section
 
-    current: _Section | None = None
-    table: _Table | None = None
-    names_a_break: dict[str, bool] = {}
+    def names(self, text: str) -> bool:
+        if text not in self.names_a_break:
+            self.names_a_break[text] = bool(self.vocabulary.mentions(text))
+        return self.names_a_break[text]
 
-    def _names(text: str) -> bool:
-        if text not in names_a_break:
-            names_a_break[text] = bool(vocabulary.mentions(text))
-        return names_a_break[text]
-
-    for line in lines:
-        if line.item and ((current is not None and current.id == line.id)
-                          or not (numbered or _names(line.value))):
+    def read(self, line: md.Line) -> None:
+        if line.item and ((self.current is not None and self.current.id == line.id)
+                          or not (self.numbered or self.names(line.value))):
             line = line.as_text()
-        if line.cells:
-            if md.is_rule(line.cells):
-                continue
-            row_id = md.cell_id(line.cells[0])
-            if table is None:  # a table's first row: its header, unless it starts with an ID
-                table = _header(line.cells) if row_id is None else _Table((), (), True)
-                if row_id is None and table.keyed:
-                    continue
-            if row_id and table.keyed:
-                _fill_row(open_section(row_id, md.ROW_LEVEL), line.cells, table)
-                current = None  # a row is a whole section
-                continue
-        else:
-            table = None
+        if not line.cells:
+            self.table = None
+        elif self._row(line):
+            return
+        self._line(line)
 
+    def _row(self, line: md.Line) -> bool:
+        """A table's line; True when the table takes it (a rule, its header, a keyed row)."""
+        if md.is_rule(line.cells):
+            return True
+        row_id = md.cell_id(line.cells[0])
+        if self.table is None:  # a table's first row: its header, unless it starts with an ID
+            self.table = _header(line.cells) if row_id is None else _Table((), (), True)
+            if row_id is None and self.table.keyed:
+                return True
+        if row_id and self.table.keyed:
+            _fill_row(self.open_section(row_id, md.ROW_LEVEL), line.cells, self.table)
+            self.current = None  # a row is a whole section
+            return True
+        return False
+
+    def _line(self, line: md.Line) -> None:
+        """A line outside a table's keyed rows: it opens, closes or fills the open section."""
         if line.id:
-            current = open_section(line.id, line.level or md.ROW_LEVEL)
+            current = self.current = self.open_section(line.id, line.level or md.ROW_LEVEL)
             if line.role == md.ANSWER:
                 current.answer(line.label, line.value)
             elif line.value:
                 current.headline.append(md.strip_emphasis(line.value))
-        elif current is None:
-            continue
-        elif line.level and line.level <= current.level:
-            current = None  # a heading as high as the section's own closes it
+            return
+        current = self.current
+        if current is None:
+            return
+        if line.level and line.level <= current.level:
+            self.current = None  # a heading as high as the section's own closes it
         elif line.role == md.ANSWER:
             current.answer(line.label, line.value)
         elif line.role == md.EVIDENCE:
@@ -261,7 +282,6 @@ def _sections(lines: tuple[md.Line, ...], vocabulary: Vocabulary,
             current.answer(current.labels.pop()[0], md.BULLETS.sub("", line.text, count=1))
         else:
             current.body.append(line.text)
-    return sections
 
 
 def _fill_row(section: _Section, cells: tuple[str, ...], table: _Table) -> None:

@@ -15,13 +15,57 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from grading.attempts import Attempt
-from grading.diagnoses import FROM_TEXT, MISSING, NAMED, Answer, Reading
-from grading.texts import panel_name, quote, say
+from grading.diagnoses import (
+    AMBIGUOUS,
+    EMPTY,
+    FROM_HEADING,
+    FROM_LABEL,
+    FROM_TEXT,
+    MISSING,
+    NAMED,
+    NOTHING,
+    UNSURE,
+    Answer,
+    Reading,
+)
 from grading.words import Mention
 from scenarios import Break
+from scenarios.words import N_, say
 
 Style = Callable[[str, str], str]  # (text, role) -> text; roles: title, right, wrong, score, note
 WIDTH = 88
+
+# What the words read for an ID were taken to mean, by (Answer.status, where they were read)
+DESCRIPTIONS = {
+    (NAMED, FROM_LABEL): N_("Read {read} on the {label} line: {slug}."),
+    (NAMED, FROM_HEADING): N_("Read {read} after the ID: {slug}."),
+    (NAMED, FROM_TEXT): N_("No answer line; the free text names only {slug} ({words})."),
+    (AMBIGUOUS, FROM_LABEL): N_('The {label} line {read} names {n} breaks: {listing}; an answer '
+                               'must name exactly one (and "not X" still names X).'),
+    (AMBIGUOUS, FROM_HEADING): N_("{read} after the ID names {n} breaks: {listing}; an answer "
+                                 "must name exactly one."),
+    (AMBIGUOUS, FROM_TEXT): N_("No answer line, and the free text names {n} breaks: {listing}; "
+                              'put the one you mean on a "Diagnosis:" line.'),
+    (EMPTY, FROM_LABEL): N_("The {label} line is empty."),
+    (UNSURE, FROM_LABEL): N_("The {label} line says {read}: no answer."),
+    (NOTHING, FROM_LABEL): N_("The {label} line {read} names no break of the catalog."),
+    (NOTHING, FROM_TEXT): N_('No answer line, and the section names no break; put one on a '
+                            '"Diagnosis:" line.'),
+}
+# An answer's status in one or two words (`diagnose grade --check`)
+STATUSES = {AMBIGUOUS: N_("ambiguous"), NOTHING: N_("no break"), EMPTY: N_("empty"),
+            UNSURE: N_("not sure"), MISSING: N_("missing")}
+# Said by the autograder and the gradebook too, in the same words
+HEADER = N_("Scenario {code} · {file}")
+SCORE = N_("Score: {score}/{max}")
+COUNTS = N_("First attempt: this one counts.")
+LATER = N_("First attempt {score}/{max} on {date}; this one (attempt {n}) does not count.")
+PANELS_HEADING = N_("The panels that show it:")
+THIS_RUN = N_("In this run:")
+# A miss points to the panels of its break's signature: "Panel 2 (LR): <the reveal's text>"
+PANEL_LINES = {"1": N_("Panel 1 (Loss): {text}"), "2": N_("Panel 2 (LR): {text}"),
+               "3": N_("Panel 3 (Grad norm): {text}"), "4": N_("Panel 4 (Activations): {text}"),
+               "5": N_("Panel 5 (Spectral): {text}"), "6": N_("Panel 6 (Dead): {text}")}
 
 
 def _plain(text: str, role: str) -> str:
@@ -33,6 +77,15 @@ def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def quote(lang: str, text: str) -> str:
+    return say(lang, '"{text}"', text=text)
+
+
+def verdict(lang: str, right: bool) -> str:
+    """One word: right or wrong."""
+    return say(lang, "right") if right else say(lang, "wrong")
+
+
 def _words(mentions: Sequence[Mention], lang: str, limit: int = 3) -> str:
     unique = list(dict.fromkeys(m.words for m in mentions))
     return ", ".join(quote(lang, _clip(w, 40)) for w in unique[:limit]) + (
@@ -42,14 +95,13 @@ def _words(mentions: Sequence[Mention], lang: str, limit: int = 3) -> str:
 def describe(answer: Answer, lang: str = "en") -> str:
     """One sentence: the words read for this ID and what they were taken to mean."""
     if answer.status == MISSING:
-        return say(lang, "missing", id=answer.id)
-    source = "text" if answer.source == FROM_TEXT else answer.source
+        return say(lang, "No section for {id} was found.", id=answer.id)
     listing = "; ".join(
         f"{slug} ({_words([m for m in answer.mentions if slug in m.slugs], lang)})"
         for slug in answer.slugs) if len(answer.slugs) > 1 else ""
-    return say(lang, f"{answer.status}.{source}", read=quote(lang, _clip(answer.read)),
-               label=answer.label, slug=answer.slug, n=len(answer.slugs), listing=listing,
-               words=_words(answer.mentions, lang))
+    return say(lang, DESCRIPTIONS[answer.status, answer.source],
+               read=quote(lang, _clip(answer.read)), label=answer.label, slug=answer.slug,
+               n=len(answer.slugs), listing=listing, words=_words(answer.mentions, lang))
 
 
 def notes(reading: Reading, ids: Sequence[str], lang: str, *,
@@ -57,17 +109,25 @@ def notes(reading: Reading, ids: Sequence[str], lang: str, *,
     """What is worth saying about the file as a whole."""
     said = []
     if not reading.answers:
-        said.append(say(lang, "note.empty"))
+        said.append(say(lang, 'No sections found: start each with a heading such as "## 01".'))
     extra = [i for i in reading.ids if i not in ids]
     if extra:
-        said.append(say(lang, "note.extra", ids=", ".join(extra), known=", ".join(ids)))
+        said.append(say(lang, "Sections for {ids} were found, but this scenario has only "
+                        "{known}: ignored.", ids=", ".join(extra), known=", ".join(ids)))
     if reading.duplicates:
-        said.append(say(lang, "note.duplicates", ids=", ".join(reading.duplicates)))
+        said.append(say(lang, "{ids}: more than one section; they were read together.",
+                        ids=", ".join(reading.duplicates)))
     missing = [i for i in ids if i not in reading.ids]
     if missing:  # the shapes the reader knows, so a hand-written file can be fixed
-        said.append(say(lang, "note.shapes", ids=", ".join(missing)))
+        said.append(say(
+            lang, 'No section for {ids}. A section starts with a heading ("## 01", '
+            '"### Run 2"), a line whose first token is its ID set apart by punctuation ("01:", '
+            '"Run 1 —", "ID 02:", "[03]", "- [x] Run 2 →"), a numbered line that answers or '
+            'names a break ("1) Diagnosis: ...", "2. bad init"), or a table row '
+            '("| 01 | no warmup |").', ids=", ".join(missing)))
     if check and not reading.codes:
-        said.append(say(lang, "note.no_code"))
+        said.append(say(lang, "No <!-- scenario: CODE --> comment: fine on your own; in a "
+                        "class your file is matched to you by its name."))
     return tuple(said)
 
 
@@ -87,20 +147,20 @@ class Result:
     def feedback(self) -> str:
         parts = [self.reading, self.verdict]
         if self.panels:
-            parts += [say(self.lang, "panels"), *self.panels]
+            parts += [say(self.lang, PANELS_HEADING), *self.panels]
         if self.numbers:
-            parts += [say(self.lang, "this_run"), "; ".join(self.numbers) + "."]
+            parts += [say(self.lang, THIS_RUN), "; ".join(self.numbers) + "."]
         return " ".join(parts)
 
     def render(self, style: Style) -> list[str]:
         role = "right" if self.correct else "wrong"
-        lines = [style(f"{self.id}  {say(self.lang, 'verdict.' + role)}", role)]
+        lines = [style(f"{self.id}  {verdict(self.lang, self.correct)}", role)]
         lines += _wrap(self.reading, 4) + _wrap(self.verdict, 4)
         if self.panels:
-            lines += _wrap(say(self.lang, "panels"), 4)
+            lines += _wrap(say(self.lang, PANELS_HEADING), 4)
             lines += [line for panel in self.panels for line in _wrap(panel, 6, 8)]
         if self.numbers:
-            lines += _wrap(say(self.lang, "this_run"), 4)
+            lines += _wrap(say(self.lang, THIS_RUN), 4)
             lines += [line for number in self.numbers for line in _wrap(number, 6, 8)]
         return lines
 
@@ -120,13 +180,14 @@ def score(reading: Reading, assignment: Mapping[str, str], catalog: Mapping[str,
         answer, truth = reading.answer(run_id), assignment[run_id]
         correct = answer.status == NAMED and answer.slug == truth
         brk = catalog.get(truth)
-        verdict = say(lang, "right" if correct else "wrong", id=run_id, slug=truth,
-                      title=brk.title[lang] if brk else truth)
+        said = (say(lang, "Right: {id} was {slug}: {title}.", id=run_id, slug=truth,
+                    title=brk.title[lang] if brk else truth) if correct else
+                say(lang, "Wrong: {id} was {slug}: {title}.", id=run_id, slug=truth,
+                    title=brk.title[lang] if brk else truth))
         panels = () if correct or brk is None else tuple(
-            say(lang, "panel", n=n, name=panel_name(lang, n), text=brk.reveal[lang].panels[n])
-            for n in brk.signature)
+            say(lang, PANEL_LINES[n], text=brk.reveal[lang].panels[n]) for n in brk.signature)
         numbers = () if correct else tuple(str(e) for e in (evidence or {}).get(run_id, ()))
-        results.append(Result(run_id, answer, truth, correct, describe(answer, lang), verdict,
+        results.append(Result(run_id, answer, truth, correct, describe(answer, lang), said,
                               panels, numbers, lang))
     return tuple(results)
 
@@ -162,10 +223,14 @@ class Report:
     def standing(self) -> str:
         """Which attempt counts, in one sentence."""
         if self.first is None:
-            return say(self.lang, "counts")
-        key = "later.revealed" if self.after_reveal else "later"
-        return say(self.lang, key, score=self.first.score, max=self.first.max_score,
-                   date=self.first.date, n=self.attempt)
+            return say(self.lang, COUNTS)
+        first = self.first
+        if self.after_reveal:
+            return say(self.lang, "First attempt {score}/{max} on {date}; this one after the "
+                       "reveal does not count.", score=first.score, max=first.max_score,
+                       date=first.date)
+        return say(self.lang, LATER, score=first.score, max=first.max_score, date=first.date,
+                   n=self.attempt)
 
     def to_json(self) -> dict:
         first = self.first
@@ -187,11 +252,11 @@ class Report:
 
     def render(self, style: Style | None = None) -> str:
         style = style or _plain
-        lines = [style(say(self.lang, "header", code=self.code, file=self.file), "title"), ""]
+        lines = [style(say(self.lang, HEADER, code=self.code, file=self.file), "title"), ""]
         for result in self.results:
             lines += result.render(style)
         lines += [""] + [style(line, "note") for n in self.notes for line in _wrap(n, 0)]
-        lines.append(style(say(self.lang, "score", score=self.score, max=self.max_score),
+        lines.append(style(say(self.lang, SCORE, score=self.score, max=self.max_score),
                            "score"))
         lines += _wrap(self.standing, 0)
         return "\n".join(lines)
@@ -227,17 +292,18 @@ class Check:
 
     def render(self, style: Style | None = None) -> str:
         style = style or _plain
-        head = say(self.lang, "check.header", file=self.file)
+        head = say(self.lang, "Checked {file}", file=self.file)
         if self.code:
-            head += say(self.lang, "check.scenario", code=self.code)
+            head += say(self.lang, " · scenario {code}", code=self.code)
         lines = [style(head, "title"), ""]
         for answer in self.answers:
             named = answer.status == NAMED
-            shown = answer.slug if named else say(self.lang, f"status.{answer.status}")
+            shown = answer.slug if named else say(self.lang, STATUSES[answer.status])
             lines.append(style(f"{answer.id}  {shown}", "right" if named else "wrong"))
             lines += _wrap(describe(answer, self.lang), 4)
         lines.append("")
         lines += [style(line, "note") for n in notes(self.reading, self.ids, self.lang,
                                                       check=True) for line in _wrap(n, 0)]
-        lines += _wrap(say(self.lang, "check.summary", k=self.named, n=len(self.ids)), 0)
+        lines += _wrap(say(self.lang, "{k} of {n} IDs name one break. Nothing is scored "
+                           "without the key.", k=self.named, n=len(self.ids)), 0)
         return "\n".join(lines)

@@ -6,8 +6,9 @@ first genuine one counts; sealed in an instructor's bundle; `reveal.json` says w
 answers were already shown). `check_file` reads
 a file with no key at all. Both raise `GradeError`, one line, for anything the user must fix;
 a file whose own name is not UTF-8 is refused before anything (`refuse_unprintable`): its
-attempt record could not name it. A class grading scores with `record=False` and records
-through the instructor's ledger (`gradebook.record`) from `attempt_of`.
+attempt record could not name it. `grade_reading` scores; `record_attempt` records in the
+workspace, while a class grading records through the instructor's ledger (`gradebook.record`)
+from `attempt_of`.
 
 The workspace's file names (architecture §7) are `grading.layout`'s; `diagnose.workspace`,
 which this package may not import, uses them too: `grading` runs on a server with neither
@@ -17,7 +18,7 @@ numpy nor the app. Revealing the solutions after a self-study grading is the app
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,8 +37,8 @@ from grading.layout import (
     printable,
 )
 from grading.seal import TAMPERED, SealError, unseal
-from grading.texts import LANGS
 from scenarios.files import loads_json, read_small_text
+from scenarios.langs import LANGS
 from scenarios.levels import LevelError, all_levels, first_level, level
 
 SMALL_FILE_MAX = 64 * 1024  # scenario.json and the sealed key are a few hundred bytes
@@ -202,14 +203,29 @@ def attempt_of(report: Report, scenario: Scenario) -> Attempt:
                    tuple(r.id for r in report.results if r.correct))
 
 
-def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes, *,
-                  lang: str = "en", evidence: Mapping[str, Sequence[str]] | None = None,
-                  now: datetime | None = None, record: bool = True,
+Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How a grading speaks and when: the feedback's language; `evidence(workspace)`, each ID's
+    sentences with that run's numbers, shown for a miss; the time stamped (now, when None)."""
+
+    lang: str = "en"
+    evidence: Evidence | None = None
+    now: datetime | None = None
+
+
+def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes,
+                  options: GradeOptions | None = None,
                   previous: Attempts | None = None) -> Report:
-    """Grade an already read file; `grade_workspace` without the reading. `previous` replaces
-    the workspace's own record of attempts (a class grading adds what its ledger kept)."""
+    """Grade an already read file; nothing is recorded (`record_attempt` does it). `previous`
+    replaces the workspace's own record of attempts (a class grading adds what its ledger
+    kept)."""
     from scenarios import breaks
 
+    options = options or GradeOptions()
+    lang = options.lang
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     refuse_unprintable(file)
@@ -218,33 +234,33 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
     assignment = open_key(scenario, secret)
     previous = previous or history(scenario, secret)
     after_reveal = (scenario.path / REVEAL_FILE).exists()
-    stamp = _utc(now)
+    stamp = _utc(options.now)
+    evidence = options.evidence(scenario.path) if options.evidence else None
     results = score(reading, assignment, breaks(scenario.level), lang=lang, evidence=evidence)
-    report = Report(scenario.code, str(file), stamp, reading.sha256, results,
-                    attempt=len(previous.records) + 1, after_reveal=after_reveal,
-                    first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
-    if record:
-        try:
-            append_attempt(scenario.path, attempt_of(report, scenario),
-                           **sealing(scenario, secret))
-        except OSError as err:
-            raise GradeError(f"{scenario.path}: cannot record the attempt "
-                             f"({err.strerror or err})") from None
-    return report
+    return Report(scenario.code, str(file), stamp, reading.sha256, results,
+                  attempt=len(previous.records) + 1, after_reveal=after_reveal,
+                  first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
 
 
-def grade_workspace(file: Path, workspace_dir: Path, secret: bytes, *, lang: str = "en",
-                    evidence: Mapping[str, Sequence[str]] | None = None,
-                    now: datetime | None = None, record: bool = True) -> Report:
-    """Grade `file` against the scenario in `workspace_dir`, sealed under `secret`.
+def record_attempt(report: Report, scenario: Scenario, secret: bytes) -> None:
+    """Append `report`'s attempt to the workspace's `attempts.jsonl` (sealed in a bundle)."""
+    try:
+        append_attempt(scenario.path, attempt_of(report, scenario), **sealing(scenario, secret))
+    except OSError as err:
+        raise GradeError(f"{scenario.path}: cannot record the attempt "
+                         f"({err.strerror or err})") from None
 
-    `evidence` maps an ID to sentences with that run's numbers, shown for a miss. The attempt
-    is appended to the workspace's `attempts.jsonl` unless `record` is False.
-    """
+
+def grade_workspace(file: Path, workspace_dir: Path, secret: bytes,
+                    options: GradeOptions | None = None, record: bool = True) -> Report:
+    """Grade `file` against the scenario in `workspace_dir`, sealed under `secret`; the
+    attempt is appended to the workspace's `attempts.jsonl` unless `record` is False."""
     reading = read_diagnoses(Path(file))
     scenario = read_scenario(Path(workspace_dir))
-    return grade_reading(reading, Path(file), scenario, secret, lang=lang, evidence=evidence,
-                         now=now, record=record)
+    report = grade_reading(reading, Path(file), scenario, secret, options)
+    if record:
+        record_attempt(report, scenario, secret)
+    return report
 
 
 def check_file(file: Path, code: str | None = None, ids: Sequence[str] = DEFAULT_IDS, *,

@@ -31,16 +31,16 @@ import csv
 import io
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 
 from grading.attempts import Attempt, append_record, numbered, rewrite_attempts, unrecordable
 from grading.diagnoses import GradeError, Reading, read_diagnoses
-from grading.feedback import Report
+from grading.feedback import SCORE, Report
 from grading.grade import (
     DEFAULT_DIR,
+    GradeOptions,
     Scenario,
     attempt_of,
     code_key,
@@ -54,18 +54,15 @@ from grading.grade import (
 from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
 from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
 from grading.manifest import manifest_path, read_manifest
-from grading.texts import say
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
 from scenarios.levels import all_levels
 from scenarios.names import name_key
+from scenarios.words import say
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
-
-Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
-
 
 def one_line(text: str) -> str:
     """A name, or a sentence about one, as one printable line (`layout.printable`)."""
@@ -218,8 +215,8 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: str = "en",
-                  evidence: Evidence | None = None, now: datetime | None = None,
+def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
+                  options: GradeOptions | None = None,
                   student: Student | None = None) -> list[Graded]:
     """Grade each submission into its student's bundle; errors are kept, not raised.
 
@@ -255,9 +252,7 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes, *, lang: 
                 states[placed.name] = standing(scenario, secret, ledger.get(placed.name))
             state, before = states[placed.name], tuple(new.get(placed.name, ()))
             previous = replace(state.attempts, records=state.attempts.records + before)
-            report = grade_reading(reading, file, scenario, secret, lang=lang, now=now,
-                                   evidence=evidence(scenario.path) if evidence else None,
-                                   previous=previous, record=False)
+            report = grade_reading(reading, file, scenario, secret, options, previous)
         except UserError as err:
             graded.append(Graded(one_line(str(file)), placed and placed.name, None,
                                  one_line(str(err))))
@@ -420,7 +415,7 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
                 "status": "passed" if right else "failed",
                 "output": feedback.get(run_id) or f"{answer} → {row.truth[run_id]}",
                 "visibility": VISIBILITY})
-        output = [say(lang, "score", score=row.first.score, max=row.first.max_score),
+        output = [say(lang, SCORE, score=row.first.score, max=row.first.max_score),
                   f"{row.code} · {row.first.file} · {row.first.time}"]
         if report is not None and not same:
             output.append(report.standing)

@@ -14,12 +14,9 @@ from collections.abc import Mapping
 
 from grading.diagnoses import CONTROL, normalise_evidence
 from grading.markdown import needs_escape
+from scenarios.langs import LANGS
+from scenarios.words import say
 
-# (title, answer label, evidence label, "not sure") per language.
-WORDS = {
-    "en": ("Diagnoses", "Diagnosis", "Evidence", "not sure"),
-    "es": ("Diagnósticos", "Diagnóstico", "Evidencia", "no lo sé"),
-}
 RUN_ID = re.compile(r"^\d\d$")
 
 
@@ -37,12 +34,14 @@ def format_diagnoses(name: str, code: str, answers: Mapping[str, tuple[str | Non
     """
     from scenarios import breaks
 
-    if lang not in WORDS:
-        raise ValueError(f"language {lang!r}: expected one of {', '.join(WORDS)}")
+    if lang not in LANGS:
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     if not code.strip() or "-->" in code or not code.isprintable():
         raise ValueError(f"scenario code {code!r} cannot be written in a comment")
     known = breaks(level)  # from level 2 on, the healthy decoy's slug too
-    title, answer_label, evidence_label, unsure = WORDS[lang]
+    # the labels the parser reads back (grading.markdown's ANSWER_LABELS, UNSURE_WORDS)
+    title, answer_label = say(lang, "Diagnoses"), say(lang, "Diagnosis")
+    evidence_label, unsure = say(lang, "Evidence"), say(lang, "not sure")
     name = _title_name(name)
     lines = [f"# {title} — {name}" if name else f"# {title}", f"<!-- scenario: {code} -->", ""]
     for run_id in sorted(answers):

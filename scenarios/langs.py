@@ -1,9 +1,10 @@
 """The game's languages: one list, and one lookup that never falls back silently.
 
 Every text the game shows exists in each of `LANGS`; the catalog refuses a break without all of
-them, the grader's and the TUI's tables are checked against this list by tests, and the CLI's
-`--lang` offers exactly these. `pick` reads a per-language tuple or mapping and raises on a
-language it lacks, where a `[lang == "es"]` index would have shown English instead.
+them, every language but English has a message catalog (`scenarios.words`, checked by
+tests/test_words.py), and the CLI's `--lang` offers exactly these. `pick` reads a per-language
+tuple or mapping and raises on a language it lacks, where a `[lang == "es"]` index would have
+shown English instead.
 """
 
 from __future__ import annotations

@@ -23,10 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.dashboard import one_size, render_dashboard, write_dashboard
+from diagnose.dashboard import one_size, render_dashboard
 from diagnose.dashboard.plot import Frame, curve_path
 from diagnose.metrics import make_header
 from diagnose.panels import Axis, panels_for
+from scenarios.files import atomic_write
 
 MATRICES = ["wte"] + [f"h.{i}.{m}.weight" for i in range(2)
                       for m in ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj")]
@@ -362,8 +363,8 @@ def test_a_diverging_run_is_marked_where_it_starts(reference):
 
 
 def test_size_of_a_default_run_with_reference(tmp_path, reference):
-    path = write_dashboard(tmp_path / "dashboard.html", *fake_run(nan_at=300),
-                           reference=reference, code="7KQ2-M9XF")
+    path = atomic_write(tmp_path / "dashboard.html", render_dashboard(
+        *fake_run(nan_at=300), reference=reference, code="7KQ2-M9XF"))
     assert path.stat().st_size < 400_000
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -403,8 +404,8 @@ def chromium(tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedProc
 
 @needs_chromium
 def test_screenshot_in_headless_chromium(tmp_path, reference):
-    page = write_dashboard(tmp_path / "dashboard.html", *fake_run(nan_at=250),
-                           reference=reference, code="7KQ2-M9XF")
+    page = atomic_write(tmp_path / "dashboard.html", render_dashboard(
+        *fake_run(nan_at=250), reference=reference, code="7KQ2-M9XF"))
     shot = tmp_path / "shot.png"
     chromium(tmp_path, page, f"--screenshot={shot}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,42 +1,15 @@
-"""One list of languages (`scenarios.langs.LANGS`), and every table of words speaks all of them.
-
-A table that lacks a language, or a key in one language only, would show English to a Spanish
-reader (or fail on screen); these tests name the table and the key instead.
-"""
+"""One list of languages (`scenarios.langs.LANGS`), and every text of the panels and the
+breaks speaks all of them (the sentences themselves are the catalogs', tests/test_words.py)."""
 
 from __future__ import annotations
 
 import click
 import pytest
 
-from diagnose import levels, reveal, show
 from diagnose.cli import cli
-from diagnose.dashboard import WORDS as DASHBOARD_WORDS
 from diagnose.panels import build_panels
-from diagnose.tui import frames, text
-from grading.autograder import TEXTS as AUTOGRADER_TEXTS
-from grading.texts import TEXTS
 from scenarios import default_catalog
 from scenarios.langs import LANGS, pick
-
-TABLES = {"grading.texts.TEXTS": TEXTS, "diagnose.tui.text.WORDS": text.WORDS,
-          "diagnose.tui.text.HELP": text.HELP, "diagnose.show.WORDS": show.WORDS,
-          "diagnose.dashboard.WORDS": DASHBOARD_WORDS, "diagnose.reveal.WORDS": reveal.WORDS,
-          "grading.autograder.TEXTS": AUTOGRADER_TEXTS, "diagnose.levels.WORDS": levels.WORDS}
-
-
-@pytest.mark.parametrize("name", TABLES)
-def test_every_table_speaks_every_language_with_the_same_keys(name):
-    table = TABLES[name]
-    assert tuple(table) == LANGS, name
-    keys = [set(table[lang]) if isinstance(table[lang], dict) else None for lang in LANGS]
-    assert all(k == keys[0] for k in keys), f"{name}: keys differ between languages"
-
-
-def test_the_tuis_short_labels_have_one_word_per_language():
-    for table in (frames.SHORT, frames.ENVELOPE_SHORT, frames.GUIDE_SHORT):
-        for key, words in table.items():
-            assert len(words) == len(LANGS), key
 
 
 def test_every_panel_text_and_every_break_speaks_every_language():

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import scenarios
 from diagnose.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
 from grading.diagnoses import GradeError
-from grading.grade import grade_workspace, read_scenario, scenario_json
+from grading.grade import GradeOptions, grade_workspace, read_scenario, scenario_json
 from grading.seal import seal
 
 sys.path.insert(0, str(Path(__file__).parent / "grading"))
@@ -196,7 +196,7 @@ def test_the_decoys_words_answer_at_level_three(tmp_path):
     answers = tmp_path / "d.md"
     answers.write_text("## 01\nDiagnóstico: sin fallo\n## 02\nDiagnosis: nothing\n"
                        "## 03\nDiagnosis: nothing\n")
-    report = grade_workspace(answers, ws, secret, record=False, lang="es")
+    report = grade_workspace(answers, ws, secret, GradeOptions("es"), record=False)
     assert [r.correct for r in report.results] == [True, False, False]
     assert "Sana (sin fallo)" in report.results[0].verdict
 
@@ -447,13 +447,14 @@ def test_check_reads_a_file_in_the_scenarios_own_deck(tmp_path):
 
 def test_no_text_promises_a_bug_in_every_run_or_the_same_mistakes_at_level_two():
     """Bug 8: the decoy is dealt from level 2 on, and level 2 is a pool, not the lab again."""
-    from diagnose.tui.text import HELP
+    from diagnose.tui.text import help_text
 
-    assert "exactly one designed bug" not in HELP["en"] and "at most one" in HELP["en"]
-    assert "exactamente un fallo" not in HELP["es"] and "como mucho un" in HELP["es"]
+    en, es = help_text("en"), help_text("es")
+    assert "exactly one designed bug" not in en and "at most one" in en
+    assert "exactamente un fallo" not in es and "como mucho un" in es
     # the entropy floor binds the validation loss, not one training batch
-    assert "binds the **validation** loss" in " ".join(HELP["en"].split())
-    assert "limita la pérdida de **validación**" in " ".join(HELP["es"].split())
+    assert "binds the **validation** loss" in " ".join(en.split())
+    assert "limita la pérdida de **validación**" in " ".join(es.split())
     for args in (["breaks", "--help"], ["--help"], ["new", "--help"]):
         out = _cli(*args)
         assert out.exit_code == 0 and "same mistakes" not in out.output

@@ -17,7 +17,7 @@ import scenarios
 from diagnose.check import CheckError, check_run
 from diagnose.cli import cli
 from diagnose.metrics import STEP_OPTIONAL, MetricsError, read_metrics
-from diagnose.record import Recorder, RecordError
+from diagnose.record import Recorder, RecordError, RunInfo
 
 STEPS = 50  # enough for bad-init, no-warmup and the broken mask to show; not the leaky one
 RUNS = ("reference", "bad-init", "no-warmup", "broken-mask")
@@ -29,11 +29,11 @@ def record_run(path: Path, config, seed: int, recorded=STEP_OPTIONAL, floor=True
 
     fields = run_header_fields(config)
     path.mkdir(parents=True)
-    with Recorder(path / "metrics.jsonl", run=path.name, steps=fields["steps"],
-                  lr_max=fields["lr_max"], eval_every=fields["eval_every"],
-                  entropy_floor=fields["entropy_floor"] if floor else None,
-                  vocab_size=fields["vocab_size"],
-                  recorded=recorded, **header) as recorder:
+    info = RunInfo(run=path.name, steps=fields["steps"], lr_max=fields["lr_max"],
+                   eval_every=fields["eval_every"],
+                   entropy_floor=fields["entropy_floor"] if floor else None,
+                   vocab_size=fields["vocab_size"], recorded=recorded, **header)
+    with Recorder(path / "metrics.jsonl", info) as recorder:
         for record in train(config, seed):
             recorder.log(**{k: v for k, v in record.items()
                             if k in ("step", "lr", "train_loss", *recorded)})
@@ -147,7 +147,7 @@ def test_check_refuses_an_unrevealed_game_workspace(runs, tmp_path):
 
 def test_an_empty_run_is_one_line(runs, tmp_path):
     path = tmp_path / "m.jsonl"
-    Recorder(path, steps=5, lr_max=0.1).close()
+    Recorder(path, RunInfo(steps=5, lr_max=0.1)).close()
     with pytest.raises(CheckError, match="has no step yet"):
         check_run(path, runs["reference"])
 
@@ -199,7 +199,7 @@ anything = st.floats(width=32)
        recorded=st.sets(st.sampled_from(("val_loss", "act_mean_abs"))))
 def test_what_is_recorded_reads_back(tmp_path_factory, steps, recorded):
     path = tmp_path_factory.mktemp("rec") / "metrics.jsonl"
-    with Recorder(path, steps=len(steps), lr_max=1.0, recorded=recorded) as recorder:
+    with Recorder(path, RunInfo(steps=len(steps), lr_max=1.0, recorded=recorded)) as recorder:
         for lr, loss, val, acts in steps:
             recorder.log(lr=lr, train_loss=loss,
                          **({"val_loss": val} if "val_loss" in recorded else {}),
@@ -231,8 +231,8 @@ def test_what_is_recorded_reads_back(tmp_path_factory, steps, recorded):
     ({"lr": 0.1, "train_loss": 1.0, "step": 3}, "step: expected 0, got 3"),
 ])
 def test_a_bad_value_is_one_line(tmp_path, values, message):
-    recorder = Recorder(tmp_path / "m.jsonl", steps=5, lr_max=0.1,
-                        recorded=["dead_neurons_frac"])
+    recorder = Recorder(tmp_path / "m.jsonl",
+                        RunInfo(steps=5, lr_max=0.1, recorded=["dead_neurons_frac"]))
     with pytest.raises(RecordError) as err:
         recorder.log(**values)
     recorder.close()
@@ -241,17 +241,17 @@ def test_a_bad_value_is_one_line(tmp_path, values, message):
 
 def test_the_recorder_refuses_a_bad_header_and_an_existing_file(tmp_path):
     with pytest.raises(RecordError, match="lr_max: expected a finite number above 0"):
-        Recorder(tmp_path / "a.jsonl", steps=5, lr_max=math.nan)
+        Recorder(tmp_path / "a.jsonl", RunInfo(steps=5, lr_max=math.nan))
     with pytest.raises(RecordError, match="recorded: 'grad'"):
-        Recorder(tmp_path / "a.jsonl", steps=5, lr_max=0.1, recorded=["grad"])
-    Recorder(tmp_path / "a.jsonl", steps=5, lr_max=0.1).close()
+        Recorder(tmp_path / "a.jsonl", RunInfo(steps=5, lr_max=0.1, recorded=["grad"]))
+    Recorder(tmp_path / "a.jsonl", RunInfo(steps=5, lr_max=0.1)).close()
     with pytest.raises(RecordError, match="already exists; record each run to a new file"):
-        Recorder(tmp_path / "a.jsonl", steps=5, lr_max=0.1)
+        Recorder(tmp_path / "a.jsonl", RunInfo(steps=5, lr_max=0.1))
 
 
 def test_shapes_are_fixed_by_step_0(tmp_path):
-    with Recorder(tmp_path / "m.jsonl", steps=5, lr_max=0.1,
-                  recorded=["act_mean_abs", "spectral_norm"]) as recorder:
+    with Recorder(tmp_path / "m.jsonl", RunInfo(
+            steps=5, lr_max=0.1, recorded=["act_mean_abs", "spectral_norm"])) as recorder:
         recorder.log(lr=0.1, train_loss=1.0, act_mean_abs=[1, 2], spectral_norm={"w": 1.0})
         with pytest.raises(RecordError, match="3 values where step 0 had 2"):
             recorder.log(lr=0.1, train_loss=1.0, act_mean_abs=[1, 2, 3],
@@ -279,7 +279,7 @@ def test_the_torch_helper_without_torch_is_one_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(hooks, "torch", None)
     with pytest.raises(UserError) as err:
-        hooks.ModelRecorder(object(), tmp_path / "m.jsonl", steps=5, lr_max=0.1)
+        hooks.ModelRecorder(object(), tmp_path / "m.jsonl", RunInfo(steps=5, lr_max=0.1))
     assert str(err.value) == ("diagnose.torch_hooks needs PyTorch (pip install "
                               "'diagnose-training[torch]')")
     assert not (tmp_path / "m.jsonl").exists()
@@ -307,8 +307,8 @@ def record_deep_run(path: Path, layers: int = 12, steps: int = 30) -> Path:
     Its singular values grow with the layer and the step, so every summary has one answer."""
     names = ["embed.weight", *(f"blocks.{i}.{m}.weight" for i in range(layers)
                                for m in DEEP_MATRICES), "head.weight"]
-    with Recorder(path, steps=steps, lr_max=1e-3, model=f"gpt-{layers}L", run="deep",
-                  recorded=["val_loss", "act_mean_abs", "spectral_norm"]) as rec:
+    with Recorder(path, RunInfo(steps=steps, lr_max=1e-3, model=f"gpt-{layers}L", run="deep",
+                                recorded=["val_loss", "act_mean_abs", "spectral_norm"])) as rec:
         for step in range(steps):
             growth = 1 + step / 100
             norms = {name: growth * (1 + 0.1 * index) for index, name in enumerate(names)}

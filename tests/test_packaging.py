@@ -101,6 +101,7 @@ def test_the_wheel_holds_the_catalog_the_stylesheets_and_the_console_script(whee
     wheel = zipfile.ZipFile(wheels["ordinary"])
     names = set(wheel.namelist())
     assert "scenarios/healthy.toml" in names
+    assert "scenarios/locale/es/LC_MESSAGES/diagnose.mo" in names  # the words, compiled
     for slug in ("bad-init", "no-warmup", "broken-mask"):
         assert f"scenarios/breaks/{slug}/break.toml" in names
         assert f"scenarios/breaks/{slug}/signature.py" in names  # the diagnostician reads it

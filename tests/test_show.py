@@ -20,6 +20,7 @@ from diagnose.panels import Axis, panels_for
 from diagnose.show import (
     BLOCKS,
     NONFINITE,
+    ShownRun,
     StepsError,
     parse_steps,
     render_run,
@@ -185,10 +186,10 @@ def test_colours_on_a_terminal_and_none_when_piped():
     header, records = fake_run(nan_at=100)
     terminal = io.StringIO()
     render_run(Console(file=terminal, force_terminal=True, color_system="truecolor", width=100),
-               header, records, run="01")
+               ShownRun("01", header, records))
     assert ANSI.search(terminal.getvalue())
     piped = io.StringIO()
-    render_run(Console(file=piped, width=100), header, records, run="01")
+    render_run(Console(file=piped, width=100), ShownRun("01", header, records))
     assert not ANSI.search(piped.getvalue())
     assert re.sub(r"\x1b\[[0-9;]*m", "", terminal.getvalue()) == piped.getvalue()
 
@@ -196,7 +197,7 @@ def test_colours_on_a_terminal_and_none_when_piped():
 def test_wide_terminals_put_the_sparkline_beside_its_label():
     header, records = fake_run()
     out = io.StringIO()
-    render_run(Console(file=out, width=160), header, records, run="01")
+    render_run(Console(file=out, width=160), ShownRun("01", header, records))
     train = next(line for line in out.getvalue().splitlines() if line.startswith("  train"))
     losses = [r["train_loss"] for r in records]
     assert train.split()[2:] == [f"{v:.4g}" for v in (losses[0], losses[-1], min(losses),

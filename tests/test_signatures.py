@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnose import signatures as sig
+from scenarios.langs import LANGS
 
 numbers = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10**6, 10**6)
 
@@ -14,14 +15,40 @@ numbers = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10**6, 1
 @given(run=numbers, ref=numbers, floor=st.floats(allow_nan=True), vocab=st.integers(1, 10**6))
 def test_a_sentence_quotes_each_number_as_fmt_writes_it(run, ref, floor, vocab):
     fig = {"clip_share": run, "ref_clip_share": ref}
-    found = sig.said(3, "clip_share", fig, "{clip_share} {ref_clip_share_pct} {entropy_floor}",
-                     "{vocab_size}: {clip_share_pct}", {"entropy_floor": floor,
-                                                        "vocab_size": vocab})
-    assert found == sig.Finding(3, "clip_share", run, {
-        "en": f"{sig.fmt(run)} {sig.fmt(ref * 100)} {sig.fmt(floor)}",
-        "es": f"{vocab}: {sig.fmt(run * 100)}"})
+    found = sig.said(3, "clip_share", fig, "{clip_share} {ref_clip_share_pct} {entropy_floor} "
+                     "{vocab_size}", {"entropy_floor": floor, "vocab_size": vocab})
+    assert (found.panel, found.name, found.value) == (3, "clip_share", run)
+    quoted = f"{sig.fmt(run)} {sig.fmt(ref * 100)} {sig.fmt(floor)} {vocab}"
+    assert dict(found.text) == dict.fromkeys(LANGS, quoted)  # no catalog holds this message
 
 
 def test_a_sentence_quoting_a_figure_no_run_has_fails_loudly():
     with pytest.raises(KeyError):
-        sig.said(1, "final_val", {"final_val": 1.0}, "{final_vall}", "{final_val}")
+        sig.said(1, "final_val", {"final_val": 1.0}, "{final_vall}")
+
+
+class EveryFigure(dict):
+    """Figures whatever their name: 0.123456 each."""
+
+    def __missing__(self, name: str) -> float:
+        return 0.123456
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def test_every_breaks_sentence_is_the_catalogs_and_quotes_the_same_figures_in_every_language():
+    """Each finding of the package's breaks, on made-up figures, is said in every language
+    with the same numbers: its message is in the catalogs, its placeholders intact."""
+    import scenarios
+    from diagnose.diagnostician import panel_facts
+
+    fig, header = EveryFigure(), {"entropy_floor": 0.25, "ln_vocab": 4.16, "vocab_size": 64}
+    found = [f for slug in scenarios.breaks(None)
+             for f in sig.signature(slug).findings(fig, header)]
+    found += panel_facts(fig, header).values()
+    for finding in found:
+        text = dict(finding.text)
+        assert set(text) == set(LANGS) and "{" not in "".join(text.values()), text
+        assert text["es"] != text["en"], f"not translated: {text['en']}"
+        assert all(t.count("0.123") == text["en"].count("0.123") for t in text.values()), text

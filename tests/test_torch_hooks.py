@@ -10,11 +10,11 @@ import pytest
 import scenarios
 from diagnose.check import check_run
 from diagnose.metrics import STEP_OPTIONAL, read_metrics
-from diagnose.record import RecordError
+from diagnose.record import RecordError, RunInfo
 
 torch = pytest.importorskip("torch", exc_type=ImportError)
 
-from diagnose.torch_hooks import ModelRecorder  # noqa: E402  (needs torch)
+from diagnose.torch_hooks import Hooks, ModelRecorder  # noqa: E402  (needs torch)
 from tests.engine.torch_module import MiniGPT, copy_init, train_recorded  # noqa: E402
 
 STEPS = 50
@@ -51,7 +51,7 @@ def test_check_reads_the_torch_runs(runs, slug):
 def test_spectral_norms_match_the_svd(tmp_path):
     config = scenarios.healthy_config()
     model = copy_init(MiniGPT(config), 3)
-    with ModelRecorder(model, tmp_path / "m.jsonl", steps=5, lr_max=0.1) as rec:
+    with ModelRecorder(model, tmp_path / "m.jsonl", RunInfo(steps=5, lr_max=0.1)) as rec:
         measured = rec.spectral_norms()
     for name, weight in model.named_parameters():
         if weight.ndim == 2:
@@ -80,8 +80,8 @@ def test_the_hooks_change_no_number_of_the_training(tmp_path):
 def test_a_module_name_that_is_not_there_is_one_line(tmp_path):
     model = MiniGPT(scenarios.healthy_config())
     with pytest.raises(RecordError, match="'h.9': no module of that name in the model"):
-        ModelRecorder(model, tmp_path / "m.jsonl", steps=5, lr_max=0.1, blocks=["h.9"],
-                      final_norm="ln_f")
+        ModelRecorder(model, tmp_path / "m.jsonl", RunInfo(steps=5, lr_max=0.1),
+                      Hooks(blocks=["h.9"], final_norm="ln_f"))
     with pytest.raises(RecordError, match="dead heads and neurons need probe="):
-        ModelRecorder(model, tmp_path / "m.jsonl", steps=5, lr_max=0.1,
-                      attention=["h.0.attn.probs"])
+        ModelRecorder(model, tmp_path / "m.jsonl", RunInfo(steps=5, lr_max=0.1),
+                      Hooks(attention=["h.0.attn.probs"]))

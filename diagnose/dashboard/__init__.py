@@ -1,7 +1,7 @@
 """A run's `dashboard.html`: the six panels as one self-contained page (architecture §4, §7).
 
     html = render_dashboard(header, records, reference=ref_records, lang="es", code="7KQ2-M9XF")
-    write_dashboard(workspace.dashboard_path("01"), header, records, reference=ref_records)
+    atomic_write(workspace.dashboard_path("01"), html)  # scenarios.files: whole or not at all
 
 The page is inline SVG: two charts per panel, the whole run and a zoom on its first eighth,
 drawn by `plot.panel_svg` from the shared specs in `diagnose.panels`; a legend per panel that
@@ -24,38 +24,17 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, RunData, panel_svg
+from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, Chart, RunData, panel_svg
 from diagnose.panels import Panel, Series, format_number, guide_values, panels_for, summarize
+from scenarios.langs import LANGS
+from scenarios.words import say
 
-__all__ = ["one_size", "render_dashboard", "write_dashboard"]
+__all__ = ["one_size", "render_dashboard"]
 
 Record = dict[str, Any]
 DATA_OPEN = '<script type="application/json" id="dashboard-data">'
-
-WORDS = {
-    "en": {"run": "Run {run}", "reference_run": "Reference run", "scenario": "scenario {code}",
-           "show_reference": "show the reference run (faint curves)",
-           "zoom": "zoom into steps 0–{last}",
-           "hint": "Legends show the last step. Hover a chart to read every panel at one step.",
-           "step": "step", "steps": "steps", "params": "parameters", "eval": "eval every",
-           "floor": "entropy floor", "nats": "nats", "reference": "ref",
-           "nonfinite": "NaN/inf from step {step}: {names}",
-           "foot": "Written by diagnose {version}. Opens offline; nothing is loaded."},
-    "es": {"run": "Ejecución {run}", "reference_run": "Ejecución de referencia",
-           "scenario": "escenario {code}",
-           "show_reference": "mostrar la ejecución de referencia (curvas tenues)",
-           "zoom": "ampliar los pasos 0–{last}",
-           "hint": "Las leyendas muestran el último paso. Pasa el ratón por un gráfico para "
-                   "leer todos los paneles en un mismo paso.",
-           "step": "paso", "steps": "pasos", "params": "parámetros", "eval": "evaluación cada",
-           "floor": "suelo de entropía", "nats": "nats", "reference": "ref",
-           "nonfinite": "NaN/inf desde el paso {step}: {names}",
-           "foot": "Generado por diagnose {version}. Funciona sin conexión; no carga nada."},
-}
-
 
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
@@ -88,7 +67,7 @@ def _legend(panel: Panel, lang: str, run: list[list[float | None]],
     items = []
     for i, (series, values) in enumerate(zip(panel.series, run, strict=True)):
         last = series.format(summarize(values).last)
-        ref_last = (f'{WORDS[lang]["reference"]} {series.format(summarize(ref[i]).last)}'
+        ref_last = (say(lang, "ref") + " " + series.format(summarize(ref[i]).last)
                     if ref else "")
         items.append(
             f'<li><svg class="swatch" viewBox="0 0 24 8"><line class="line g{series.group} '
@@ -107,7 +86,7 @@ def _nonfinite_note(panel: Panel, lang: str, steps: list[int],
         at = summarize(values).nonfinite_at
         if at is not None:
             starts.setdefault(steps[at], []).append(series.label_in(lang))
-    lines = [WORDS[lang]["nonfinite"].format(step=step, names=", ".join(names))
+    lines = [say(lang, "NaN/inf from step {step}: {names}", step=step, names=", ".join(names))
              for step, names in sorted(starts.items())]
     return f'<p class="alarm-note">{"<br>".join(escape(line) for line in lines)}</p>'
 
@@ -116,69 +95,90 @@ def _series_format(series: Series) -> dict[str, Any]:
     return {"total": series.total, "unit": series.unit}
 
 
+def _panel_section(panel: Panel, lang: str, header: dict[str, Any],
+                   runs: tuple[list[Record], list[Record] | None], zoom_last: int
+                   ) -> tuple[str, dict[str, Any]]:
+    """One panel's section (its two charts, legend and NaN note) and its data for the script.
+    `runs`: the run's records and the reference's (None on the reference's own page)."""
+    records, ref_records = runs
+    steps = [r["step"] for r in records]
+    run = [s.values(records) for s in panel.series]
+    ref = [s.values(ref_records) for s in panel.series] if ref_records is not None else None
+    chart = Chart(RunData(steps, run),
+                  RunData([r["step"] for r in ref_records], ref) if ref else None)
+    guides = guide_values(panel, header)
+    svg = "".join(panel_svg(panel, lang, chart.upto(upto), guides, say(lang, "step"), view)
+                  for view, upto in (("whole", None), ("zoom", zoom_last)))
+    section = (f'<section class="panel" id="panel-{panel.number}">'
+               f"<h2>{escape(panel.title_in(lang))}"
+               f'<span class="scale">{"log" if panel.log else "lin"}</span></h2>'
+               f"{svg}{_legend(panel, lang, run, ref)}{_nonfinite_note(panel, lang, steps, run)}"
+               f"</section>")
+    data = {"series": [_series_format(s) for s in panel.series],
+            "run": [[_json_value(v) for v in vals] for vals in run],
+            "ref": [[_json_value(v) for v in vals] for vals in ref] if ref else None}
+    return section, data
+
+
+def _meta(header: dict[str, Any], records: int, lang: str) -> str:
+    """The line under the heading: steps, parameters, evaluation interval, lr_max, floor."""
+    meta = [say(lang, "{n} steps", n=header.get("steps", records)),
+            say(lang, "{n:,} parameters", n=header.get("params", 0)),
+            say(lang, "eval every {n} steps", n=header.get("eval_every", "?")),
+            f"lr_max {format_number(header['lr_max']) if 'lr_max' in header else '?'}",
+            say(lang, "entropy floor {floor:.3f} nats", floor=header.get("entropy_floor", 0))]
+    return " · ".join(meta)
+
+
+def _toggles(lang: str, with_reference: bool, zoom_last: int) -> str:
+    show_reference = escape(say(lang, "show the reference run (faint curves)"))
+    zoom = escape(say(lang, "zoom into steps 0–{last}", last=zoom_last))
+    toggles = (f'<label class="toggle"><input type="checkbox" id="show-reference" checked> '
+               f"{show_reference}</label>" if with_reference else "")
+    return toggles + (f'<label class="toggle"><input type="checkbox" id="zoom-first"> '
+                      f"{zoom}</label>")
+
+
 def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
                      reference: Any = None, lang: str = "en", code: str | None = None,
-                     title: str | None = None, appendix: str = "") -> str:
+                     appendix: str = "") -> str:
     """The dashboard page of one run as an HTML string.
 
     `header`, `records`: as `diagnose.metrics.read_metrics` returns them. `reference`: the
     reference run's records (or its (header, records) pair), drawn faintly beneath; None for
-    the reference's own page. `code`: the scenario code shown under the title. `title`: replaces
-    the default heading ("Run 01"). `lang`: "en" or "es". `appendix`: HTML placed after the
-    panels (the what-if, once the run is revealed).
+    the reference's own page. `code`: the scenario code shown under the title. `lang`: "en" or
+    "es". `appendix`: HTML placed after the panels (the what-if, once the run is revealed).
     """
     from diagnose import __version__
 
-    if lang not in WORDS:
-        raise ValueError(f"lang: expected one of {', '.join(WORDS)}, got {lang!r}")
-    words = WORDS[lang]
+    if lang not in LANGS:
+        raise ValueError(f"lang: expected one of {', '.join(LANGS)}, got {lang!r}")
     records = list(records)
     ref_records = _reference_records(reference)
-    panels = panels_for(records or ref_records or [])
     steps = [r["step"] for r in records]
     ref_steps = [r["step"] for r in ref_records] if ref_records is not None else []
     run_id = str(header.get("run", ""))
-    heading = title or (words["reference_run"] if run_id == "reference"
-                        else words["run"].format(run=run_id))
+    heading = (say(lang, "Reference run") if run_id == "reference"
+               else say(lang, "Run {run}", run=run_id))
 
     # The zoomed charts show the first eighth of the run (at least 10 steps), where a
     # schedule or an init shows itself and the whole-run charts give it a few pixels.
     last_step = max([*steps[-1:], *ref_steps[-1:]], default=0)
     zoom_last = min(last_step, max(10, last_step // 8))
     sections, data = [], []
-    for panel in panels:
-        run = [s.values(records) for s in panel.series]
-        ref = [s.values(ref_records) for s in panel.series] if ref_records is not None else None
-        run_data = RunData(steps, run)
-        ref_data = RunData(ref_steps, ref) if ref else None
-        guides = guide_values(panel, header)
-        svg = "".join(
-            panel_svg(panel, lang, run_data if upto is None else run_data.upto(upto),
-                      ref_data if ref_data is None or upto is None else ref_data.upto(upto),
-                      guides, words["step"], view)
-            for view, upto in (("whole", None), ("zoom", zoom_last)))
-        sections.append(
-            f'<section class="panel" id="panel-{panel.number}">'
-            f"<h2>{escape(panel.title_in(lang))}"
-            f'<span class="scale">{"log" if panel.log else "lin"}</span></h2>'
-            f"{svg}{_legend(panel, lang, run, ref)}{_nonfinite_note(panel, lang, steps, run)}"
-            f"</section>")
-        data.append({"series": [_series_format(s) for s in panel.series],
-                     "run": [[_json_value(v) for v in vals] for vals in run],
-                     "ref": [[_json_value(v) for v in vals] for vals in ref] if ref else None})
-
-    meta = [f"{header.get('steps', len(records))} {words['steps']}",
-            f"{header.get('params', 0):,} {words['params']}",
-            f"{words['eval']} {header.get('eval_every', '?')} {words['steps']}",
-            f"lr_max {format_number(header['lr_max']) if 'lr_max' in header else '?'}",
-            f"{words['floor']} {header.get('entropy_floor', 0):.3f} {words['nats']}"]
+    for panel in panels_for(records or ref_records or []):
+        section, panel_data = _panel_section(panel, lang, header, (records, ref_records),
+                                             zoom_last)
+        sections.append(section)
+        data.append(panel_data)
     payload = {"first": steps[0] if steps else 0, "refFirst": ref_steps[0] if ref_steps else 0,
                "left": LEFT, "right": RIGHT, "width": WIDTH,
-               "step": words["step"], "reference": words["reference"], "panels": data}
-    toggles = (f'<label class="toggle"><input type="checkbox" id="show-reference" checked> '
-               f'{escape(words["show_reference"])}</label>' if ref_records is not None else "")
-    toggles += (f'<label class="toggle"><input type="checkbox" id="zoom-first"> '
-                f'{escape(words["zoom"].format(last=zoom_last))}</label>')
+               "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data}
+    scenario_code = escape(say(lang, "scenario {code}", code=code)) if code else ""
+    hint = escape(say(lang, "Legends show the last step. Hover a chart to read every panel at "
+                            "one step."))
+    foot = escape(say(lang, "Written by diagnose {version}. Opens offline; nothing is loaded.",
+                      version=__version__))
     # `<` never occurs in the numbers, so the JSON cannot close its script element early.
     payload_json = json.dumps(payload, separators=(",", ":"), allow_nan=False)
     return (
@@ -188,12 +188,13 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
         '<meta name="viewport" content="width=device-width">\n'
         f"<title>{escape(heading)} · diagnose</title>\n<style>{_asset('dashboard.css')}</style>\n"
         f"</head>\n<body>\n<header>\n<h1>{escape(heading)}</h1>\n"
-        + (f'<p class="code">{escape(words["scenario"].format(code=code))}</p>\n' if code else "")
-        + f'<p class="meta">{escape(" · ".join(meta))}</p>\n'
-        f'<div class="bar">{toggles}<span class="hint">{escape(words["hint"])}</span>'
+        + (f'<p class="code">{scenario_code}</p>\n' if code else "")
+        + f'<p class="meta">{escape(_meta(header, len(records), lang))}</p>\n'
+        f'<div class="bar">{_toggles(lang, ref_records is not None, zoom_last)}'
+        f'<span class="hint">{hint}</span>'
         f'<span class="at" id="cursor-step"></span></div>\n</header>\n'
         f'<main class="panels">\n' + "\n".join(sections) + "\n</main>\n" + appendix +
-        f'<footer>{escape(words["foot"].format(version=__version__))}</footer>\n'
+        f"<footer>{foot}</footer>\n"
         f"{DATA_OPEN}{payload_json}</script>\n"
         f"<script>{_asset('dashboard.js')}</script>\n</body>\n</html>\n")
 
@@ -214,15 +215,3 @@ def one_size(pages: Mapping[str, str]) -> dict[str, bytes]:
         end = page.index(b"</script>", page.index(DATA_OPEN.encode("ascii")))
         padded[run] = page[:end] + b" " * (size - len(page)) + page[end:]
     return padded
-
-
-def write_dashboard(path: Path | str, header: dict[str, Any], records: Sequence[Record], *,
-                    reference: Any = None, lang: str = "en", code: str | None = None,
-                    title: str | None = None, appendix: str = "") -> Path:
-    """Write `render_dashboard(...)` to `path` atomically (`scenarios.files.atomic_write`: a
-    failed write leaves the old page or none, and no temporary file)."""
-    from scenarios.files import atomic_write
-
-    text = render_dashboard(header, records, reference=reference, lang=lang, code=code,
-                            title=title, appendix=appendix)
-    return atomic_write(Path(path), text)

@@ -198,6 +198,22 @@ class RunData:
         return RunData(self.steps[:keep], [v[:keep] for v in self.values])
 
 
+@dataclass(frozen=True)
+class Chart:
+    """What one chart of a panel draws: the run, and the reference's curves beneath it (None
+    on the reference's own page)."""
+
+    run: RunData
+    reference: RunData | None = None
+
+    def upto(self, last_step: int | None) -> Chart:
+        """The steps up to `last_step` (inclusive; every step when None)."""
+        if last_step is None:
+            return self
+        return Chart(self.run.upto(last_step),
+                     None if self.reference is None else self.reference.upto(last_step))
+
+
 def _axes(frame: Frame, x_label: str, y_label: str) -> str:
     """The grid, the frame, the tick labels (`axis_ticks`, and the steps below) and the two
     axis labels."""
@@ -224,10 +240,11 @@ def _axes(frame: Frame, x_label: str, y_label: str) -> str:
             f'text-anchor="middle">{escape(y_label)}</text></g>')
 
 
-def panel_svg(panel: Panel, lang: str, run: RunData, reference: RunData | None,
-              guides: Sequence[tuple[Guide, float]], x_label: str, view: str) -> str:
+def panel_svg(panel: Panel, lang: str, chart: Chart, guides: Sequence[tuple[Guide, float]],
+              x_label: str, view: str) -> str:
     """The chart of one panel, its y axis fitted to what it draws. `view` names the chart
     among a panel's charts (a CSS class); its step range is the data's."""
+    run, reference = chart.run, chart.reference
     steps, ref_steps = run.steps, reference.steps if reference else ()
     ref_values = reference.values if reference else None
     axis = panel_axis(panel, [run.values] if ref_values is None else [run.values, ref_values],

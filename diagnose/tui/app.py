@@ -34,10 +34,10 @@ from diagnose.tui.messages import (
     TrainingFinished,
 )
 from diagnose.tui.screens.play import PlayScreen
-from diagnose.tui.text import localised, tr
-from diagnose.tui.training import fresh_runs, prepare, train_into
+from diagnose.tui.training import FreshScenario, fresh_runs, prepare, train_into
 from diagnose.tui.viewing import ViewApp
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
+from scenarios.words import say
 
 REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
 
@@ -47,18 +47,14 @@ class PlayApp(ViewApp):
     TITLE = "diagnose"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, directory: Path, *, code: str | None = None, name: str | None = None,
-                 lang: str = "en", steps: int | None = None, jobs: int = 2,
-                 make_scenario: Callable[..., Workspace] | None = None,
-                 cwd: Path | None = None, level: int | None = None) -> None:
-        """Open the scenario in `directory`, or get ready to train one there.
+    def __init__(self, directory: Path, *, name: str | None = None, lang: str = "en",
+                 fresh: FreshScenario | None = None, cwd: Path | None = None) -> None:
+        """Open the scenario in `directory`, or get ready to train one there as `fresh` says
+        (a scenario in `directory` keeps its own code, steps and level).
 
         Raises WorkspaceError when `directory` holds a scenario that cannot be read, HomeError
-        for a `name` that cannot be one (`name`: the player's, kept for every level).
-        `make_scenario` defaults to `diagnose.scenario.create_scenario` (tests pass a
-        stand-in); `cwd` is where the diagnoses file goes outside `experiments/`. `level`:
-        the deck a fresh scenario deals from, the first level's by default (a scenario in
-        `directory` keeps its own).
+        for a `name` that cannot be one (`name`: the player's, kept for every level). `cwd` is
+        where the diagnoses file goes outside `experiments/`.
         """
         from diagnose.home import keep_player_name, player_name
         from scenarios.levels import first_level
@@ -68,11 +64,12 @@ class PlayApp(ViewApp):
         self.player = keep_player_name(name) if name is not None else player_name()
         # No animations: the tabs' sliding underline alone would compose ~18 frames per key.
         self.animation_level = "none"
-        self.directory, self.code, self.lang = Path(directory), code, lang
-        self.steps, self.jobs, self.cwd = steps, jobs, cwd
-        self.make_scenario = make_scenario
+        fresh = fresh or FreshScenario()
+        self.directory, self.code, self.lang = Path(directory), fresh.code, lang
+        self.steps, self.jobs, self.cwd = fresh.steps, fresh.jobs, cwd
+        self.make_scenario = fresh.make
         self.view = View()
-        self.level = first_level().number if level is None else level
+        self.level = first_level().number if fresh.level is None else fresh.level
         self.next_level: int | None = None  # set when the player asks for the next level
         self.error: str | None = None  # why the app stopped, for the CLI to print
         self.note: str | None = None  # what the CLI prints after a quit mid-training
@@ -86,10 +83,10 @@ class PlayApp(ViewApp):
         else:
             from diagnose.scenario import new_code
 
-            self.code = code or new_code()  # drawn here so the screen can show it at once
-            self.store = RunStore(*fresh_runs(steps, self.level))
+            self.code = self.code or new_code()  # drawn here so the screen shows it at once
+            self.store = RunStore(*fresh_runs(self.steps, self.level))
             self.drafts = Drafts()
-        self.play = localised(PlayScreen, lang)(self.store, self.view, panels_for([]), lang)
+        self.play = PlayScreen(self.store, self.view, panels_for([]), lang)
         self._drawn = -1
         self.saved_to: Path | None = None  # the diagnoses file this session last wrote
 
@@ -108,7 +105,7 @@ class PlayApp(ViewApp):
         self.push_screen(self.play)
         self._set_scenario_title()
         if self.drafts.warning:
-            self.notify(self.drafts.warning, severity="warning")
+            self.notify(self.drafts.warning[self.lang], severity="warning")
         if self.workspace is None:
             self.train()
         else:
@@ -125,7 +122,7 @@ class PlayApp(ViewApp):
         progress, _ = load_progress()  # its warnings are the progress screen's to show
         if progress[self.level].passed:
             upcoming = level_after(self.level, progress)
-            offer = "" if upcoming is None else " " + tr(self.lang, "next_key", level=upcoming)
+            offer = "" if upcoming is None else " " + say(self.lang, "n plays it now.")
             self.notify(passed_message(self.level, self.lang) + offer, timeout=10)
 
     def action_next_level(self) -> None:
@@ -134,7 +131,7 @@ class PlayApp(ViewApp):
         from diagnose.levels import level_after, load_progress
 
         if self.training:
-            self.notify(tr(self.lang, "wait_training"))
+            self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         from scenarios.levels import following_level as following
 
@@ -144,9 +141,13 @@ class PlayApp(ViewApp):
         if upcoming is not None:
             self._open_level(upcoming)
         elif locked is not None:
-            self.notify(tr(self.lang, "next_locked", level=self.level, next=locked.number))
+            self.notify(say(self.lang, "n opens level {next} once level {level} is passed (3/3 on "
+                                       "a scenario's first grading); `diagnose play --level "
+                                       "{next}` goes there now.",
+                            level=self.level, next=locked.number))
         else:
-            self.notify(tr(self.lang, "next_none", level=self.level))
+            self.notify(say(self.lang, "Level {level} is the last level: there is no next one.",
+                            level=self.level))
 
     def _open_level(self, level: int) -> None:
         """Close the app with `level` asked for: `diagnose play` opens that level's folder."""
@@ -160,13 +161,13 @@ class PlayApp(ViewApp):
 
     def _set_scenario_title(self) -> None:
         if self.workspace is None:
-            title = tr(self.lang, "training", code=self.code)
+            title = say(self.lang, "training {code}…", code=self.code)
         else:
-            title = tr(self.lang, "scenario", code=self.workspace.code)
+            title = say(self.lang, "scenario {code}", code=self.workspace.code)
         # a level's entry says whether the title names it (the lab's screen never has)
         from scenarios.levels import level
 
-        self.play.scenario = title + (tr(self.lang, "level", level=self.level)
+        self.play.scenario = title + (" · " + say(self.lang, "level {level}", level=self.level)
                                       if level(self.level).in_title else "")
 
     def _tick(self) -> None:
@@ -211,24 +212,29 @@ class PlayApp(ViewApp):
         self.redraw()
 
     def on_training_failed(self, message: TrainingFailed) -> None:
-        self.error = tr(self.lang, "training_failed", reason=message.reason)
+        self.error = say(self.lang, "Training failed: {reason}", reason=message.reason)
         self.exit(return_code=1)
 
     def on_redealt(self, message: Redealt) -> None:
-        self.notify(tr(self.lang, "redeal"), timeout=8)
+        self.notify(say(self.lang, "The runs could not be told apart; training again with fresh "
+                                   "seeds."), timeout=8)
 
     async def action_quit(self) -> None:
         if self.training:
             self.workers.cancel_group(self, "training")  # create_scenario stops, writes nothing
-            self.note = tr(self.lang, "interrupted", dir=self.directory, code=self.code)
+            self.note = say(self.lang, "Stopped before the end of training: nothing was written "
+                                       "to {dir}. The same scenario again: diagnose play --dir "
+                                       "'{dir}' --seed '{code}'",
+                            dir=self.directory, code=self.code)
         else:
             self._keep_drafts(self.drafts.save)
             if self.drafts.path is not None:
-                self.note = tr(self.lang, "drafts_kept", path=self.drafts.path,
-                               dir=self.directory)
+                self.note = say(self.lang, "Your diagnoses are kept as a draft in {path}: "
+                                           "`diagnose play --dir '{dir}'` brings them back.",
+                                path=self.drafts.path, dir=self.directory)
             if self.saved_to is not None:  # saved or graded in this session: say where
-                self.note = " ".join(filter(None, [self.note, tr(self.lang, "file_saved",
-                                                                 path=self.saved_to)]))
+                saved = say(self.lang, "Your diagnoses file: {path}.", path=self.saved_to)
+                self.note = " ".join(filter(None, [self.note, saved]))
         self.exit()
 
     # --- the view ------------------------------------------------------------------------
@@ -247,16 +253,19 @@ class PlayApp(ViewApp):
         try:
             write()
         except OSError as err:
-            self.notify(tr(self.lang, "drafts_failed", reason=err.strerror or err),
+            self.notify(say(self.lang, "Drafts cannot be written ({reason}); they are kept in "
+                                       "memory only", reason=err.strerror or err),
                         severity="warning")
 
     def action_diagnose(self) -> None:
         from diagnose.tui.screens.form import FormScreen
 
         if self.view.run == REFERENCE:
-            self.notify(tr(self.lang, "form_reference"))
+            self.notify(say(self.lang, "The reference is the healthy run: pick 1, 2 or 3 to "
+                                       "diagnose a run."))
             return
-        note = tr(self.lang, "form_training") if self.training else None
+        note = (say(self.lang, "Your draft is kept in memory until training ends, then on disk.")
+                if self.training else None)
         self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
                                     self.lang, note, self.level))
 
@@ -283,11 +292,13 @@ class PlayApp(ViewApp):
                 self.player = keep_player_name(name)
             except HomeError as err:  # the data folder cannot be written: this session only
                 self.player = name
-                self.notify(tr(self.lang, "name_not_kept", reason=err), severity="warning")
+                self.notify(say(self.lang, "Your name is used for this session only: {reason}",
+                                reason=err), severity="warning")
             if then is not None:
                 then()
             else:
-                self.notify(tr(self.lang, "name_kept", name=self.player))
+                self.notify(say(self.lang, "Your name is now {name}: every level's diagnoses file "
+                                           "carries it.", name=self.player))
 
         self.push_screen(NameScreen(self.lang, self.player), named)
 
@@ -301,21 +312,21 @@ class PlayApp(ViewApp):
             path = write_diagnoses(self.workspace, self.player, self.drafts, self.lang, self.cwd)
         except (OSError, ValueError) as err:
             reason = getattr(err, "strerror", None) or str(err)
-            self.notify(tr(self.lang, "save_failed", reason=reason), severity="error")
+            self.notify(say(self.lang, "Could not save: {reason}", reason=reason), severity="error")
             return None
-        self.notify(tr(self.lang, "saved", path=path))
+        self.notify(say(self.lang, "Saved {path}", path=path))
         self.saved_to = path
         return path
 
     def action_save(self) -> None:
         if self.training:
-            self.notify(tr(self.lang, "wait_training"))
+            self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         self._with_name(self._save)
 
     def action_grade(self) -> None:
         if self.training:
-            self.notify(tr(self.lang, "wait_training"))
+            self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
         if self.workspace.key != "self-study":  # a check, not a grade: it reveals nothing
@@ -327,19 +338,23 @@ class PlayApp(ViewApp):
             if yes:
                 self._with_name(self._grade_saved)
 
-        self.push_screen(ConfirmScreen(tr(self.lang, "grade_ask"), self._grade_warning(),
-                                       tr(self.lang, "grade_yes"), self.lang), answered)
+        self.push_screen(ConfirmScreen(say(self.lang, "Grade now?"), self._grade_warning(),
+                                       say(self.lang, "Grade and show the answers"), self.lang),
+                         answered)
 
     def _grade_warning(self) -> list[str]:
         """What grading now would do, and the runs it would score 0 for want of an answer."""
         runs = [run for run in self.store.runs if run != REFERENCE]
         missing = [run for run in runs if self.drafts.answer(run).choice is None]
         unsure = [run for run in runs if self.drafts.answer(run).choice == UNSURE]
-        lines = [tr(self.lang, "grade_reveals")]
+        lines = [say(self.lang, "Grading saves your diagnoses file, scores it and shows every "
+                                "answer (the solutions). Your first grade is the one that counts.")]
         if missing:
-            lines.append(tr(self.lang, "grade_missing", ids=", ".join(missing)))
+            lines.append(say(self.lang, "No answer yet for {ids}: each would score 0.",
+                             ids=", ".join(missing)))
         if unsure:
-            lines.append(tr(self.lang, "grade_unsure", ids=", ".join(unsure)))
+            lines.append(say(self.lang, 'Marked "not sure": {ids} (each would score 0).',
+                             ids=", ".join(unsure)))
         return lines
 
     def _grade_saved(self) -> None:
@@ -347,7 +362,7 @@ class PlayApp(ViewApp):
         if path is None:
             return
         assert self.workspace is not None
-        self.notify(tr(self.lang, "grading"), timeout=2)
+        self.notify(say(self.lang, "Grading…"), timeout=2)
         self._grade(path, self.workspace)
 
     @work(thread=True, exclusive=True, group="grading")
@@ -363,15 +378,17 @@ class PlayApp(ViewApp):
         try:
             graded = judge(path, workspace, self.lang)
         except (GradeError, SealError, HomeError, WorkspaceError, OSError) as err:
-            self.call_from_thread(self.notify, tr(self.lang, "grade_failed", reason=err),
-                                  severity="error", timeout=10)
+            self.call_from_thread(self.notify, say(self.lang, "Could not grade: {reason}",
+                                                   reason=err), severity="error", timeout=10)
             return
         self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
                               self._after_grade)
         for warning in graded.warnings:
             self.call_from_thread(self.notify, warning, severity="warning", timeout=10)
         if judge is check:
-            self.call_from_thread(self.notify, tr(self.lang, "grade_instructor", path=path),
+            self.call_from_thread(self.notify, say(self.lang, "This is an instructor's bundle: "
+                                                              "hand in {path}; your instructor "
+                                                              "grades it.", path=path),
                                   timeout=10)
 
     def action_what_if(self) -> None:
@@ -382,7 +399,7 @@ class PlayApp(ViewApp):
         from grading import SealError
 
         if self.training:
-            self.notify(tr(self.lang, "wait_training"))
+            self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
         try:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnose.phrases import Phrase
 from grading.diagnoses import UNSURE  # the form's "not sure": a section without a diagnosis
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
@@ -50,7 +51,7 @@ class Drafts:
                  answers: dict[str, Draft] | None = None) -> None:
         self.path = path
         self.answers: dict[str, Draft] = dict(answers or {})
-        self.warning: str | None = None  # set when a corrupt file was moved aside
+        self.warning: Phrase | None = None  # set when a corrupt file was moved aside
 
     @classmethod
     def load(cls, workspace: Path) -> Drafts:
@@ -75,7 +76,8 @@ class Drafts:
         aside = path.with_name(path.name + ".corrupt")
         os.replace(path, aside)
         drafts = cls(path)
-        drafts.warning = f"{path}: unreadable drafts, moved to {aside.name}; starting afresh"
+        drafts.warning = Phrase("{path}: unreadable drafts, moved to {aside}; starting afresh",
+                                path=path, aside=aside.name)
         return drafts
 
     def attach(self, workspace: Path) -> None:

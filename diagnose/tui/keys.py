@@ -1,27 +1,53 @@
-"""The view keys, shared by the dashboard and the detail screen so both answer them alike.
+"""The view keys, shared by the dashboard and the detail screen so both answer them alike, and
+`Spoken`, which shows every screen's key descriptions in the app's language.
 
 Every action lives on the app (`app.*`), which owns the `View` and redraws whichever screen is
-showing. Descriptions are English; `text.localised` translates them per screen.
+showing. A binding's description is English, marked `N_` where it is written; the footer reads
+`Screen.active_bindings`, which a `Spoken` screen returns with each description (and group
+label) said in `app.lang` through the catalogs.
 """
 
-from textual.binding import Binding
+from __future__ import annotations
 
-RUNS = Binding.Group("runs", compact=True)
+from dataclasses import replace
+
+from textual.binding import ActiveBinding, Binding
+
+from scenarios.words import N_, say
+
+RUNS = Binding.Group(N_("runs"), compact=True)
 
 VIEW_BINDINGS = [
-    Binding("0", "app.show_run(0)", "reference", group=RUNS),
-    Binding("1", "app.show_run(1)", "01", group=RUNS),
-    Binding("2", "app.show_run(2)", "02", group=RUNS),
-    Binding("3", "app.show_run(3)", "03", group=RUNS),
+    Binding("0", "app.show_run(0)", N_("reference"), group=RUNS),
+    *(Binding(str(n), f"app.show_run({n})", f"{n:02d}", group=RUNS) for n in range(1, 4)),
     *(Binding(str(n), f"app.show_run({n})", f"{n:02d}", show=False) for n in range(4, 10)),
-    Binding("l", "app.toggle_log", "log"),
-    Binding("r", "app.toggle_overlay", "ref"),
-    Binding("z", "app.toggle_zoom", "zoom"),
+    Binding("l", "app.toggle_log", N_("log")),
+    Binding("r", "app.toggle_overlay", N_("ref")),
+    Binding("z", "app.toggle_zoom", N_("zoom")),
     # The footer has no room for the cursor at 80 columns: the help and the detail view say it.
-    Binding("left", "app.move_cursor(-1)", "cursor", show=False),
-    Binding("right", "app.move_cursor(1)", "cursor", show=False),
-    Binding("shift+left", "app.move_cursor(-10)", "cursor", show=False),
-    Binding("shift+right", "app.move_cursor(10)", "cursor", show=False),
-    Binding("home", "app.cursor_to('start')", "start", show=False),
-    Binding("end", "app.cursor_to('end')", "end", show=False),
+    Binding("left", "app.move_cursor(-1)", N_("cursor"), show=False),
+    Binding("right", "app.move_cursor(1)", N_("cursor"), show=False),
+    Binding("shift+left", "app.move_cursor(-10)", N_("cursor"), show=False),
+    Binding("shift+right", "app.move_cursor(10)", N_("cursor"), show=False),
+    Binding("home", "app.cursor_to('start')", N_("start"), show=False),
+    Binding("end", "app.cursor_to('end')", N_("end"), show=False),
 ]
+
+
+def spoken(binding: Binding, lang: str) -> Binding:
+    """`binding` with its description and its group's label in `lang` (a run's ID as is)."""
+    group = binding.group
+    if group is not None and group.description:
+        group = replace(group, description=say(lang, group.description))
+    return replace(binding, group=group, description=say(lang, binding.description)
+                   if binding.description else "")
+
+
+class Spoken:
+    """A screen mixin (listed before `Screen`): the footer's key descriptions in `app.lang`."""
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        lang = self.app.lang
+        return {key: active._replace(binding=spoken(active.binding, lang))
+                for key, active in super().active_bindings.items()}

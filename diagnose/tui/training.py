@@ -27,6 +27,20 @@ if TYPE_CHECKING:  # the scenario engine loads with the training, not with the a
     from diagnose.scenario import ScenarioSpec, TrainingCallbacks
 
 
+@dataclasses.dataclass(frozen=True)
+class FreshScenario:
+    """How the app makes a scenario when its folder holds none: its `code` (drawn at random
+    when None), `steps` (healthy.toml's when None), `level` (whose deck it deals; the first
+    when None), the `jobs` that train it, and `make`, what trains and writes it
+    (`diagnose.scenario.create_scenario` when None; tests pass a stand-in)."""
+
+    code: str | None = None
+    steps: int | None = None
+    level: int | None = None
+    jobs: int = 2
+    make: Callable[..., Workspace] | None = None
+
+
 def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
     """The runs and the step count a fresh scenario will have, known before it trains."""
     from diagnose.scenario import planned_runs

@@ -16,21 +16,21 @@ from diagnose.panels import Panel
 from diagnose.tui.drawing.scale import ZOOM_STEPS, window
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.text import localised, tr
 from diagnose.workspace import REFERENCE
+from scenarios.words import say
 
 
 def view_notes(view: View, lang: str) -> list[str]:
     """The status line's words for the view: the cursor's step, the zoom, the overlay, linear."""
     parts = []
     if view.cursor is not None:
-        parts.append(f"[reverse] {tr(lang, 'cursor', step=view.cursor)} [/]")
+        parts.append("[reverse] " + say(lang, "step {step}", step=view.cursor) + " [/]")
     if view.zoom:
-        parts.append(tr(lang, "zoomed", last=ZOOM_STEPS - 1))
+        parts.append(say(lang, "steps 0-{last}", last=ZOOM_STEPS - 1))
     if view.overlay and view.run != REFERENCE:
-        parts.append(tr(lang, "overlay"))
+        parts.append(say(lang, "+reference"))
     if not view.log:
-        parts.append(tr(lang, "linear"))
+        parts.append(say(lang, "linear"))
     return parts
 
 
@@ -96,4 +96,4 @@ class ViewApp(App[None]):
         from diagnose.tui.screens.detail import DetailScreen
 
         panel = next(p for p in self.panels if p.number == message.number)
-        self.push_screen(localised(DetailScreen, self.lang)(panel, self))
+        self.push_screen(DetailScreen(panel, self))

@@ -19,40 +19,38 @@ from typing import Any
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Footer
 
 from diagnose.metrics import MetricsError
 from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
-from diagnose.tui.keys import RUNS, VIEW_BINDINGS
+from diagnose.tui.keys import RUNS, VIEW_BINDINGS, Spoken
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.text import tr
 from diagnose.tui.viewing import ViewApp, view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.watch import MetricsTail, own_panels
 from diagnose.workspace import REFERENCE
+from scenarios.words import N_, say
 
 RUN = "run"
 POLL_SECONDS = 0.5
-TEXT = {
-    "en": {"status": "{name}: step {count} of {steps}", "reference": "under it: {name}",
-           "waiting": "{name}: waiting for the first step", "alone": "the reference {name}"},
-    "es": {"status": "{name}: paso {count} de {steps}", "reference": "debajo: {name}",
-           "waiting": "{name}: esperando el primer paso", "alone": "la referencia {name}"},
-}
-# The footer's words ("run") are translated by `text.localised` through KEYS_ES.
 WATCH_BINDINGS = [
-    Binding("0", "app.show_run(0)", "reference", group=RUNS),
-    Binding("1", "app.show_run(1)", "run", group=RUNS),
+    Binding("0", "app.show_run(0)", N_("reference"), group=RUNS),
+    Binding("1", "app.show_run(1)", N_("run"), group=RUNS),
     *(b for b in VIEW_BINDINGS if not b.action.startswith("app.show_run")),
-    Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
-    Binding("tab", "app.focus_next", "panel"),
-    Binding("shift+tab", "app.focus_previous", "panel", show=False),
-    Binding("enter", "app.detail", "open", key_display="⏎"),
-    Binding("q", "app.quit", "quit"),
+    Binding("escape", "app.cursor_to('none')", N_("clear cursor"), show=False),
+    Binding("tab", "app.focus_next", N_("panel")),
+    Binding("shift+tab", "app.focus_previous", N_("panel"), show=False),
+    Binding("enter", "app.detail", N_("open"), key_display="⏎"),
+    Binding("q", "app.quit", N_("quit")),
 ]
+
+
+class WatchScreen(Spoken, Screen[None]):
+    """The watch's one screen, which the app composes: its footer speaks the app's language."""
 
 
 class WatchApp(ViewApp):
@@ -86,6 +84,9 @@ class WatchApp(ViewApp):
     @property
     def panels(self) -> tuple[Panel, ...]:
         return self._panels
+
+    def get_default_screen(self) -> Screen:
+        return WatchScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         yield self.status
@@ -123,17 +124,17 @@ class WatchApp(ViewApp):
                 self.screen.redraw()  # the detail view
 
     def _status(self) -> str:
-        t = TEXT[self.lang]
-        name = escape(str(self.tail.path))
+        lang, name = self.lang, escape(str(self.tail.path))
         count = self.store.count(RUN)
-        parts = [t["status"].format(name=name, count=count, steps=self.store.extent)
-                 if count else t["waiting"].format(name=name)]
+        parts = [say(lang, "{name}: step {count} of {steps}", name=name, count=count,
+                     steps=self.store.extent)
+                 if count else say(lang, "{name}: waiting for the first step", name=name)]
         reference = escape(str((self.reference or ({},))[0].get("run")))
         if self.view.run == REFERENCE:
-            parts.append(t["alone"].format(name=reference))
+            parts.append(say(lang, "the reference {name}", name=reference))
         elif self.view.overlay and self.reference:
-            parts.append(t["reference"].format(name=reference))
-        said = tr(self.lang, "overlay") if self.reference else None  # "under it" says it
+            parts.append(say(lang, "under it: {name}", name=reference))
+        said = say(self.lang, "+reference") if self.reference else None  # "under it" says it
         parts += [note for note in view_notes(self.view, self.lang) if note != said]
         return " · ".join(parts)
 

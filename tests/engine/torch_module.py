@@ -150,7 +150,8 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
 
     from diagnose.engine import lr_at
     from diagnose.engine.corpus import build_corpus, probe_batch
-    from diagnose.torch_hooks import ModelRecorder
+    from diagnose.record import RunInfo
+    from diagnose.torch_hooks import Hooks, ModelRecorder
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -161,13 +162,14 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
     val = tuple(torch.as_tensor(a) for a in corpus.split("val"))
     L = config.n_layers
     recorder = None if not hooks else ModelRecorder(
-        model, path, steps=config.steps, lr_max=config.lr_max,
-        blocks=[f"h.{i}" for i in range(L)], final_norm="ln_f",
-        attention=[f"h.{i}.attn.probs" for i in range(L)],
-        mlp=[f"h.{i}.mlp.act" for i in range(L)], probe=lambda: model(*probe),
-        eval_every=config.eval_every, entropy_floor=corpus.entropy_floor,
-        vocab_size=config.vocab_size, model=model_name, data="verbs",
-        heads_total=L * config.n_heads, neurons_total=L * config.d_ff)
+        model, path,
+        RunInfo(steps=config.steps, lr_max=config.lr_max, eval_every=config.eval_every,
+                entropy_floor=corpus.entropy_floor, vocab_size=config.vocab_size,
+                model=model_name, data="verbs", heads_total=L * config.n_heads,
+                neurons_total=L * config.d_ff),
+        Hooks(blocks=[f"h.{i}" for i in range(L)], final_norm="ln_f",
+              attention=[f"h.{i}.attn.probs" for i in range(L)],
+              mlp=[f"h.{i}.mlp.act" for i in range(L)], probe=lambda: model(*probe)))
     batches = corpus.batches("train", config.batch_size, np.random.default_rng([seed, 1]))
     seconds = []
     with recorder or contextlib.nullcontext():

@@ -19,6 +19,7 @@ from grading import (
     write_gradescope,
 )
 from grading.diagnoses import parse_diagnoses
+from grading.grade import GradeOptions
 from grading.gradebook import dealt_students, match
 from grading.seal import new_secret
 
@@ -56,7 +57,7 @@ def course(tmp_path):
 def test_a_class_is_graded_into_its_bundles(course):
     key, bundles, subs = course
     files = [subs / "borja-diagnoses.md", subs / "Ana.md", subs / "luis" / "diagnoses.md"]
-    graded = grade_bundles(files, bundles, key, now=DAY)
+    graded = grade_bundles(files, bundles, key, GradeOptions(now=DAY))
     assert [(g.student, g.report.score, g.error) for g in graded] == [
         ("borja", 2, ""), ("ana", 3, ""), ("luis", 1, "")]
     (attempt,) = read_attempts(bundles / "borja" / DEFAULT_DIR)
@@ -103,7 +104,7 @@ def test_files_that_cannot_be_graded_are_reported_and_the_rest_go_on(course):
 def test_gradebook_and_gradescope(course, tmp_path):
     key, bundles, subs = course
     graded = grade_bundles([subs / "borja-diagnoses.md", subs / "Ana.md"], bundles, key,
-                           now=DAY)
+                           GradeOptions(now=DAY))
     # A second session: borja hands in again; his first attempt still counts.
     (subs / "borja-diagnoses.md").write_text(answers(TRUTHS["borja"]))
     later = grade_bundles([subs / "borja-diagnoses.md"], bundles, key)

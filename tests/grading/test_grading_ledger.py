@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from grading import DEFAULT_DIR, GradeError, grade_bundles, gradebook_rows
 from grading import gradebook as gradebook_module
 from grading import ledger as ledger_module
+from grading.grade import GradeOptions
 from grading.gradebook import dealt_students
 from grading.ledger import read_ledger
 from grading.seal import new_secret
@@ -100,7 +101,7 @@ class Class:
             failure = GradeError("No space left on device")
             monkeypatch.setattr(ledger_module, "atomic_write", fail)
         try:
-            (graded,) = grade_bundles([file], self.bundles, KEY, now=DAY, student=placed)
+            (graded,) = grade_bundles([file], self.bundles, KEY, GradeOptions(now=DAY), placed)
         except KeyboardInterrupt:
             graded = None  # killed after the ledger was written: it counts all the same
         except GradeError:

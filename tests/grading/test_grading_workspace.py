@@ -9,6 +9,7 @@ import pytest
 from grading_testkit import CODE, TRUTH, make_workspace
 
 from grading import GradeError, check_file, grade_workspace, read_attempts
+from grading.grade import GradeOptions
 from grading.seal import new_secret, seal
 
 FILE = """# Diagnoses — Borja
@@ -35,9 +36,10 @@ def setup(tmp_path):
 
 def test_a_grading_scores_each_id_and_says_why(setup):
     file, workspace, secret = setup
-    report = grade_workspace(file, workspace, secret, now=MARCH,
-                             evidence={"02": ["val loss 0.004, 64x below the floor 0.255"],
-                                       "01": ["never shown: 01 is right"]})
+    numbers = {"02": ["val loss 0.004, 64x below the floor 0.255"],
+               "01": ["never shown: 01 is right"]}
+    report = grade_workspace(file, workspace, secret,
+                             GradeOptions(now=MARCH, evidence=lambda folder: numbers))
     data = report.to_json()
     assert list(data)[:6] == ["score", "max_score", "results", "attempt", "after_reveal",
                               "counts"]
@@ -63,7 +65,7 @@ def test_a_grading_scores_each_id_and_says_why(setup):
 
 def test_feedback_in_spanish(setup):
     file, workspace, secret = setup
-    report = grade_workspace(file, workspace, secret, lang="es")
+    report = grade_workspace(file, workspace, secret, GradeOptions("es"))
     one, two, _ = report.results
     assert one.feedback == ("Leído «no warmup» en la línea Diagnosis: no-warmup. "
                             "Correcto: 01 era no-warmup: Sin warmup del learning rate.")
@@ -77,7 +79,7 @@ def test_feedback_in_spanish(setup):
 
 def test_the_first_attempt_counts_and_later_ones_say_so(setup):
     file, workspace, secret = setup
-    first = grade_workspace(file, workspace, secret, now=MARCH)
+    first = grade_workspace(file, workspace, secret, GradeOptions(now=MARCH))
     assert first.counts and first.render().endswith("Score: 1/3\nFirst attempt: this one counts.")
     (workspace / "reveal.json").write_text('{"revealed_at": "x", "by": "reveal"}')
     file.write_text(FILE.replace("bad init", "broken mask") + "## 03\nDiagnosis: bad init\n")
@@ -88,7 +90,7 @@ def test_the_first_attempt_counts_and_later_ones_say_so(setup):
     assert later.to_json()["first_attempt"] == {"time": "2025-03-02T10:15:00Z", "score": 1,
                                                 "max_score": 3}
     (workspace / "reveal.json").unlink()
-    third = grade_workspace(file, workspace, secret, lang="es")
+    third = grade_workspace(file, workspace, secret, GradeOptions("es"))
     assert third.standing == "Primer intento 1/3 el 2025-03-02; este (intento 3) no cuenta."
 
     attempts = read_attempts(workspace)

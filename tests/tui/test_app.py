@@ -23,6 +23,7 @@ from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.help import HelpScreen
 from diagnose.tui.screens.name import NameScreen
+from diagnose.tui.training import FreshScenario
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
@@ -291,7 +292,7 @@ async def test_spanish_labels(workspace):
 
 async def test_a_fresh_scenario_trains_live_and_stays_responsive(tmp_path, home):
     replay = ReplayScenario(hold=10)
-    app = PlayApp(tmp_path / "new", steps=40, make_scenario=replay)
+    app = PlayApp(tmp_path / "new", fresh=FreshScenario(steps=40, make=replay))
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await until(pilot, lambda: app.store.count("03") == 10)
         # a progress line per run, once the redraw timer has ticked
@@ -312,7 +313,7 @@ async def test_a_training_failure_stops_the_app_with_its_reason(tmp_path, home):
     def fail(target, **kwargs):
         raise ScenarioError("a training process stopped unexpectedly (exit code 1)")
 
-    app = PlayApp(tmp_path / "new", make_scenario=fail)
+    app = PlayApp(tmp_path / "new", fresh=FreshScenario(make=fail))
     async with app.run_test(size=SMALL) as pilot:
         await until(pilot, lambda: app.error is not None)
     assert app.return_code == 1
@@ -320,7 +321,8 @@ async def test_a_training_failure_stops_the_app_with_its_reason(tmp_path, home):
 
 
 async def test_a_fresh_scenario_becomes_the_workspace_when_trained(tmp_path, home):
-    app = PlayApp(tmp_path / "new", steps=40, make_scenario=ReplayScenario(), name="Bo")
+    app = PlayApp(tmp_path / "new", name="Bo",
+                  fresh=FreshScenario(steps=40, make=ReplayScenario()))
     async with app.run_test(size=SMALL) as pilot:
         await _answer(pilot, "1", 0, "early")
         await pilot.press("escape")

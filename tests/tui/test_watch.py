@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from diagnose.cli import cli
 from diagnose.metrics import MetricsError, read_metrics
-from diagnose.record import Recorder
+from diagnose.record import Recorder, RunInfo
 from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.watch_app import RUN, WatchApp
 from diagnose.tui.widgets.readout import Readout
@@ -36,8 +36,9 @@ def source(run: str) -> tuple[dict, list[dict]]:
 
 def recorder(path: Path, recorded=KEEP) -> Recorder:
     header, _ = source(REFERENCE)
-    return Recorder(path, steps=header["steps"], lr_max=header["lr_max"], recorded=recorded,
-                    entropy_floor=header["entropy_floor"], model="minigpt")
+    return Recorder(path, RunInfo(steps=header["steps"], lr_max=header["lr_max"],
+                                  recorded=recorded, entropy_floor=header["entropy_floor"],
+                                  model="minigpt"))
 
 
 def log(rec: Recorder, record: dict) -> None:
@@ -124,7 +125,7 @@ def test_watch_refuses_a_reference_of_another_model(tmp_path):
     path = tmp_path / "metrics.jsonl"
     recorder(path).close()
     other = tmp_path / "other.jsonl"
-    Recorder(other, steps=3, lr_max=0.1, model="gpt-4L").close()
+    Recorder(other, RunInfo(steps=3, lr_max=0.1, model="gpt-4L")).close()
     result = CliRunner().invoke(cli, ["watch", str(path), "--reference", str(other)])
     assert result.exit_code == 1
     assert result.output == (f"Error: {path} and the reference {other} are not runs of the same "

@@ -32,22 +32,25 @@ from diagnose.panels import (
     series_for_rows,
     summarize,
 )
+from diagnose.phrases import P_, Phrase
 from diagnose.tui.drawing.scale import window, windowed
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.workspace import REFERENCE
-from scenarios.langs import pick
 
-SHORT = {  # series key -> (en, es): a compact row's label, at most 6 cells
-    "train_loss": ("train", "entr."), "val_loss": ("val", "val"), "lr": ("lr", "lr"),
-    "grad_norm_preclip": ("pre", "antes"), "grad_norm_postclip": ("post", "desp."),
-    "act.ln_f": ("ln_f", "ln_f"), "wte": ("wte", "wte"),
-    "dead_heads": ("heads", "cabez."), "dead_neurons": ("mlp", "mlp"),
-    "n.a": ("n.a.", "n.d."),  # diagnose.watch.NOTHING: a panel whose fields were not recorded
+# A compact row's label, at most 6 cells in every language: a message of its own (a context),
+# since "train" is also the series' full name, which Spanish does not shorten alike.
+SHORT = {  # series key -> its short label
+    "train_loss": P_("short label", "train"), "val_loss": P_("short label", "val"),
+    "lr": P_("short label", "lr"), "grad_norm_preclip": P_("short label", "pre"),
+    "grad_norm_postclip": P_("short label", "post"), "act.ln_f": P_("short label", "ln_f"),
+    "wte": P_("short label", "wte"), "dead_heads": P_("short label", "heads"),
+    "dead_neurons": P_("short label", "mlp"),
+    "n.a": P_("short label", "n.a."),  # diagnose.watch.NOTHING: a panel with nothing recorded
 }
-ENVELOPE_SHORT = {"max": ("max", "máx"), "med": ("med", "med"), "min": ("min", "mín")}
-GUIDE_SHORT = {  # guide key -> (en, es): a panel's bottom edge names its guides briefly
-    "entropy_floor": ("floor", "suelo"), "ln_vocab": ("ln V", "ln V"),
-    "grad_clip": ("clip", "recorte"),
+ENVELOPE_SHORT = {"max": Phrase("max"), "med": Phrase("med"), "min": Phrase("min")}
+GUIDE_SHORT = {  # guide key -> a panel's bottom edge names its guides briefly
+    "entropy_floor": P_("short label", "floor"), "ln_vocab": P_("short label", "ln V"),
+    "grad_clip": P_("short label", "clip"),
 }
 DETAIL_ROWS = SCROLL_ROWS  # the detail view's plots (it scrolls): past that, a summary
 MATRIX_SHORT = dict(zip(BLOCK_MATRICES, ("attn", "aprj", "fc", "mprj"), strict=True))
@@ -64,10 +67,10 @@ def short_matrix(name: str) -> str:
 
 def short_label(series: Series, lang: str) -> str:
     if series.key in SHORT:
-        return pick(SHORT[series.key], lang)
+        return SHORT[series.key][lang]
     if series.which is not None:  # a summary: spectral.envelope.max, spectral.layer.h.3.max
         scope, _, which = series.key.rpartition(".")
-        word = pick(ENVELOPE_SHORT[which], lang)
+        word = ENVELOPE_SHORT[which][lang]
         _, per_layer, layer = scope.partition(".layer.")
         if not per_layer:
             return word
@@ -78,7 +81,7 @@ def short_label(series: Series, lang: str) -> str:
 
 
 def short_guide(guide: Guide, lang: str) -> str:
-    return pick(GUIDE_SHORT[guide.key], lang) if guide.key in GUIDE_SHORT else guide.key
+    return GUIDE_SHORT[guide.key][lang] if guide.key in GUIDE_SHORT else guide.key
 
 
 def shown_series(panel: Panel, rows: int | None, overlay: bool) -> tuple[Series, ...]:

@@ -13,12 +13,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
-from diagnose.tui.text import tr
+from diagnose.tui.keys import Spoken
+from scenarios.words import N_, say
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape,n", "answer(False)", "not yet"),
-                Binding("y", "answer(True)", "yes")]
+class ConfirmScreen(Spoken, ModalScreen[bool]):
+    BINDINGS = [Binding("escape,n", "answer(False)", N_("not yet")),
+                Binding("y", "answer(True)", N_("yes"))]
 
     def __init__(self, title: str, lines: list[str], yes: str, lang: str) -> None:
         super().__init__()
@@ -30,9 +31,10 @@ class ConfirmScreen(ModalScreen[bool]):
             for line in self.lines:
                 yield Label(line)
             with Horizontal(id="confirm-buttons"):
-                yield Button(tr(self.lang, "not_yet"), id="no", variant="primary")
+                yield Button(say(self.lang, "Not yet"), id="no", variant="primary")
                 yield Button(self.yes, id="yes")
-            yield Label(tr(self.lang, "confirm_keys"), classes="hint")
+            yield Label(say(self.lang, "Enter or Esc: not yet · y: yes · Tab moves between the "
+                                       "buttons"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -20,19 +20,19 @@ from textual.widgets import Footer, Static
 
 from diagnose.panels import Panel, format_number
 from diagnose.tui.drawing.frames import DETAIL_ROWS, panel_frame, shown_series
-from diagnose.tui.keys import VIEW_BINDINGS
-from diagnose.tui.text import tr
+from diagnose.tui.keys import VIEW_BINDINGS, Spoken
 from diagnose.tui.widgets.axes import AXIS_WIDTH, StepAxis
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.workspace import REFERENCE
+from scenarios.words import N_, say
 
 if TYPE_CHECKING:
     from diagnose.tui.viewing import ViewApp
 
 
-class DetailScreen(Screen[None]):
-    BINDINGS = [*VIEW_BINDINGS, Binding("escape,enter", "app.pop_screen", "back")]
+class DetailScreen(Spoken, Screen[None]):
+    BINDINGS = [*VIEW_BINDINGS, Binding("escape,enter", "app.pop_screen", N_("back"))]
 
     def __init__(self, panel: Panel, play: ViewApp) -> None:
         super().__init__()
@@ -80,11 +80,12 @@ class DetailScreen(Screen[None]):
             plot.show(line, frame)
         for plot in plots[len(frame.lines):]:
             plot.display = False
-        run = tr(lang, "reference") if play.view.run == REFERENCE else play.view.run
-        axis = tr(lang, "log" if frame.log else "linear")
+        run = say(lang, "reference") if play.view.run == REFERENCE else play.view.run
+        axis = say(lang, "log") if frame.log else say(lang, "linear")
+        keys = say(lang, "←/→ cursor · esc back")
         self.query_one("#detail-title", Readout).show(
             f"[b]{self.panel.title_in(lang)}[/b] · {run} · {self.panel.y_label[lang]} ({axis})"
-            f"   [dim]{tr(lang, 'detail_keys')}[/dim]")
+            f"   [dim]{keys}[/dim]")
         self.query_one(StepAxis).set_steps(frame.steps, frame.cursor)
         self.query_one("#detail-guides", Readout).show("   ".join(
             f"┄ {guide.label[lang]} = {format_number(value)}" for guide, value in frame.guides))

@@ -15,9 +15,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, RadioSet, TextArea
 
 from diagnose.tui.drafts import UNSURE, Draft
+from diagnose.tui.keys import Spoken
 from diagnose.tui.messages import AnswerChanged
-from diagnose.tui.text import tr
 from diagnose.tui.widgets.choice_button import ChoiceButton
+from scenarios.words import N_, say
 
 
 def choices(lang: str, level: int = 1) -> list[tuple[str, str]]:
@@ -25,11 +26,11 @@ def choices(lang: str, level: int = 1) -> list[tuple[str, str]]:
     import scenarios
 
     return ([(slug, brk.title[lang]) for slug, brk in scenarios.breaks(level).items()]
-            + [(UNSURE, tr(lang, "form_unsure"))])
+            + [(UNSURE, say(lang, "not sure yet"))])
 
 
-class FormScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+s", "app.save", "save")]
+class FormScreen(Spoken, ModalScreen[None]):
+    BINDINGS = [Binding("escape", "close", N_("close")), Binding("ctrl+s", "app.save", N_("save"))]
 
     def __init__(self, run: str, answer: Draft, lang: str, note: str | None = None,
                  level: int = 1) -> None:
@@ -39,17 +40,19 @@ class FormScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="form-box", classes="dialog"):
-            yield Label(tr(self.lang, "form_title", run=self.run), classes="dialog-title")
-            yield Label(tr(self.lang, "form_break", run=self.run))
+            yield Label(say(self.lang, "Diagnosis of run {run}", run=self.run),
+                        classes="dialog-title")
+            yield Label(say(self.lang, "Which designed bug does {run} show?", run=self.run))
             with RadioSet(id="choice"):
                 for value, title in choices(self.lang, self.level):
                     yield ChoiceButton(title, value=value == self.answer.choice,
                                        id=f"choice-{value}")
-            yield Label(tr(self.lang, "form_evidence"))
+            yield Label(say(self.lang, "Evidence: which panels show it, and their numbers"))
             yield TextArea(self.answer.evidence, id="evidence", soft_wrap=True)
             if self.note:
                 yield Label(self.note, classes="hint")
-            yield Label(tr(self.lang, "form_keys"), classes="hint")
+            yield Label(say(self.lang, "Tab moves · Esc closes (your draft is kept) · Ctrl+S "
+                                       "saves the file"), classes="hint")
 
     def on_mount(self) -> None:
         radio = self.query_one(RadioSet)

@@ -20,8 +20,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from diagnose.tui.text import tr
+from diagnose.tui.keys import Spoken
 from diagnose.workspace import Workspace
+from scenarios.words import N_, say
 
 STYLES = {"title": "bold", "right": "bold green", "wrong": "bold red", "score": "bold",
           "note": "yellow"}
@@ -60,10 +61,10 @@ def check(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     return GradeOutcome(result.render(_markup), None, None)
 
 
-class GradeScreen(ModalScreen[int | None]):
+class GradeScreen(Spoken, ModalScreen[int | None]):
     """Dismissed with the next level when the player takes the offer (n), else None."""
 
-    BINDINGS = [Binding("escape,q,g", "close", "close"), Binding("n", "next_level", "next")]
+    BINDINGS = [Binding("escape,q,g", "close", N_("close")), Binding("n", "next_level", N_("next"))]
 
     def __init__(self, graded: GradeOutcome, lang: str) -> None:
         super().__init__()
@@ -72,18 +73,20 @@ class GradeScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="grade-box", classes="dialog"):
             # The grader's feedback states the score: the title does not repeat it.
-            title = tr(self.lang, "check_title" if self.graded.score is None else "grade_title")
+            title = (say(self.lang, "Your file, as your instructor's grader will read it")
+                     if self.graded.score is None else say(self.lang, "Your grade"))
             yield Static(title, classes="dialog-title")
             yield Static(self.graded.feedback)
             if self.graded.solutions is not None:
-                yield Static(tr(self.lang, "solutions", path=self.graded.solutions),
-                             classes="hint")
+                yield Static(say(self.lang, "Solutions, with each run's own numbers: {path}",
+                                 path=self.graded.solutions), classes="hint")
             if self.graded.passed is not None:
                 yield Static(escape(self.graded.passed), id="level-passed")
             if self.graded.next_level is not None:
-                yield Static(tr(self.lang, "next_level", level=self.graded.next_level),
+                yield Static(say(self.lang, "n: play level {level} now (or later: n on the "
+                                            "dashboard)", level=self.graded.next_level),
                              classes="hint")
-            yield Static(tr(self.lang, "close"), classes="hint")
+            yield Static(say(self.lang, "Esc closes"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#grade-box").focus()

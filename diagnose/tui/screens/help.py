@@ -11,11 +11,13 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from diagnose.tui.keys import Spoken
 from diagnose.tui.text import help_text
+from scenarios.words import N_
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "close", "close")]
+class HelpScreen(Spoken, ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q", "close", N_("close"))]
 
     def __init__(self, lang: str) -> None:
         super().__init__()

@@ -14,11 +14,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from diagnose.home import MAX_NAME
-from diagnose.tui.text import tr
+from diagnose.tui.keys import Spoken
+from scenarios.words import N_, say
 
 
-class NameScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "close")]
+class NameScreen(Spoken, ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", N_("close"))]
 
     def __init__(self, lang: str, name: str | None = None) -> None:
         super().__init__()
@@ -26,10 +27,12 @@ class NameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box", classes="dialog"):
-            yield Label(tr(self.lang, "name_title"), classes="dialog-title")
-            yield Input(self.kept or "", placeholder=tr(self.lang, "name_placeholder"),
+            yield Label(say(self.lang, "Your name, for the diagnoses file"), classes="dialog-title")
+            yield Input(self.kept or "", placeholder=say(self.lang, "e.g. Ana García"),
                         max_length=MAX_NAME)
-            yield Label(tr(self.lang, "name_hint"), classes="hint")
+            yield Label(say(self.lang, "Kept for every level in your data folder; u changes it, "
+                                       "as does `diagnose play --name`. Enter saves, Esc "
+                                       "cancels."), classes="hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)

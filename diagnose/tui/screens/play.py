@@ -23,34 +23,34 @@ from textual.widgets import Footer, Tab, Tabs
 
 from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
-from diagnose.tui.keys import VIEW_BINDINGS
+from diagnose.tui.keys import VIEW_BINDINGS, Spoken
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.text import tr
 from diagnose.tui.viewing import view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.training_bars import TrainingBars
 from diagnose.workspace import REFERENCE
+from scenarios.words import N_, say
 
 
-class PlayScreen(Screen[None]):
+class PlayScreen(Spoken, Screen[None]):
     BINDINGS = [
         *VIEW_BINDINGS,
-        Binding("escape", "app.cursor_to('none')", "clear cursor", show=False),
+        Binding("escape", "app.cursor_to('none')", N_("clear cursor"), show=False),
         # Tab moves to the next panel (its title gets a ▶), Enter opens it.
-        Binding("tab", "app.focus_next", "panel"),
-        Binding("shift+tab", "app.focus_previous", "panel", show=False),
-        Binding("enter", "detail", "open", key_display="⏎"),
-        Binding("d", "app.diagnose", "diagnose"),
-        Binding("ctrl+s", "app.save", "save", show=False),  # in the help and the form
-        Binding("g", "app.grade", "grade"),
-        Binding("w", "app.what_if", "what-if", show=False),  # after the reveal; in the help
-        Binding("p", "app.show_progress", "progress", show=False),  # in the help
-        Binding("n", "app.next_level", "next level", show=False),  # in the help
-        Binding("u", "app.change_name", "name", show=False),  # in the help
-        Binding("question_mark", "app.help", "help"),
-        Binding("q", "app.quit", "quit"),
+        Binding("tab", "app.focus_next", N_("panel")),
+        Binding("shift+tab", "app.focus_previous", N_("panel"), show=False),
+        Binding("enter", "detail", N_("open"), key_display="⏎"),
+        Binding("d", "app.diagnose", N_("diagnose")),
+        Binding("ctrl+s", "app.save", N_("save"), show=False),  # in the help and the form
+        Binding("g", "app.grade", N_("grade")),
+        Binding("w", "app.what_if", N_("what-if"), show=False),  # after the reveal; in the help
+        Binding("p", "app.show_progress", N_("progress"), show=False),  # in the help
+        Binding("n", "app.next_level", N_("next level"), show=False),  # in the help
+        Binding("u", "app.change_name", N_("name"), show=False),  # in the help
+        Binding("question_mark", "app.help", N_("help")),
+        Binding("q", "app.quit", N_("quit")),
     ]
 
     def __init__(self, store: RunStore, view: View, panels: tuple[Panel, ...],
@@ -78,7 +78,7 @@ class PlayScreen(Screen[None]):
         self.app.redraw()  # type: ignore[attr-defined]
 
     def _tab_label(self, run: str) -> str:
-        return tr(self.lang, "reference") if run == REFERENCE else run
+        return say(self.lang, "reference") if run == REFERENCE else run
 
     def select(self, run: str) -> None:
         """Show `run`'s tab as active (the app has already switched the view)."""

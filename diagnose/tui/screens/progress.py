@@ -11,11 +11,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from diagnose.levels import load_progress, render
-from diagnose.tui.text import tr
+from diagnose.tui.keys import Spoken
+from scenarios.words import N_, say
 
 
-class ProgressScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,p", "close", "close")]
+class ProgressScreen(Spoken, ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,p", "close", N_("close"))]
 
     def __init__(self, lang: str) -> None:
         super().__init__()
@@ -24,11 +25,11 @@ class ProgressScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         progress, warnings = load_progress()
         with VerticalScroll(id="progress-box", classes="dialog"):
-            yield Static(tr(self.lang, "progress_title"), classes="dialog-title")
+            yield Static(say(self.lang, "Your progress through the levels"), classes="dialog-title")
             for warning in warnings:
                 yield Static(escape(warning), classes="hint")
             yield Static(escape(render(progress, self.lang)), id="progress-text")
-            yield Static(tr(self.lang, "close"), classes="hint")
+            yield Static(say(self.lang, "Esc closes"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#progress-box").focus()

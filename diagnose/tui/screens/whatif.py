@@ -22,13 +22,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from diagnose.tui.text import tr
+from diagnose.tui.keys import Spoken
 from diagnose.whatif import Dose, WhatIfPlan, ready, render_whatif, run_whatif, to_train
 from diagnose.workspace import Workspace
+from scenarios.words import N_, say
 
 
-class WhatIfScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,w", "close", "close")]
+class WhatIfScreen(Spoken, ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,w", "close", N_("close"))]
 
     def __init__(self, workspace: Workspace, plan: WhatIfPlan, lang: str) -> None:
         super().__init__()
@@ -40,10 +41,11 @@ class WhatIfScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="whatif-box", classes="dialog"):
-            yield Static(tr(self.lang, "whatif_training", done=0, total=self.total),
+            yield Static(say(self.lang, "What if: training the other magnitudes… {done}/{total} "
+                                        "steps", done=0, total=self.total),
                          id="whatif-status", classes="dialog-title")
             yield Static("", id="whatif-body")
-            yield Static(tr(self.lang, "close"), classes="hint")
+            yield Static(say(self.lang, "Esc closes"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#whatif-box").focus()
@@ -75,15 +77,16 @@ class WhatIfScreen(ModalScreen[None]):
         except Cancelled:
             return
         except Exception as err:  # noqa: BLE001 - shown as one line, as training failures are
-            self.app.call_from_thread(self.app.notify, tr(self.lang, "training_failed",
-                                                          reason=err), severity="error")
+            self.app.call_from_thread(self.app.notify, say(self.lang, "Training failed: {reason}",
+                                                           reason=err), severity="error")
             return
         self.app.call_from_thread(self._show, results)
 
     def _tick(self) -> None:
         if self.results is None:
             self.query_one("#whatif-status", Static).update(
-                tr(self.lang, "whatif_training", done=self.steps_done, total=self.total))
+                say(self.lang, "What if: training the other magnitudes… {done}/{total} steps",
+                    done=self.steps_done, total=self.total))
 
     def _draw(self, results: dict[Any, Any]) -> None:
         """The charts of `results`: under the training status while doses are missing, under

@@ -30,8 +30,8 @@ from diagnose.tui.drawing.frames import (
 )
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
-from diagnose.tui.text import tr
 from diagnose.tui.widgets.series_row import SeriesRow
+from scenarios.words import say
 
 INITIAL_ROWS = 3
 FOCUS_MARK = "▶ "
@@ -112,7 +112,7 @@ class PanelBox(Widget, can_focus=True):
     def _show_title(self) -> None:
         if self._axis is None:
             return
-        axis = tr(self.lang, "log" if self._axis else "linear")
+        axis = say(self.lang, "log") if self._axis else say(self.lang, "linear")
         marker = FOCUS_MARK if self._focused else ""
         title = f"{marker}{self.panel.title_in(self.lang)} · {axis}"
         if title != self.border_title:
@@ -126,16 +126,19 @@ class PanelBox(Widget, can_focus=True):
         # what enter shows: every series, or (past DETAIL_ROWS) their per-layer summary
         each = len(shown_series(self.panel, DETAIL_ROWS, False)) == count
         if any(".envelope." in key for key in summarised):
-            note = tr(self.lang, "envelope" if each else "envelope_layers", count=count)
+            note = (say(self.lang, "max/min of {count}: ⏎ shows each", count=count) if each
+                    else say(self.lang, "max/min of {count}: ⏎ per layer", count=count))
         elif summarised:
-            note = tr(self.lang, "layers" if each else "layers_only", count=count)
+            note = (say(self.lang, "per layer, of {count}: ⏎ shows each", count=count) if each
+                    else say(self.lang, "max/med/min per layer, of {count}", count=count))
         elif shown < count:
-            note = tr(self.lang, "hidden", shown=shown, count=count)
+            note = say(self.lang, "{shown} of {count}: ⏎ shows all", shown=shown, count=count)
         else:
             note = ""
         if frame.nonfinite_step is not None:
-            text = "[b red]" + tr(self.lang, "nonfinite_from", mark=f"{MARKS['nan']} NaN/inf",
-                                  step=frame.nonfinite_step) + "[/]"
+            mark = f"{MARKS['nan']} NaN/inf"
+            since = say(self.lang, "{mark} from step {step}", mark=mark, step=frame.nonfinite_step)
+            text = f"[b red]{since}[/]"
         elif frame.guides:
             text = "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
                                      for guide, value in frame.guides)

@@ -15,11 +15,11 @@ from textual.containers import Horizontal, Vertical
 
 from diagnose.columns import nonfinite_mark
 from diagnose.tui.drawing.frames import Line, PanelFrame
-from diagnose.tui.text import tr
 from diagnose.tui.widgets.axes import YAxis
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_row import GROUPS, group_class, value_text
 from diagnose.tui.widgets.sparkline import SafeSparkline
+from scenarios.words import say
 
 
 class SeriesPlot(Vertical):
@@ -55,21 +55,22 @@ class SeriesPlot(Vertical):
         if line.shows is not None:  # a summary: which matrix it is at that step
             words.append(Text(f"= {line.shows}", style="bold"))
         if frame.cursor is not None:
-            words += [Text(f"{tr(self.lang, 'at')} {frame.steps.start + frame.cursor}"),
+            words += [Text(say(self.lang, "at step") + f" {frame.steps.start + frame.cursor}"),
                       value_text(line, line.at_cursor, "reverse")]
-        words += [Text(tr(self.lang, "last")), value_text(line, s.last),
-                  Text(tr(self.lang, "low")), value_text(line, s.low),
-                  Text(tr(self.lang, "high")), value_text(line, s.high)]
+        words += [Text(say(self.lang, "last")), value_text(line, s.last),
+                  Text(say(self.lang, "min")), value_text(line, s.low),
+                  Text(say(self.lang, "max")), value_text(line, s.high)]
         if s.nonfinite_at is not None:
             bad = line.values[s.nonfinite_at]
             mark = nonfinite_mark(bad) if bad is not None else ""
-            words.append(Text(tr(self.lang, "nonfinite_from", mark=mark,
-                                 step=frame.steps.start + s.nonfinite_at), style="bold red"))
+            words.append(Text(say(self.lang, "{mark} from step {step}", mark=mark,
+                                  step=frame.steps.start + s.nonfinite_at), style="bold red"))
         if line.reference_summary is not None:  # the reference's value beside the run's
             value = (line.reference_at_cursor if frame.cursor is not None
                      else line.reference_summary.last)
-            words += [Text(f"· {tr(self.lang, 'ref_label')}", style="dim"),
+            words += [Text("· " + say(self.lang, "ref"), style="dim"),
                       value_text(line, value, "dim")]
         if line.reference is not None:
-            words.append(Text(f"({tr(self.lang, 'ref_below')})", style="dim"))
+            words.append(Text("(" + say(self.lang, "the reference below, same scale") + ")",
+                              style="dim"))
         return Text(" ").join(words)

@@ -19,9 +19,9 @@ from textual.containers import Horizontal
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
 from diagnose.tui.drawing.frames import Line, PanelFrame, short_matrix
-from diagnose.tui.text import tr
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.sparkline import SafeSparkline
+from scenarios.words import say
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
 
@@ -64,7 +64,7 @@ class SeriesRow(Horizontal):
         if line.shows is not None and (top if overlaid else self.size.height) >= 2:
             legend.append(short_matrix(line.shows))
         if overlaid:
-            legend += [""] * (top - len(legend)) + [tr(self.lang, "ref_label")]
+            legend += [""] * (top - len(legend)) + [say(self.lang, "ref")]
         self.label.show(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
         self.stats.show(stats_text(line, frame.cursor is not None,
                                    top if overlaid else None))

@@ -13,8 +13,8 @@ from rich.table import Table
 from textual.widget import Widget
 
 from diagnose.tui.drawing.state import RunStore
-from diagnose.tui.text import tr
 from diagnose.workspace import REFERENCE
+from scenarios.words import say
 
 
 class TrainingBars(Widget):
@@ -36,7 +36,7 @@ class TrainingBars(Widget):
         grid.add_column(ratio=1)
         grid.add_column(no_wrap=True, justify="right")
         for run, done, total in self.counts:
-            label = tr(self.lang, "reference") if run == REFERENCE else run
+            label = say(self.lang, "reference") if run == REFERENCE else run
             grid.add_row(label, ProgressBar(total=total, completed=done),
-                         tr(self.lang, "step_of", done=done, total=total))
+                         say(self.lang, "{done}/{total} steps", done=done, total=total))
         return grid

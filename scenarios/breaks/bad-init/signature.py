@@ -17,22 +17,14 @@ class BadInit(sig.Signature):
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
         return [
             sig.said(4, "act0_ratio", fig,
-                     "step-0 activations {act0_ratio}x the reference's, before any update",
-                     "activaciones en el paso 0 {act0_ratio} veces las de la referencia, antes "
-                     "de actualizar nada"),
+                     "step-0 activations {act0_ratio}x the reference's, before any update"),
             sig.said(3, "grad_early_ratio", fig,
-                     "pre-clip gradient norm in steps 0-5 {grad_early_ratio}x the reference's",
-                     "norma del gradiente antes del recorte en los pasos 0-5 {grad_early_ratio} "
-                     "veces la de referencia"),
+                     "pre-clip gradient norm in steps 0-5 {grad_early_ratio}x the reference's"),
             sig.said(1, "loss0", fig,
                      "loss {loss0} at step 0, where a uniform guess gives ln({vocab_size}) = "
-                     "{ln_vocab}",
-                     "pérdida {loss0} en el paso 0, cuando adivinar al azar da ln({vocab_size}) "
-                     "= {ln_vocab}", header),
+                     "{ln_vocab}", header),
             sig.said(5, "spectral0_ratio", fig,
-                     "largest singular values {spectral0_ratio}x the reference's at step 0",
-                     "mayores valores singulares {spectral0_ratio} veces los de referencia en el "
-                     "paso 0"),
+                     "largest singular values {spectral0_ratio}x the reference's at step 0"),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

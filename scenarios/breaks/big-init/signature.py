@@ -13,8 +13,7 @@ class BigInit(sig.InitScale):
         return min(sig.over(fig["spectral0_ratio"], 1.5), sig.over(fig["act0_ratio"], 2.0))
 
     def activation(self, fig: sig.Figures) -> sig.Finding:
-        return sig.said(4, "act0_ratio", fig, "step-0 activations {act0_ratio}x the reference's",
-                        "activaciones en el paso 0 {act0_ratio} veces las de la referencia")
+        return sig.said(4, "act0_ratio", fig, "step-0 activations {act0_ratio}x the reference's")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

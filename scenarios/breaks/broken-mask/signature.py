@@ -12,10 +12,7 @@ class BrokenMask(sig.FloorLeak):
         return sig.said(1, "val_floor_ratio", fig,
                         "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
                         "entropy floor {entropy_floor} (no honest model's validation loss goes "
-                        "below 1x)",
-                        "pérdida de validación final {final_val}, {val_floor_ratio} veces el "
-                        "suelo de entropía del corpus {entropy_floor}: por debajo de lo que un "
-                        "modelo honesto puede alcanzar", header)
+                        "below 1x)", header)
 
     def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
         floor = header["entropy_floor"]

@@ -21,9 +21,7 @@ class DecayEverything(sig.Signature):
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
         return [sig.said(4, "residual_end_ratio", fig,
                          "at the end the residual stream is {residual_end_ratio}x the "
-                         "reference's and the final LayerNorm's output {ln_f_end_ratio}x",
-                         "al final el flujo residual es {residual_end_ratio} veces el de "
-                         "referencia y la salida de la LayerNorm final {ln_f_end_ratio} veces")]
+                         "reference's and the final LayerNorm's output {ln_f_end_ratio}x")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -17,10 +17,7 @@ class FrozenBlock(sig.Signature):
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
         return [sig.said(5, "least_moved", fig,
                          "a matrix's largest singular value moved {least_moved_pct}% over the "
-                         "whole run (the reference's least: {ref_least_moved_pct}%)",
-                         "el mayor valor singular de una matriz se movió un {least_moved_pct}% "
-                         "en toda la ejecución (el que menos en la referencia: "
-                         "{ref_least_moved_pct}%)")]
+                         "whole run (the reference's least: {ref_least_moved_pct}%)")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -27,14 +27,10 @@ class Healthy(sig.Signature):
             sig.said(1, "final_val", fig,
                      "final validation loss {final_val}, {final_ratio}x the reference's and "
                      "{val_floor_ratio}x the entropy floor {entropy_floor}",
-                     "pérdida de validación final {final_val}, {final_ratio} veces la de "
-                     "referencia y {val_floor_ratio} veces el suelo de entropía {entropy_floor}",
                      header),
             sig.said(2, "lr0_frac", fig,
                      "the learning rate starts at {lr0_frac_pct}% of its peak and peaks "
-                     "{lr_peak_ratio}x the reference's",
-                     "el learning rate empieza en el {lr0_frac_pct}% de su máximo y su máximo es "
-                     "{lr_peak_ratio} veces el de referencia"),
+                     "{lr_peak_ratio}x the reference's"),
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

@@ -13,10 +13,7 @@ class LeakyMask(sig.FloorLeak):
         return sig.said(1, "val_floor_ratio", fig,
                         "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
                         "entropy floor {entropy_floor}, though at the first evaluation it was "
-                        "{first_val_floor_ratio}x the floor",
-                        "pérdida de validación final {final_val}, {val_floor_ratio} veces el "
-                        "suelo de entropía {entropy_floor}, aunque en la primera evaluación era "
-                        "{first_val_floor_ratio} veces el suelo", header)
+                        "{first_val_floor_ratio}x the floor", header)
 
     def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Check]:
         return [sig.above(fig, "first_val_floor_ratio", 1, "> 1 (above the floor at step 20)")]

@@ -13,8 +13,8 @@ class NoWarmup(sig.WarmupStart):
         return sig.over(fig["lr0_frac"], 0.5)
 
     def start(self, fig: sig.Figures) -> sig.Finding:
-        return self.started(fig, "lr0_frac", " (the reference: {ref_lr0_frac_pct}%)",
-                            " (la referencia: {ref_lr0_frac_pct}%)")
+        return sig.said(2, "lr0_frac", fig, "the learning rate starts at {lr0_frac_pct}% of its "
+                        "peak (the reference: {ref_lr0_frac_pct}%)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -11,8 +11,8 @@ class RaisedLr(sig.LrPeak):
     threshold = 1.5  # Panel 2: the peak a few times the reference's
 
     def findings(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Finding]:
-        return [self.peak(fig, ", at the same step ({lr_peak_step})",
-                          ", en el mismo paso ({lr_peak_step})"),
+        return [sig.said(2, "lr_peak_ratio", fig, "the learning rate peaks {lr_peak_ratio}x the "
+                         "reference's peak, at the same step ({lr_peak_step})"),
                 sig.quote("clip_share", fig), sig.quote("final_ratio", fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,

@@ -15,8 +15,8 @@ class ShortWarmup(sig.WarmupStart):
                                                    sig.under(fig["lr0_frac"], 0.9)))
 
     def start(self, fig: sig.Figures) -> sig.Finding:
-        return self.started(fig, "lr0_ratio", ", {lr0_ratio}x the reference's first step",
-                            ", {lr0_ratio} veces el primer paso de la referencia")
+        return sig.said(2, "lr0_ratio", fig, "the learning rate starts at {lr0_frac_pct}% of its "
+                        "peak, {lr0_ratio}x the reference's first step")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

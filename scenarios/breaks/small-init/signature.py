@@ -16,9 +16,7 @@ class SmallInit(sig.InitScale):
     def activation(self, fig: sig.Figures) -> sig.Finding:
         return sig.said(4, "residual0_ratio", fig,
                         "the residual stream at step 0 {residual0_ratio}x the reference's (the "
-                        "final LayerNorm's output is ~1 in both)",
-                        "el flujo residual en el paso 0 {residual0_ratio} veces el de referencia "
-                        "(la salida de la LayerNorm final es ~1 en ambas)")
+                        "final LayerNorm's output is ~1 in both)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                header: dict[str, Any]) -> list[sig.Check]:

@@ -20,10 +20,7 @@ class UnscaledAttention(sig.Signature):
             sig.said(3, "clip_share", fig,
                      "the gradient is clipped on {clip_share_pct}% of the steps (the reference: "
                      "{ref_clip_share_pct}%), with a peak learning rate {lr_peak_ratio}x the "
-                     "reference's",
-                     "el gradiente se recorta en el {clip_share_pct}% de los pasos (la "
-                     "referencia: {ref_clip_share_pct}%), con un máximo del learning rate "
-                     "{lr_peak_ratio} veces el de referencia"),
+                     "reference's"),
             sig.quote("final_ratio", fig),
         ]
 

@@ -19,14 +19,9 @@ class UnshiftedTargets(sig.Signature):
             sig.said(1, "first_val_floor_ratio", fig,
                      "at the first evaluation the validation loss is already "
                      "{first_val_floor_ratio}x the entropy floor {entropy_floor} (the reference: "
-                     "{ref_first_val_floor_ratio}x)",
-                     "en la primera evaluación la pérdida de validación ya es "
-                     "{first_val_floor_ratio} veces el suelo de entropía {entropy_floor} (la "
-                     "referencia: {ref_first_val_floor_ratio} veces)", header),
+                     "{ref_first_val_floor_ratio}x)", header),
             sig.said(1, "loss0_ratio", fig,
                      "loss {loss0} at step 0, {loss0_ratio}x the reference's, where "
-                     "ln({vocab_size}) = {ln_vocab}",
-                     "pérdida {loss0} en el paso 0, {loss0_ratio} veces la de referencia, con "
                      "ln({vocab_size}) = {ln_vocab}", header),
         ]
 
