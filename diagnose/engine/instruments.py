@@ -68,7 +68,7 @@ class SpectralNorms:
             for _ in range(FIRST_SQUARINGS):
                 power = power @ power                                # G^(2^k), rescaled
                 power /= np.abs(power).max((1, 2), keepdims=True)
-            block = power @ self._rng.standard_normal((M, C, KEPT + FRESH)).astype(dtype)
+            block = power @ self._rng.standard_normal((M, C, KEPT + FRESH), dtype=dtype)
         else:
             fresh = self._rng.standard_normal((M, C, FRESH), dtype=dtype)
             block = np.concatenate([self._kept, fresh], axis=-1)     # (M, C, KEPT + FRESH)
@@ -78,7 +78,7 @@ class SpectralNorms:
         values, vectors = np.linalg.eigh(basis.swapaxes(1, 2) @ grams @ basis)  # G on the span
         ritz = basis @ vectors[:, :, -KEPT:]                          # (M, C, KEPT)
         if not usable.all():  # a non-finite or zero matrix: its block starts afresh
-            restart, _ = np.linalg.qr(self._rng.standard_normal((M, C, KEPT)).astype(dtype))
+            restart, _ = np.linalg.qr(self._rng.standard_normal((M, C, KEPT), dtype=dtype))
             ritz = np.where(usable[:, None, None], ritz, restart)
         self._kept = ritz
         sigmas = {}
