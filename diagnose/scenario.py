@@ -226,7 +226,9 @@ class TrainingPool:
         self.jobs = jobs
         self._background = background
         self._threads = engine_threads(jobs)
-        self._context = platform.worker_context([__name__])  # never a fork of this process
+        # never a fork of this process; the fork server imports the engine once for every
+        # worker it forks, numpy.random too (numpy loads it lazily: 40 ms a worker)
+        self._context = platform.worker_context([__name__, "diagnose.engine", "numpy.random"])
         self._tasks = self._context.Queue()
         self._inbox = self._context.Queue()
         self._workers: list[Any] = []
