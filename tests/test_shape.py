@@ -6,8 +6,7 @@ click command callbacks (a command's options are its parameters; the CLI is thei
 reader). A dataclass's generated `__init__` is not in the source, so it is not walked. `*args`
 and `**kwargs` count as one parameter each, and passing `**kwargs` on to another call (other
 than `str.format`) hides that call's parameters behind one name: it is refused unless listed in
-`FORWARDS` with the reason. `GRANDFATHERED` names functions over the limits that another
-change owns; each may not grow past the size it has there.
+`FORWARDS` with the reason.
 """
 
 from __future__ import annotations
@@ -21,12 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("diagnose", "grading", "scenarios")
 MAX_LINES = 60
 MAX_PARAMS = 6
-# function -> (lines, parameters) it may keep until its owner's change lands
-GRANDFATHERED = {
-    # the speed engineer's (diagnose/engine/, issue 24): a layer's fused step
-    "diagnose/engine/model.py:block_forward": (35, 8),
-    "diagnose/engine/optim.py:adamw_update": (25, 8),
-}
 FORWARDS = {  # functions that pass **kwargs on, and why that hides nothing
     "diagnose/params.py:PathArg.__init__": "click.Path's own options, documented by click",
     "grading/autograder.py:Refused.__init__": "a message's format fields, for `tell`",
@@ -93,8 +86,7 @@ def functions(root: Path) -> list[tuple[str, int, int, int, str | None]]:
 def offenders(root: Path) -> list[str]:
     out = []
     for name, line, lines, params, forwarded in functions(root):
-        lines_max, params_max = GRANDFATHERED.get(name, (MAX_LINES, MAX_PARAMS))
-        if lines > max(lines_max, MAX_LINES) or params > max(params_max, MAX_PARAMS):
+        if lines > MAX_LINES or params > MAX_PARAMS:
             out.append(f"{name} (line {line}): {lines} lines, {params} parameters")
         if forwarded and name not in FORWARDS:
             out.append(f"{name} (line {line}): passes **{forwarded} on to another call")
@@ -109,7 +101,7 @@ def test_every_function_is_at_most_60_lines_and_6_parameters():
 
 def test_the_exemptions_name_real_functions():
     names = {name for name, *_ in functions(ROOT)}
-    assert not [n for n in (*GRANDFATHERED, *FORWARDS) if n not in names]
+    assert not [n for n in FORWARDS if n not in names]
 
 
 @pytest.mark.parametrize(("source", "expected"), [
