@@ -255,8 +255,8 @@ def finite_loss(run: Records, wanted: str) -> Promise:
 # --- shapes several breaks share: a break derives one and keeps only what is its own ---------
 
 class InitScale(Signature):
-    """Every matrix scaled at step 0 (big-init, small-init): Panel 5 before any update, Panel 4's
-    `activation` (the break's: which line shows the scale) and the step-0 loss speak."""
+    """Every matrix scaled at step 0 (an init scaled up or down): Panel 5 before any update,
+    Panel 4's `activation` (the break's: which line shows the scale) and the step-0 loss speak."""
 
     needs = ("act_mean_abs", "spectral_norm")
 
@@ -270,8 +270,9 @@ class InitScale(Signature):
 
 
 class FloorLeak(Signature):
-    """Both losses end below the entropy floor (broken-mask, leaky-mask): the targets leak in.
-    The break says its `floor` sentence and the promises of its own (`own_checks`)."""
+    """Both losses end below the entropy floor (a mask that lets a head see the future): the
+    targets leak in. The break says its `floor` sentence and the promises of its own
+    (`own_checks`)."""
 
     needs = ("val_loss", "entropy_floor")
 
@@ -303,7 +304,7 @@ class FloorLeak(Signature):
 
 
 class LrPeak(Signature):
-    """Panel 2's peak `threshold` times the reference's or more (high-lr, raised-lr)."""
+    """Panel 2's peak `threshold` times the reference's or more (a peak learning rate raised)."""
 
     threshold: float = 1.5
 
@@ -318,8 +319,8 @@ class LrPeak(Signature):
 
 
 class WarmupStart(Signature):
-    """Panel 2's first step too near its peak (no-warmup, short-warmup): the first update's jump
-    and the early excess speak beside the break's `start` sentence."""
+    """Panel 2's first step too near its peak (a warmup missing or cut short): the first
+    update's jump and the early excess speak beside the break's `start` sentence."""
 
     def start(self, fig: Figures) -> Finding:
         """Panel 2's first rate, as a sentence (`said`)."""
