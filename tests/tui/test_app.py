@@ -38,7 +38,7 @@ SMALL = (80, 24)
 
 def stats(app: PlayApp, panel: int, row: int = 0) -> str:
     box = app.screen.query_one(f"#panel-{panel}", PanelBox)
-    return list(box.query(SeriesRow))[row].query_one(".stats", Readout).text.plain
+    return list(box.query(SeriesRow))[row].stats.plain
 
 
 async def test_a_finished_scenario_opens_on_the_reference_with_six_panels(workspace):
@@ -63,7 +63,7 @@ async def test_keys_switch_runs_and_change_the_view(workspace):
         assert not app.view.log and "1 · Loss · linear" in screen_text(app)
         await pilot.press("r")
         rows = [row for row in app.screen.query(SeriesRow) if row.display]
-        assert app.view.overlay and all("ref" in row.label.text.plain for row in rows)
+        assert app.view.overlay and all("ref" in row.label.plain for row in rows)
         assert stats(app, 4) != stats(app, 5)  # two envelopes (no room for 3 rows × 2), apart
         await pilot.press("z")
         assert app.view.zoom and "steps 0-19" in screen_text(app)

@@ -44,13 +44,13 @@ def test_a_corrupt_scenario_is_refused(workspace):
 
 def test_a_crash_of_the_app_exits_non_zero_with_one_line(workspace, monkeypatch):
     from diagnose.tui.app import PlayApp
-    from diagnose.tui.widgets.sparkline import SafeSparkline
+    from diagnose.tui.widgets.series_row import SeriesRow
 
     def broken(self, y):
         raise RuntimeError("a chart that cannot draw")
 
     run_app = PlayApp.run
-    monkeypatch.setattr(SafeSparkline, "render_line", broken)
+    monkeypatch.setattr(SeriesRow, "render_line", broken)
     monkeypatch.setattr(PlayApp, "run", lambda self: run_app(self, headless=True))
     result = CliRunner().invoke(cli, ["play", "--dir", str(workspace)])
     assert result.exit_code == 1

@@ -13,7 +13,7 @@ from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.help import HelpScreen
 from diagnose.tui.widgets.panel import PanelBox
-from diagnose.tui.widgets.sparkline import SafeSparkline
+from diagnose.tui.widgets.series_row import LABEL_WIDTH, SeriesRow
 from tests.tui.screen import screen_text, until
 
 SMALL = (80, 24)
@@ -108,9 +108,14 @@ async def test_charts_take_the_width_their_panel_has(workspace, size, at_least):
         await pilot.press("1", "r")
         await pilot.pause()
         for box in app.screen.query(PanelBox):
-            charts = [c for c in box.query(SafeSparkline) if c.parent.display]
+            rows = [row for row in box.query(SeriesRow) if row.display]
             room = box.content_size.width - 6 - 10  # the row's label and numbers
-            assert charts and all(c.size.width == room >= at_least for c in charts), box.id
+            assert rows and all(row.size.width == box.content_size.width
+                                and row.chart_width == room >= at_least for row in rows), box.id
+            for row in rows:  # the chart's bars fill its columns: its last one is drawn
+                line = row.render_line(row.size.height - 1)
+                assert line.cell_length == row.size.width
+                assert line.crop(LABEL_WIDTH + room - 1, LABEL_WIDTH + room).text.strip(), box.id
 
 
 @pytest.mark.parametrize("width", [21, 30, 41, 47, 61])
@@ -124,13 +129,13 @@ async def test_a_zoomed_chart_draws_every_step_once(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("2", "z", "home")
-        chart = app.screen.query_one("#panel-2 SafeSparkline.run", SafeSparkline)
-        width = chart.size.width
+        row = app.screen.query_one("#panel-2 SeriesRow", SeriesRow)
+        width = row.chart_width
         at = 0
         for step in (0, 1, 2, 10, 19):  # the cursor moves on from where it is, as a player's
             await pilot.press(*["right"] * (step - at))
             at = step
-            line = chart.render_line(chart.size.height - 1)
+            line = row.render_line(row.size.height - 1).crop(LABEL_WIDTH, LABEL_WIDTH + width)
             styles = [segment.style for segment in line for _ in segment.text]
             reversed_cells = [i for i, style in enumerate(styles) if style and style.reverse]
             assert reversed_cells == cursor_columns(step, 20, width), step

@@ -244,5 +244,5 @@ async def test_the_value_column_shows_the_references_value_beside_the_runs(works
         await pilot.press("1", "r", "home", "right", "right", "right")
         row = app.screen.query_one("#panel-1", PanelBox).query(SeriesRow).first()
         expected = [format_number(run[3]["train_loss"]), format_number(reference[3]["train_loss"])]
-        await until(pilot, lambda: row.stats.text.plain.split("\n")[:2] == expected)
-        assert row.label.text.plain.split("\n")[-1] == "ref"  # on the reference's line
+        await until(pilot, lambda: row.stats.plain.split("\n")[:2] == expected)
+        assert row.label.plain.split("\n")[-1] == "ref"  # on the reference's line

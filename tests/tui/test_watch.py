@@ -150,8 +150,8 @@ async def test_a_deep_models_matrices_are_summarised_and_named(tmp_path, size):
         box = app.dashboard.boxes[4]
         rows = panel_rows(app, 5)
         assert 2 <= len(rows) <= box.content_size.height
-        assert all(row.chart.run_height >= 1 for row in rows)
-        labels = [row.label.text.plain for row in rows]
+        assert all(row.run_height >= 1 for row in rows)
+        labels = [row.label.plain for row in rows]
         assert labels[0].startswith("max") and labels[-1].startswith("min")
         # with room for a second line, the label names the matrix: the last step's largest
         # is the head, the smallest the embedding

@@ -12,6 +12,13 @@ from rich.text import Text
 from textual.widget import Widget
 
 
+def boxed(text: Text | str) -> Text:
+    """`text` (markup, if a str) for a box of fixed size: cut with an ellipsis, never wrapped."""
+    text = Text.from_markup(text) if isinstance(text, str) else text.copy()
+    text.no_wrap, text.overflow = True, "ellipsis"
+    return text
+
+
 class Readout(Widget):
     DEFAULT_CSS = """
     Readout {
@@ -24,8 +31,7 @@ class Readout(Widget):
         self.text = Text()
 
     def show(self, text: Text | str) -> None:
-        text = Text.from_markup(text) if isinstance(text, str) else text.copy()
-        text.no_wrap, text.overflow = True, "ellipsis"  # a box of fixed size: cut, never wrap
+        text = boxed(text)
         if text != self.text:
             self.text = text
             self.refresh()

@@ -11,38 +11,66 @@ The row draws a `frames.DrawnSeries` it is handed; it computes nothing about the
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
+from rich.style import Style as RichStyle
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame, short_matrix
-from diagnose.tui.widgets.readout import Readout
-from diagnose.tui.widgets.sparkline import SafeSparkline
+from diagnose.tui.widgets.readout import boxed
+from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes
 from scenarios.words import say
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
+LABEL_WIDTH = 6
+STATS_WIDTH = 10  # the first column a space between the chart and the numbers
 
 
 def group_class(group: int) -> str:
     return f"-g{group % GROUPS}"
 
 
-class SeriesRow(Horizontal):
+class SeriesRow(Widget):
+    """One widget, painted line by line: the label, the chart and the numbers are parts of
+    each line, not widgets of their own. Textual restyles and lays out every widget on its
+    own, and a dashboard has up to 19 rows: three children each were most of a frame's cost.
+    A click falls through to the panel (`PanelBox.on_click`)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = CHART_CLASSES | {"series-row--label"}
+
+    DEFAULT_CSS = """
+    SeriesRow {
+        height: 1fr;
+    }
+    SeriesRow > .series-row--label {
+        color: $text-muted;
+    }
+    """ + CHART_CSS.format(widget="SeriesRow")
+
     def __init__(self, group: int, lang: str) -> None:
         super().__init__(classes=group_class(group))  # the colour at once: no restyle later
         self.lang = lang
-        # Kept, not queried: a redraw touches every row, and DOM queries would dominate it.
-        self.label, self.stats = Readout(classes="label"), Readout(classes="stats")
-        self.chart = SafeSparkline(classes="run")
+        self.chart = Chart()
+        self.palettes = Palettes(self)
+        self.label, self.stats = Text(), Text()  # as `boxed` cuts them
+        self._texts = 0  # bumped when the label or the numbers change
+        self._lines: tuple[tuple[int, int, int, int], list[Strip]] | None = None
         self._shown: tuple[DrawnSeries, PanelFrame] | None = None
 
-    def compose(self) -> ComposeResult:
-        yield self.label
-        yield self.chart
-        yield self.stats
+    @property
+    def chart_width(self) -> int:
+        return max(0, self.size.width - LABEL_WIDTH - STATS_WIDTH)
+
+    @property
+    def run_height(self) -> int:
+        """The lines the run's curve takes: all, or the upper half when overlaid."""
+        return self.chart.run_height(self.size.height)
 
     def on_resize(self) -> None:
         if self._shown is not None:  # the reference's half and its label move with the height
@@ -53,21 +81,67 @@ class SeriesRow(Horizontal):
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
             self.remove_class(*(group_class(g) for g in range(GROUPS)))
             self.add_class(group_class(line.series.group))
-        self.chart.plot(line.values, log=frame.log, value_range=frame.value_range,
-                        cursor=frame.cursor, guides=[value for _, value in frame.guides],
-                        reference=line.reference)
+        moved = self.chart.plot(line.values, self.chart_width, log=frame.log,
+                                value_range=frame.value_range, cursor=frame.cursor,
+                                guides=[value for _, value in frame.guides],
+                                reference=line.reference)
         # The legend: "ref" beside the reference's half (a row one line high has none), and
         # under a summary's label the matrix it shows, where the run's half has a second line.
-        top = self.chart.run_height
+        top = self.run_height
         overlaid = line.reference is not None and top < self.size.height
         legend = [line.label]
         if line.shows is not None and (top if overlaid else self.size.height) >= 2:
             legend.append(short_matrix(line.shows))
         if overlaid:
             legend += [""] * (top - len(legend)) + [say(self.lang, "ref")]
-        self.label.show(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
-        self.stats.show(stats_text(line, frame.cursor is not None,
-                                   top if overlaid else None))
+        label = boxed(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
+        stats = boxed(stats_text(line, frame.cursor is not None, top if overlaid else None))
+        if (label, stats) != (self.label, self.stats):
+            self.label, self.stats = label, stats
+            self._texts += 1
+            self.refresh()
+        elif moved is None:
+            self.refresh()
+        elif moved:  # only the cursor moved: repaint its columns only
+            self.refresh(*(Region(LABEL_WIDTH + column, 0, 1, self.size.height)
+                           for column in moved))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.chart.forget()  # colours come from the stylesheet (a theme change, a class)
+        self.palettes.forget()
+        self._lines = None
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        chart = self.chart.lines(self.chart_width, height, self.palettes)
+        key = (width, height, self._texts, self.chart.version)
+        if self._lines is None or self._lines[0] != key:
+            self._lines = (key, self._draw(width, height, chart))
+        lines = self._lines[1]
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
+
+    def _draw(self, width: int, height: int, chart: list[Strip]) -> list[Strip]:
+        """Each line: the label, the chart, a space, the numbers, as Textual would draw
+        them as three widgets side by side (the same cells, the same styles)."""
+        label = self._text_lines(self.label, LABEL_WIDTH, height,
+                                 self.get_visual_style("series-row--label"))
+        stats = self._text_lines(self.stats, STATS_WIDTH - 1, height, self.visual_style)
+        # the numbers' left padding, in the background alone, as Textual pads a widget
+        gap = Strip.blank(1, RichStyle.from_color(bgcolor=self.rich_style.bgcolor))
+        lines = []
+        for y in range(height):
+            parts = [label[y], chart[y] if y < len(chart) else Strip.blank(self.chart_width),
+                     gap, stats[y]]
+            lines.append(Strip.join(parts).crop(0, width))
+        return lines
+
+    def _text_lines(self, text: Text, width: int, height: int, style) -> list[Strip]:
+        drawn = Visual.to_strips(self, visualize(self, text, markup=False), width, height,
+                                 style)
+        blank = Strip.blank(width, style.rich_style)
+        return [line.adjust_cell_length(width, style.rich_style) for line in drawn[:height]] \
+            + [blank] * (height - len(drawn))
 
 
 def value_text(line: DrawnSeries, value: float | None, style: str = "") -> Text:

@@ -24,7 +24,7 @@ per change and cached, so a key redraws every panel within a frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -56,133 +56,128 @@ def as_values(data: Any) -> list[Value]:
     return [None if value is None else float(value) for value in data]
 
 
-class SafeSparkline(Widget):
-    """A chart that accepts any run's values; see the module docstring."""
+# The default colours of a widget that draws a `Chart` (its component classes CHART_CLASSES).
+CHART_CSS = """
+{widget} > .sparkline--max-color {{
+    color: $primary;
+}}
+{widget} > .sparkline--min-color {{
+    color: $primary 30%;
+}}
+{widget} > .sparkline--ref-max-color {{
+    color: $foreground 45%;
+}}
+{widget} > .sparkline--ref-min-color {{
+    color: $foreground 25%;
+}}
+"""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "sparkline--min-color", "sparkline--max-color", "sparkline--ref-min-color",
-        "sparkline--ref-max-color", "sparkline--nonfinite",
-        "sparkline--guide", "sparkline--cursor"}
+CHART_CLASSES = {
+    "sparkline--min-color", "sparkline--max-color", "sparkline--ref-min-color",
+    "sparkline--ref-max-color", "sparkline--nonfinite", "sparkline--guide", "sparkline--cursor"}
 
-    DEFAULT_CSS = """
-    SafeSparkline {
-        height: 1;
-    }
-    SafeSparkline > .sparkline--max-color {
-        color: $primary;
-    }
-    SafeSparkline > .sparkline--min-color {
-        color: $primary 30%;
-    }
-    SafeSparkline > .sparkline--ref-max-color {
-        color: $foreground 45%;
-    }
-    SafeSparkline > .sparkline--ref-min-color {
-        color: $foreground 25%;
-    }
+
+class Chart:
+    """What a sparkline draws, and its lines, drawn once per change.
+
+    Not a widget: `SafeSparkline` is one chart alone, `SeriesRow` paints one between its label
+    and its numbers. Its styles come from the widget that paints it (`palette`), which must
+    have the component classes `CHART_CLASSES`.
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self._data: list[Value] = []
-        self._log = False
-        self._range: tuple[float, float] | None = None
-        self._cursor: int | None = None
-        self._guides: tuple[float, ...] = ()
-        self._reference: list[Value] | None = None  # drawn under the run when overlaid
-        self._version = 0  # bumped on every change: the drawn lines are cached per version
+    def __init__(self) -> None:
+        self.data: list[Value] = []
+        self.log = False
+        self.value_range: tuple[float, float] | None = None
+        self.cursor: int | None = None
+        self.guides: tuple[float, ...] = ()
+        self.reference: list[Value] | None = None  # drawn under the run when overlaid
+        self.version = 0  # bumped on every change: the drawn lines are cached per version
         self._lines: tuple[tuple[int, int, int], list[Strip]] | None = None
-        self._styles: dict[tuple[str, int], Palette] = {}  # until a style changes
 
-    @property
-    def data(self) -> list[Value]:
-        return self._data
+    def set_data(self, data: Any) -> None:
+        self.data = as_values(data)
+        self.version += 1
 
-    @data.setter
-    def data(self, data: Any) -> None:
-        self._data = as_values(data)
-        self._version += 1
-        self.refresh()
-
-    def plot(self, values: Sequence[Value], *, log: bool = False,
+    def plot(self, values: Sequence[Value], width: int, *, log: bool = False,
              value_range: tuple[float, float] | None = None, cursor: int | None = None,
-             guides: Iterable[float] = (), reference: Sequence[Value] | None = None) -> None:
-        """Draw `values` (one per step of the window) on this scale, with this cursor; with
-        `reference`, the run in the upper half and the reference in the lower half, muted.
+             guides: Iterable[float] = (), reference: Sequence[Value] | None = None,
+             ) -> list[int] | None:
+        """Take these values, scale and cursor; return the columns to repaint (None: all).
 
         The same values on the same scale cost nothing: a key redraws every panel, and most
         keys change only some of them (`l` the log panels, the cursor keys only the cursor).
-        One widget for both curves: the overlay toggles without a new layout of the screen.
         """
         values = as_values(values)
         scale = (log, value_range, tuple(guides),
                  None if reference is None else as_values(reference))
-        if (values, scale) == (self._data, (self._log, self._range, self._guides,
-                                            self._reference)):
-            if cursor != self._cursor:  # only the cursor moved: repaint its columns only
-                moved = {*self._cursor_columns(self._cursor), *self._cursor_columns(cursor)}
-                self._cursor = cursor
-                self._version += 1
-                self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
-            return
-        self._log, self._range, self._guides, self._reference = scale
-        self._cursor = cursor
-        self.data = values
+        if (values, scale) == (self.data, (self.log, self.value_range, self.guides,
+                                           self.reference)):
+            if cursor == self.cursor:
+                return []
+            moved = {*self.cursor_columns(self.cursor, width),
+                     *self.cursor_columns(cursor, width)}
+            self.cursor = cursor
+            self.version += 1
+            return sorted(moved)
+        self.log, self.value_range, self.guides, self.reference = scale
+        self.cursor = cursor
+        self.set_data(values)
+        return None
 
-    @property
-    def run_height(self) -> int:
-        """The lines the run's curve takes: all, or the upper half when overlaid."""
-        height = self.size.height
-        return height // 2 if self._reference is not None and height >= 2 else height
+    def run_height(self, height: int) -> int:
+        """The lines the run's curve takes of `height`: all, or the upper half when overlaid."""
+        return height // 2 if self.reference is not None and height >= 2 else height
 
-    def _cursor_columns(self, cursor: int | None) -> list[int]:
+    def cursor_columns(self, cursor: int | None, width: int) -> list[int]:
         if cursor is None:
             return []
-        return cursor_columns(cursor, len(self._data), self.size.width)
+        return cursor_columns(cursor, len(self.data), width)
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._lines = None  # colours come from the stylesheet (a theme change, a class)
-        self._styles = {}
+    def forget(self) -> None:
+        """Draw again on the next call: the styles changed (a theme, a class)."""
+        self._lines = None
 
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self._version)
+    def lines(self, width: int, height: int, palette: Callable[[int, str], Palette],
+              ) -> list[Strip]:
+        """The chart's `height` lines, `width` cells each; `palette(height, kind)` gives the
+        styles of a curve of `kind` ("" or "ref-")."""
+        key = (width, height, self.version)
         if self._lines is None or self._lines[0] != key:
-            self._lines = (key, self._draw(width, height))
-        lines = self._lines[1]
-        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
+            self._lines = (key, self._draw(width, height, palette))
+        return self._lines[1]
 
-    def _draw(self, width: int, height: int) -> list[Strip]:
+    def _draw(self, width: int, height: int, palette: Callable[[int, str], Palette],
+              ) -> list[Strip]:
         if width <= 0 or height <= 0:
             return []
-        top = self.run_height
-        lines = self._curve(self._data, width, top, "")
+        top = self.run_height(height)
+        lines = self._curve(self.data, width, top, palette(top, ""))
         if top < height:
-            assert self._reference is not None
-            lines += self._curve(self._reference, width, height - top, "ref-")
+            assert self.reference is not None
+            lines += self._curve(self.reference, width, height - top,
+                                 palette(height - top, "ref-"))
         return lines
 
-    def _curve(self, data: list[Value], width: int, height: int, kind: str) -> list[Strip]:
-        """`height` lines of one curve; `kind` "ref-" draws it in the reference's colours."""
-        value_range = self._range
+    def _curve(self, data: list[Value], width: int, height: int, styles: Palette,
+               ) -> list[Strip]:
+        """`height` lines of one curve in these styles."""
+        value_range = self.value_range
         if value_range is None:
-            axis = fit_axis(data, self._log)
+            axis = fit_axis(data, self.log)
             value_range = (axis.lo, axis.hi)
-        low, high = (to_axis(v, self._log) for v in value_range)
+        low, high = (to_axis(v, self.log) for v in value_range)
         assert low is not None and high is not None  # fit_axis keeps a log range positive
         cells = columns(data, width)
         levels = [self._level(v, low, high, height) for v in cells]
         guides = set()  # the lines a guide crosses
-        for value in self._guides:
-            on_axis = to_axis(value, self._log)
+        for value in self.guides:
+            on_axis = to_axis(value, self.log)
             level = self._level(value, low, high, height)
             if on_axis is not None and low <= on_axis <= high and level is not None:
                 guides.add(height - 1 - level // CELL_HEIGHTS)
-        cursor = set(self._cursor_columns(self._cursor))
-        if (kind, height) not in self._styles:
-            self._styles[kind, height] = self._palette(height, kind)
-        base, shade, nonfinite, guide, highlight = self._styles[kind, height]
+        cursor = set(self.cursor_columns(self.cursor, width))
+        base, shade, nonfinite, guide, highlight = styles
         lines = []
         for row in range(height):
             floor = (height - 1 - row) * CELL_HEIGHTS  # the lowest level this line draws
@@ -209,25 +204,97 @@ class SafeSparkline(Widget):
         """
         if value is None or not math.isfinite(value):
             return None
-        height_on_axis = to_axis(value, self._log)
+        height_on_axis = to_axis(value, self.log)
         where = low if height_on_axis is None else min(max(height_on_axis, low), high)
         return int((where - low) / ((high - low) or 1) * (CELL_HEIGHTS * height - 1))
 
-    def _palette(self, height: int, kind: str) -> Palette:
-        """Every style a curve of `kind` ("" or "ref-") uses, read from the stylesheet once."""
-        base = self.rich_style
-        return (base, self._shades(height, base, kind),
-                base + self.get_component_rich_style("sparkline--nonfinite"),
-                base + self.get_component_rich_style("sparkline--guide"),
-                self.get_component_rich_style("sparkline--cursor"))
 
-    def _shades(self, height: int, base: Style, kind: str) -> list[Style]:
-        """The style of each bar level: a min→max colour gradient, in SHADES steps."""
-        _, background = self.background_colors
-        low = background + self.get_component_styles(f"sparkline--{kind}min-color").color
-        high = background + self.get_component_styles(f"sparkline--{kind}max-color").color
-        gradient = Gradient((0.0, low), (1.0, high), quality=SHADES)
-        steps = [base + Style(color=gradient.get_rich_color(i / (SHADES - 1)))
-                 for i in range(SHADES)]
-        top = CELL_HEIGHTS * height - 1 or 1
-        return [steps[round(level / top * (SHADES - 1))] for level in range(CELL_HEIGHTS * height)]
+def palette(widget: Widget, height: int, kind: str) -> Palette:
+    """Every style a curve of `kind` ("" or "ref-") uses, read from `widget`'s stylesheet."""
+    base = widget.rich_style
+    return (base, shades(widget, height, base, kind),
+            base + widget.get_component_rich_style("sparkline--nonfinite"),
+            base + widget.get_component_rich_style("sparkline--guide"),
+            widget.get_component_rich_style("sparkline--cursor"))
+
+
+def shades(widget: Widget, height: int, base: Style, kind: str) -> list[Style]:
+    """The style of each bar level: a min→max colour gradient, in SHADES steps."""
+    _, background = widget.background_colors
+    low = background + widget.get_component_styles(f"sparkline--{kind}min-color").color
+    high = background + widget.get_component_styles(f"sparkline--{kind}max-color").color
+    gradient = Gradient((0.0, low), (1.0, high), quality=SHADES)
+    steps = [base + Style(color=gradient.get_rich_color(i / (SHADES - 1)))
+             for i in range(SHADES)]
+    top = CELL_HEIGHTS * height - 1 or 1
+    return [steps[round(level / top * (SHADES - 1))] for level in range(CELL_HEIGHTS * height)]
+
+
+class Palettes:
+    """A widget's chart styles, read once per (height, kind) until its styles change."""
+
+    def __init__(self, widget: Widget) -> None:
+        self.widget = widget
+        self._read: dict[tuple[int, str], Palette] = {}
+
+    def __call__(self, height: int, kind: str) -> Palette:
+        if (height, kind) not in self._read:
+            self._read[height, kind] = palette(self.widget, height, kind)
+        return self._read[height, kind]
+
+    def forget(self) -> None:
+        self._read = {}
+
+
+class SafeSparkline(Widget):
+    """A chart that accepts any run's values; see the module docstring."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = CHART_CLASSES
+
+    DEFAULT_CSS = """
+    SafeSparkline {
+        height: 1;
+    }
+    """ + CHART_CSS.format(widget="SafeSparkline")
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.chart = Chart()
+        self.palettes = Palettes(self)
+
+    @property
+    def data(self) -> list[Value]:
+        return self.chart.data
+
+    @data.setter
+    def data(self, data: Any) -> None:
+        self.chart.set_data(data)
+        self.refresh()
+
+    def plot(self, values: Sequence[Value], *, log: bool = False,
+             value_range: tuple[float, float] | None = None, cursor: int | None = None,
+             guides: Iterable[float] = (), reference: Sequence[Value] | None = None) -> None:
+        """Draw `values` (one per step of the window) on this scale, with this cursor; with
+        `reference`, the run in the upper half and the reference in the lower half, muted
+        (see `Chart.plot`)."""
+        moved = self.chart.plot(values, self.size.width, log=log, value_range=value_range,
+                                cursor=cursor, guides=guides, reference=reference)
+        if moved is None:
+            self.refresh()
+        elif moved:  # only the cursor moved: repaint its columns only
+            self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
+
+    @property
+    def run_height(self) -> int:
+        """The lines the run's curve takes: all, or the upper half when overlaid."""
+        return self.chart.run_height(self.size.height)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.chart.forget()  # colours come from the stylesheet (a theme change, a class)
+        self.palettes.forget()
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        lines = self.chart.lines(width, height, self.palettes)
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
