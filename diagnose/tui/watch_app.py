@@ -20,7 +20,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from diagnose.metrics import MetricsError
 from diagnose.panels import Panel
@@ -29,6 +28,7 @@ from diagnose.tui.keys import RUNS, VIEW_BINDINGS, Spoken
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.viewing import ViewApp, view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
+from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.watch import MetricsTail, own_panels
@@ -91,7 +91,7 @@ class WatchApp(ViewApp):
     def compose(self) -> ComposeResult:
         yield self.status
         yield self.dashboard
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.set_interval(self.poll_seconds, self.read_more)

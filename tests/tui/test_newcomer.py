@@ -160,8 +160,7 @@ async def test_the_reference_overlay_is_labelled(workspace):
 async def test_a_small_panel_says_what_it_hides_and_how_to_see_it(workspace):
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        assert "max/min of 9: ⏎ shows each" in screen_text(app)
+        await until(pilot, lambda: "max/min of 9: ⏎ shows each" in screen_text(app))
 
 
 async def test_quit_says_where_the_drafts_are_kept(workspace):

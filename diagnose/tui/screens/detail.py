@@ -16,12 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from diagnose.panels import Panel, format_number
 from diagnose.tui.drawing.frames import DETAIL_ROWS, panel_frame, shown_series
 from diagnose.tui.keys import VIEW_BINDINGS, Spoken
 from diagnose.tui.widgets.axes import AXIS_WIDTH, StepAxis
+from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.workspace import REFERENCE
@@ -50,7 +51,7 @@ class DetailScreen(Spoken, Screen[None]):
             yield Static(" " * AXIS_WIDTH, classes="spacer")
             yield StepAxis()
         yield Readout(id="detail-guides")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.redraw()

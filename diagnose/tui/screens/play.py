@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
@@ -27,6 +27,7 @@ from diagnose.tui.keys import VIEW_BINDINGS, Spoken
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.viewing import view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
+from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.training_bars import TrainingBars
@@ -70,7 +71,7 @@ class PlayScreen(Spoken, Screen[None]):
             yield self.status
         yield self.progress
         yield self.dashboard
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.tabs.can_focus = False  # ←/→ move the step cursor, not the tabs
