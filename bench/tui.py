@@ -1,8 +1,8 @@
 """`diagnose play`'s two speed targets, measured headless (Textual's run_test driver).
 
-1. First frame of a ready scenario (target <= 1 s): a fresh Python process imports the app,
-   opens the 40-step test scenario and paints the six panels; the time is from the process's
-   spawn to that first frame.
+1. First frame of a ready scenario (target <= 700 ms): a fresh Python process imports the
+   app, opens the 40-step test scenario and paints the six panels; the time is from the
+   process's spawn to that first frame, and the process's CPU time until then.
 2. Key latency while the runs train two at a time, as `diagnose play` does (targets: median
    <= 100 ms, p95 <= 200 ms, the app's own share): a fresh scenario trains for real
    (`create_scenario`); once both training runs stream steps, keys that switch runs, zoom,
@@ -17,7 +17,7 @@
    background) the what-if screen's keys (scrolling) are pressed and timed the same way. The
    time until every dose is in is printed too (target <= 20 s for five doses).
 
-Run: python bench/tui.py [--all-at-once] [--no-whatif]
+Run: python bench/tui.py [--all-at-once] [--no-whatif] [--first-frame-only]
      (about two minutes; trains in a temporary folder)
 """
 
@@ -50,7 +50,7 @@ async def first_frame(started: float) -> None:
         while not (app.play.is_mounted and app.play.query(PanelBox).first().border_title):
             await pilot.pause(0.001)
         await pilot.pause()  # the frame itself, composed and written to the (headless) driver
-        print(f"{time.perf_counter() - started:.3f}")
+        print(f"{time.perf_counter() - started:.3f} {time.process_time():.3f}")
 
 
 def measure_first_frame() -> float:
@@ -58,9 +58,10 @@ def measure_first_frame() -> float:
     out = subprocess.run([sys.executable, __file__, "--first-frame"], check=True,
                          capture_output=True, text=True, cwd=ROOT).stdout
     wall = time.perf_counter() - start
+    after_start, cpu = (float(word) for word in out.split()[-2:])
     print(f"first frame of a ready scenario: {wall * 1000:.0f} ms from process spawn "
-          f"({float(out.split()[-1]) * 1000:.0f} ms after the interpreter started); "
-          "target <= 1000 ms")
+          f"({after_start * 1000:.0f} ms after the interpreter started; the process's CPU "
+          f"{cpu * 1000:.0f} ms, what a busy machine does not inflate); target <= 700 ms")
     return wall
 
 
@@ -183,6 +184,8 @@ def main() -> None:
         asyncio.run(first_frame(START))
         return
     measure_first_frame()
+    if "--first-frame-only" in sys.argv:
+        return
     folder = Path(tempfile.mkdtemp(prefix="diagnose-bench-"))
     os.environ["DIAGNOSE_HOME"] = str(folder / "home")  # never the user's own secret
     try:
