@@ -26,8 +26,9 @@ class YAxis(Widget):
         self.log_scale = False  # `log` is taken: Widget.log is its logger
 
     def set_scale(self, value_range: tuple[float, float] | None, log: bool) -> None:
-        self.value_range, self.log_scale = value_range, log
-        self.refresh()
+        if (value_range, log) != (self.value_range, self.log_scale):
+            self.value_range, self.log_scale = value_range, log
+            self.refresh()
 
     def render(self) -> Text:
         height = self.size.height
@@ -51,8 +52,9 @@ class StepAxis(Widget):
         self.cursor: int | None = None  # an index into `steps`
 
     def set_steps(self, steps: range, cursor: int | None) -> None:
-        self.steps, self.cursor = steps, cursor
-        self.refresh()
+        if (steps, cursor) != (self.steps, self.cursor):
+            self.steps, self.cursor = steps, cursor
+            self.refresh()
 
     def render(self) -> Text:
         width, count = self.size.width, len(self.steps)

@@ -26,28 +26,35 @@ class SeriesPlot(Vertical):
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
+        # Kept, not queried, and changed only when they change: a key redraws every plot, and
+        # DOM queries and class changes (a restyle of the plot) would dominate it.
+        self.heading = Readout(classes="heading")
+        self.plots = {kind: Horizontal(classes=f"plot {kind}") for kind in ("run", "ref")}
+        self.axes = {kind: YAxis() for kind in self.plots}
+        self.charts = {kind: SafeSparkline(classes=kind) for kind in self.plots}
 
     def compose(self) -> ComposeResult:
-        yield Readout(classes="heading")
-        with Horizontal(classes="plot run"):
-            yield YAxis()
-            yield SafeSparkline(classes="run")
-        with Horizontal(classes="plot ref"):
-            yield YAxis()
-            yield SafeSparkline(classes="ref")
+        yield self.heading
+        for kind, plot in self.plots.items():
+            with plot:
+                yield self.axes[kind]
+                yield self.charts[kind]
 
     def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
-        self.remove_class(*(group_class(g) for g in range(GROUPS)))
-        self.add_class(group_class(line.series.group))
-        self.query_one(".heading", Readout).show(self._heading(line, frame))
-        self.query_one(".plot.ref").display = line.reference is not None
+        if not self.has_class(group_class(line.series.group)):
+            self.remove_class(*(group_class(g) for g in range(GROUPS)))
+            self.add_class(group_class(line.series.group))
+        self.heading.show(self._heading(line, frame))
+        overlaid = line.reference is not None
+        if self.plots["ref"].display != overlaid:
+            self.plots["ref"].display = overlaid
         for kind, values in (("run", line.values), ("ref", line.reference)):
             if values is None:
                 continue
-            self.query_one(f".plot.{kind} YAxis", YAxis).set_scale(frame.value_range, frame.log)
-            self.query_one(f"SafeSparkline.{kind}", SafeSparkline).plot(
-                values, log=frame.log, value_range=frame.value_range, cursor=frame.cursor,
-                guides=[value for _, value in frame.guides])
+            self.axes[kind].set_scale(frame.value_range, frame.log)
+            self.charts[kind].plot(values, log=frame.log, value_range=frame.value_range,
+                                   cursor=frame.cursor,
+                                   guides=[value for _, value in frame.guides])
 
     def _heading(self, line: DrawnSeries, frame: PanelFrame) -> Text:
         s = line.summary

@@ -1,8 +1,10 @@
 """`SafeSparkline`: a bar chart of one series, as wide as its box, on a pinned scale, with markers.
 
 A plain `Widget` that draws itself line by line (`render_line`), built only on Textual's public
-API. Textual's own Sparkline raises on NaN, ±inf and numpy arrays, scales every series to its
-own minimum and maximum, and has no notion of "not trained yet"; here a diverging run's NaN is
+API. What it draws is a `Chart`, which a dashboard row (`series_row.SeriesRow`) paints too,
+between its label and its numbers, with the same styles (`CHART_CLASSES`, `CHART_CSS`).
+Textual's own Sparkline raises on NaN, ±inf and numpy arrays, scales every series to its own
+minimum and maximum, and has no notion of "not trained yet"; here a diverging run's NaN is
 data, a run shares its scale with its reference, and a live run grows from the left. So:
 
 - `data` takes whatever it is given (lists, numpy arrays, numpy scalars, None) and keeps a list
