@@ -61,7 +61,8 @@ def measure_first_frame() -> float:
     after_start, cpu = (float(word) for word in out.split()[-2:])
     print(f"first frame of a ready scenario: {wall * 1000:.0f} ms from process spawn "
           f"({after_start * 1000:.0f} ms after the interpreter started; the process's CPU "
-          f"{cpu * 1000:.0f} ms, what a busy machine does not inflate); target <= 700 ms")
+          f"{cpu * 1000:.0f} ms, what a busy machine does not inflate); target <= 700 ms "
+          "(issue 24)")
     return wall
 
 
