@@ -61,6 +61,8 @@ class SeriesRow(Widget):
         self.label, self.stats = Text(), Text()  # as `boxed` cuts them
         self._texts = 0  # bumped when the label or the numbers change
         self._lines: tuple[tuple[int, int, int, int], list[Strip]] | None = None
+        # each text's lines, kept while the text (the same object) and the height are
+        self._drawn: dict[str, tuple[Text, int, list[Strip]]] = {}
         self._shown: tuple[DrawnSeries, PanelFrame] | None = None
 
     @property
@@ -96,8 +98,11 @@ class SeriesRow(Widget):
             legend += [""] * (top - len(legend)) + [say(self.lang, "ref")]
         label = boxed(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
         stats = boxed(stats_text(line, frame.cursor is not None, top if overlaid else None))
-        if (label, stats) != (self.label, self.stats):
-            self.label, self.stats = label, stats
+        if label != self.label or stats != self.stats:
+            if label != self.label:  # else the same object: its drawn lines still serve
+                self.label = label
+            if stats != self.stats:
+                self.stats = stats
             self._texts += 1
             self.refresh()
         elif moved is None:
@@ -111,6 +116,7 @@ class SeriesRow(Widget):
         self.chart.forget()  # colours come from the stylesheet (a theme change, a class)
         self.palettes.forget()
         self._lines = None
+        self._drawn = {}
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size
@@ -124,9 +130,8 @@ class SeriesRow(Widget):
     def _draw(self, width: int, height: int, chart: list[Strip]) -> list[Strip]:
         """Each line: the label, the chart, a space, the numbers, as Textual would draw
         them as three widgets side by side (the same cells, the same styles)."""
-        label = self._text_lines(self.label, LABEL_WIDTH, height,
-                                 self.get_visual_style("series-row--label"))
-        stats = self._text_lines(self.stats, STATS_WIDTH - 1, height, self.visual_style)
+        label = self._text_lines("label", self.label, LABEL_WIDTH, height)
+        stats = self._text_lines("stats", self.stats, STATS_WIDTH - 1, height)
         # the numbers' left padding, in the background alone, as Textual pads a widget
         gap = Strip.blank(1, RichStyle.from_color(bgcolor=self.rich_style.bgcolor))
         lines = []
@@ -136,12 +141,20 @@ class SeriesRow(Widget):
             lines.append(Strip.join(parts).crop(0, width))
         return lines
 
-    def _text_lines(self, text: Text, width: int, height: int, style) -> list[Strip]:
+    def _text_lines(self, part: str, text: Text, width: int, height: int) -> list[Strip]:
+        """`text` as Textual draws a widget of this size showing it (a `Readout`)."""
+        kept = self._drawn.get(part)
+        if kept is not None and kept[0] is text and kept[1] == height:
+            return kept[2]
+        style = (self.get_visual_style("series-row--label") if part == "label"
+                 else self.visual_style)
         drawn = Visual.to_strips(self, visualize(self, text, markup=False), width, height,
                                  style)
         blank = Strip.blank(width, style.rich_style)
-        return [line.adjust_cell_length(width, style.rich_style) for line in drawn[:height]] \
-            + [blank] * (height - len(drawn))
+        lines = [line.adjust_cell_length(width, style.rich_style) for line in drawn[:height]]
+        lines += [blank] * (height - len(lines))
+        self._drawn[part] = (text, height, lines)
+        return lines
 
 
 def value_text(line: DrawnSeries, value: float | None, style: str = "") -> Text:
