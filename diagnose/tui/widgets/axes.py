@@ -1,5 +1,6 @@
-"""The detail view's two axes: `YAxis` (values, beside a sparkline) and `StepAxis` (steps, under
-the plots). Each draws for its own size, so the labels follow the terminal.
+"""The detail view's two axes: `value_labels`, which `ScaledSparkline` draws on its left, and
+`StepAxis` (steps, under the plots). Each draws for its own size, so the labels follow the
+terminal.
 
 Both share the sparklines' arithmetic (`scale`): a tick sits on the row or column where the
 sparkline draws that value or step.
@@ -8,39 +9,63 @@ sparkline draws that value or step.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from diagnose.columns import cursor_columns
 from diagnose.panels import format_number
 from diagnose.tui.drawing.scale import row_of, ticks
+from diagnose.tui.widgets.sparkline import SafeSparkline
 
 AXIS_WIDTH = 10  # "1.234e+04┤"
 
 
-class YAxis(Widget):
-    """Tick labels down the left of a sparkline: the top and bottom of its range, and between."""
+def value_labels(value_range: tuple[float, float] | None, log: bool, height: int) -> Text:
+    """Tick labels down the left of a sparkline `height` lines high: the top and bottom of its
+    range, and round values between where there is room."""
+    rows = [" " * (AXIS_WIDTH - 1) + "│"] * height
+    if value_range is not None and height >= 2:
+        taken: set[int] = set()
+        for value in ticks(value_range, log, max(1, height // 2)):
+            row = row_of(value, value_range, log, height)
+            if taken.isdisjoint({row - 1, row, row + 1}) or value in value_range:
+                taken.add(row)  # the ends always; a round value only with room around it
+                rows[row] = format_number(value).rjust(AXIS_WIDTH - 1) + "┤"
+    return Text("\n".join(rows), style="dim")
+
+
+class ScaledSparkline(SafeSparkline):
+    """A sparkline with its value axis on its left (`value_labels`), one widget: the detail
+    view shows dozens (a deep model's matrices), and Textual's cost is per widget."""
+
+    LEFT = AXIS_WIDTH
 
     def __init__(self, *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self.value_range: tuple[float, float] | None = None
-        self.log_scale = False  # `log` is taken: Widget.log is its logger
+        self._axis: tuple[tuple[object, ...], list[Strip]] | None = None
 
-    def set_scale(self, value_range: tuple[float, float] | None, log: bool) -> None:
-        if (value_range, log) != (self.value_range, self.log_scale):
-            self.value_range, self.log_scale = value_range, log
-            self.refresh()
-
-    def render(self) -> Text:
+    def render_line(self, y: int) -> Strip:
+        chart = super().render_line(y)
+        chart_range, log = self.chart.value_range, self.chart.log
         height = self.size.height
-        rows = [" " * (AXIS_WIDTH - 1) + "│"] * height
-        if self.value_range is not None and height >= 2:
-            taken: set[int] = set()
-            for value in ticks(self.value_range, self.log_scale, max(1, height // 2)):
-                row = row_of(value, self.value_range, self.log_scale, height)
-                if taken.isdisjoint({row - 1, row, row + 1}) or value in self.value_range:
-                    taken.add(row)  # the ends always; a round value only with room around it
-                    rows[row] = format_number(value).rjust(AXIS_WIDTH - 1) + "┤"
-        return Text("\n".join(rows), style="dim")
+        key = (chart_range, log, height)
+        if self._axis is None or self._axis[0] != key:
+            # drawn as Textual draws a widget of the axis's size showing this text
+            style = self.visual_style
+            text = value_labels(chart_range, log, height)
+            lines = Visual.to_strips(self, visualize(self, text, markup=False), AXIS_WIDTH,
+                                     height, style)
+            blank = Strip.blank(AXIS_WIDTH, style.rich_style)
+            lines = [line.adjust_cell_length(AXIS_WIDTH, style.rich_style)
+                     for line in lines[:height]]
+            self._axis = (key, lines + [blank] * (height - len(lines)))
+        axis = self._axis[1]
+        return Strip.join([axis[y] if y < len(axis) else Strip.blank(AXIS_WIDTH), chart])
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._axis = None
 
 
 class StepAxis(Widget):

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 
 from diagnose.columns import nonfinite_mark
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame
-from diagnose.tui.widgets.axes import YAxis
+from diagnose.tui.widgets.axes import ScaledSparkline
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_row import GROUPS, group_class, value_text
-from diagnose.tui.widgets.sparkline import SafeSparkline
 from scenarios.words import say
 
 
@@ -29,16 +28,11 @@ class SeriesPlot(Vertical):
         # Kept, not queried, and changed only when they change: a key redraws every plot, and
         # DOM queries and class changes (a restyle of the plot) would dominate it.
         self.heading = Readout(classes="heading")
-        self.plots = {kind: Horizontal(classes=f"plot {kind}") for kind in ("run", "ref")}
-        self.axes = {kind: YAxis() for kind in self.plots}
-        self.charts = {kind: SafeSparkline(classes=kind) for kind in self.plots}
+        self.plots = {kind: ScaledSparkline(classes=f"plot {kind}") for kind in ("run", "ref")}
 
     def compose(self) -> ComposeResult:
         yield self.heading
-        for kind, plot in self.plots.items():
-            with plot:
-                yield self.axes[kind]
-                yield self.charts[kind]
+        yield from self.plots.values()
 
     def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
         if not self.has_class(group_class(line.series.group)):
@@ -51,10 +45,8 @@ class SeriesPlot(Vertical):
         for kind, values in (("run", line.values), ("ref", line.reference)):
             if values is None:
                 continue
-            self.axes[kind].set_scale(frame.value_range, frame.log)
-            self.charts[kind].plot(values, log=frame.log, value_range=frame.value_range,
-                                   cursor=frame.cursor,
-                                   guides=[value for _, value in frame.guides])
+            self.plots[kind].plot(values, log=frame.log, value_range=frame.value_range,
+                                  cursor=frame.cursor, guides=[value for _, value in frame.guides])
 
     def _heading(self, line: DrawnSeries, frame: PanelFrame) -> Text:
         s = line.summary

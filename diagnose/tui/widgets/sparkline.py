@@ -259,10 +259,16 @@ class SafeSparkline(Widget):
     }
     """ + CHART_CSS.format(widget="SafeSparkline")
 
+    LEFT = 0  # columns drawn left of the chart: a subclass's axis (`axes.ScaledSparkline`)
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.chart = Chart()
         self.palettes = Palettes(self)
+
+    @property
+    def chart_width(self) -> int:
+        return max(0, self.size.width - self.LEFT)
 
     @property
     def data(self) -> list[Value]:
@@ -279,12 +285,13 @@ class SafeSparkline(Widget):
         """Draw `values` (one per step of the window) on this scale, with this cursor; with
         `reference`, the run in the upper half and the reference in the lower half, muted
         (see `Chart.plot`)."""
-        moved = self.chart.plot(values, self.size.width, log=log, value_range=value_range,
+        moved = self.chart.plot(values, self.chart_width, log=log, value_range=value_range,
                                 cursor=cursor, guides=guides, reference=reference)
         if moved is None:
             self.refresh()
         elif moved:  # only the cursor moved: repaint its columns only
-            self.refresh(*(Region(column, 0, 1, self.size.height) for column in moved))
+            self.refresh(*(Region(self.LEFT + column, 0, 1, self.size.height)
+                           for column in moved))
 
     @property
     def run_height(self) -> int:
@@ -297,6 +304,6 @@ class SafeSparkline(Widget):
         self.palettes.forget()
 
     def render_line(self, y: int) -> Strip:
-        width, height = self.size
+        width, height = self.chart_width, self.size.height
         lines = self.chart.lines(width, height, self.palettes)
         return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
