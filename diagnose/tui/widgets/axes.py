@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from diagnose.columns import cursor_columns
 from diagnose.panels import format_number
 from diagnose.tui.drawing.scale import row_of, ticks
+from diagnose.tui.widgets.readout import text_lines
 from diagnose.tui.widgets.sparkline import SafeSparkline
 
 AXIS_WIDTH = 10  # "1.234e+04┤"
@@ -51,15 +51,8 @@ class ScaledSparkline(SafeSparkline):
         height = self.size.height
         key = (chart_range, log, height)
         if self._axis is None or self._axis[0] != key:
-            # drawn as Textual draws a widget of the axis's size showing this text
-            style = self.visual_style
             text = value_labels(chart_range, log, height)
-            lines = Visual.to_strips(self, visualize(self, text, markup=False), AXIS_WIDTH,
-                                     height, style)
-            blank = Strip.blank(AXIS_WIDTH, style.rich_style)
-            lines = [line.adjust_cell_length(AXIS_WIDTH, style.rich_style)
-                     for line in lines[:height]]
-            self._axis = (key, lines + [blank] * (height - len(lines)))
+            self._axis = (key, text_lines(self, text, AXIS_WIDTH, height, self.visual_style))
         axis = self._axis[1]
         return Strip.join([axis[y] if y < len(axis) else Strip.blank(AXIS_WIDTH), chart])
 

@@ -8,7 +8,11 @@ the 100 ms a key may take. A `Readout` only repaints itself, and only when its t
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 
@@ -17,6 +21,18 @@ def boxed(text: Text | str) -> Text:
     text = Text.from_markup(text) if isinstance(text, str) else text.copy()
     text.no_wrap, text.overflow = True, "ellipsis"
     return text
+
+
+def text_lines(widget: Widget, text: Text, width: int, height: int,
+               style: VisualStyle) -> list[Strip]:
+    """`height` lines of `width` cells: `text` (no markup) in `style`, cell for cell as Textual
+    draws a widget of that size showing it, for a widget that paints it as a part of its own
+    lines (`SeriesRow`'s label and numbers, `ScaledSparkline`'s axis)."""
+    drawn = Visual.to_strips(widget, visualize(widget, text, markup=False), width, height, style)
+    # as Textual fills a widget: a short line with the background, a missing one blank
+    background = Style.from_color(bgcolor=style.rich_style.bgcolor)
+    lines = [line.adjust_cell_length(width, background) for line in drawn[:height]]
+    return lines + [Strip.blank(width, style.rich_style)] * (height - len(lines))
 
 
 class Readout(Widget):

@@ -17,13 +17,12 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame, short_matrix
-from diagnose.tui.widgets.readout import boxed
+from diagnose.tui.widgets.readout import boxed, text_lines
 from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes
 from scenarios.words import say
 
@@ -87,17 +86,7 @@ class SeriesRow(Widget):
                                 value_range=frame.value_range, cursor=frame.cursor,
                                 guides=[value for _, value in frame.guides],
                                 reference=line.reference)
-        # The legend: "ref" beside the reference's half (a row one line high has none), and
-        # under a summary's label the matrix it shows, where the run's half has a second line.
-        top = self.run_height
-        overlaid = line.reference is not None and top < self.size.height
-        legend = [line.label]
-        if line.shows is not None and (top if overlaid else self.size.height) >= 2:
-            legend.append(short_matrix(line.shows))
-        if overlaid:
-            legend += [""] * (top - len(legend)) + [say(self.lang, "ref")]
-        label = boxed(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
-        stats = boxed(stats_text(line, frame.cursor is not None, top if overlaid else None))
+        label, stats = row_texts(line, frame, self.size.height, self.lang)
         if label != self.label or stats != self.stats:
             if label != self.label:  # else the same object: its drawn lines still serve
                 self.label = label
@@ -148,13 +137,26 @@ class SeriesRow(Widget):
             return kept[2]
         style = (self.get_visual_style("series-row--label") if part == "label"
                  else self.visual_style)
-        drawn = Visual.to_strips(self, visualize(self, text, markup=False), width, height,
-                                 style)
-        blank = Strip.blank(width, style.rich_style)
-        lines = [line.adjust_cell_length(width, style.rich_style) for line in drawn[:height]]
-        lines += [blank] * (height - len(lines))
+        lines = text_lines(self, text, width, height, style)
         self._drawn[part] = (text, height, lines)
         return lines
+
+
+def row_texts(line: DrawnSeries, frame: PanelFrame, height: int, lang: str,
+              ) -> tuple[Text, Text]:
+    """A row's label and numbers, for a row `height` lines high, as `boxed` cuts them."""
+    # The legend: "ref" beside the reference's half (a row one line high has none), and
+    # under a summary's label the matrix it shows, where the run's half has a second line.
+    overlaid = line.reference is not None and height >= 2
+    top = height // 2 if overlaid else height  # the run's half: `Chart.run_height`
+    legend = [line.label]
+    if line.shows is not None and top >= 2:
+        legend.append(short_matrix(line.shows))
+    if overlaid:
+        legend += [""] * (top - len(legend)) + [say(lang, "ref")]
+    label = boxed(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
+    stats = boxed(stats_text(line, frame.cursor is not None, top if overlaid else None))
+    return label, stats
 
 
 def value_text(line: DrawnSeries, value: float | None, style: str = "") -> Text:
