@@ -20,7 +20,6 @@ from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.widgets.axes import ScaledSparkline, StepAxis
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_row import (
-    GROUPS,
     LABEL_WIDTH,
     STATS_WIDTH,
     SeriesRow,
@@ -139,8 +138,7 @@ async def test_a_row_paints_what_its_three_widgets_painted(workspace):
             frame = panel_frame(panel, store, view, "en", rows=4)
             line = draw.choice(frame.lines)
             height, width = draw.choice([1, 2, 3, 4, 6]), draw.choice([24, 40, 61, 100])
-            row.remove_class(*(f"-g{g}" for g in range(GROUPS)))
-            row.add_class(group_class(line.series.group))
+            row.set_classes(group_class(line.series.group))
             three.set_classes(group_class(line.series.group))
             for widget in (row, three):
                 widget.styles.height, widget.styles.width = height, width

@@ -17,7 +17,7 @@ from diagnose.columns import nonfinite_mark
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame
 from diagnose.tui.widgets.axes import ScaledSparkline
 from diagnose.tui.widgets.readout import Readout
-from diagnose.tui.widgets.series_row import GROUPS, group_class, value_text
+from diagnose.tui.widgets.series_row import group_class, value_text
 from scenarios.words import say
 
 
@@ -36,8 +36,7 @@ class SeriesPlot(Vertical):
 
     def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
         if not self.has_class(group_class(line.series.group)):
-            self.remove_class(*(group_class(g) for g in range(GROUPS)))
-            self.add_class(group_class(line.series.group))
+            self.set_classes(group_class(line.series.group))  # its only class: one restyle
         self.heading.show(self._heading(line, frame))
         overlaid = line.reference is not None
         if self.plots["ref"].display != overlaid:

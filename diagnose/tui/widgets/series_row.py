@@ -80,8 +80,7 @@ class SeriesRow(Widget):
     def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
         self._shown = (line, frame)
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
-            self.remove_class(*(group_class(g) for g in range(GROUPS)))
-            self.add_class(group_class(line.series.group))
+            self.set_classes(group_class(line.series.group))  # its only class: one restyle
         moved = self.chart.plot(line.values, self.chart_width, log=frame.log,
                                 value_range=frame.value_range, cursor=frame.cursor,
                                 guides=[value for _, value in frame.guides],
