@@ -1,5 +1,6 @@
 """Wall time of making scenarios: `diagnose new` (goal <= 8 s, issue 24) and `diagnose deal
---count N`, and students per hour for a local deal and a deal on a Dask LocalCluster (`--rate`).
+--count N`, students per hour for a local deal and a deal on a Dask LocalCluster (`--rate`), and
+the first frame of `diagnose play` on a ready scenario (goal <= 700 ms, issue 24).
 
 `diagnose new`'s row gives the median of `--new-runs` scenarios of the default length, and the
 part of it that is not training: the median of as many `diagnose new --steps 1` (start-up,
@@ -10,7 +11,10 @@ local deal (`--jobs`) and the cluster deal (`--scheduler`, a LocalCluster of `--
 one-thread worker processes on this machine) deal `--rate-count` students at each of
 `--rate-steps`.
 
-Run: python bench/scenario.py [--new-runs 3] [--deal-count 30] [--jobs 2]
+The first frame is `bench/tui.py --first-frame`'s (a fresh process opens the test scenario and
+paints its panels headless), the median of `--frames` processes.
+
+Run: python bench/scenario.py [--new-runs 3] [--deal-count 30] [--jobs 2] [--frames 3]
      python bench/scenario.py --new-runs 0 --deal-count 0 --rate [--rate-count 4]
          [--rate-steps 5,400] [--workers 2]
 """
@@ -29,6 +33,7 @@ import time
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36  # Linux prctl: orphaned descendants become our children
+BENCH = Path(__file__).resolve().parent
 
 
 def adopt_orphans() -> bool:
@@ -73,6 +78,8 @@ def main() -> None:
     parser.add_argument("--rate-count", type=int, default=4)
     parser.add_argument("--rate-steps", default="5,400")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--frames", type=int, default=3,
+                        help="first frames of diagnose play to time (0 skips them)")
     args = parser.parse_args()
     # the diagnose this Python imports (an install, or a tree on PYTHONPATH)
     exe = [sys.executable, "-c", "from diagnose.cli import main; main()"]
@@ -93,6 +100,8 @@ def main() -> None:
                   f"goal <= 8 s; "
                   + (f"{cpu:.1f} CPU-s a scenario" if whole_cpu else "CPU-s not measured")
                   + f" on {os.cpu_count()} cores")
+        if args.frames:
+            first_frames(args.frames)
         if args.deal_count:
             subprocess.run([*exe, "keygen", "--out", "course.key"], cwd=root, env=env,
                            check=True, stdout=subprocess.DEVNULL)
@@ -103,6 +112,19 @@ def main() -> None:
                   f"({seconds / args.deal_count:.1f} s per student)")
         if args.rate:
             rates(exe, root, env, args)
+
+
+def first_frames(count: int) -> None:
+    """The first frame of `diagnose play` on a ready scenario: ms from process spawn, median of
+    `count` fresh processes (each `bench/tui.py --first-frame`)."""
+    walls = []
+    for _ in range(count):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, str(BENCH / "tui.py"), "--first-frame"], check=True,
+                       stdout=subprocess.DEVNULL, cwd=BENCH.parent)
+        walls.append((time.perf_counter() - start) * 1e3)
+    print(f"first frame of diagnose play on a ready scenario: median {statistics.median(walls):.0f}"
+          f" ms of {count} (min {min(walls):.0f}); goal <= 700 ms")
 
 
 def rates(exe: list[str], root: Path, env: dict[str, str], args: argparse.Namespace) -> None:

@@ -77,7 +77,7 @@ class Sign:
 
 
 @dataclass(frozen=True)
-class Reading:
+class RunReading:
     """What `check` prints: the resembled break(s) (empty: healthy), the confidence, the
     signs, the diagnostician's deciding findings, and what could not be weighed."""
 
@@ -224,7 +224,7 @@ def all_breaks() -> tuple[str, ...]:
     return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
 
 
-def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
+def check_run(run: Path, reference: Path | None, lang: str = "en") -> RunReading:
     """Read `run` against `reference` (each a metrics file or its folder)."""
     import scenarios
 
@@ -270,13 +270,13 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> Reading:
         has = not set(SIGN_NEEDS.get(name, ())) & set(missing)
         signs.append(Sign(panel, name, label, fig_run[name] if has else None,
                           (1.0 if name in RATIOS else fig_ref[name]) if has else None))
-    return Reading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
-                   reference_steps=len(ref_records), resembles=resembles,
-                   confidence=confidence, signs=signs, findings=findings,
-                   not_recorded=missing,
-                   not_weighed=tuple(s for s in every if s not in readable),
-                   in_reference=in_reference,
-                   also=also, titles={s: catalog[s].title for s in (*resembles, *also)})
+    return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
+                      reference_steps=len(ref_records), resembles=resembles,
+                      confidence=confidence, signs=signs, findings=findings,
+                      not_recorded=missing,
+                      not_weighed=tuple(s for s in every if s not in readable),
+                      in_reference=in_reference,
+                      also=also, titles={s: catalog[s].title for s in (*resembles, *also)})
 
 
 def _read(run: list, ref: list, header: dict[str, Any], weighed: tuple[str, ...],

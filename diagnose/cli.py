@@ -524,9 +524,9 @@ def _grade_style(text: str, role: str) -> str:
     return click.style(text, **GRADE_STYLES.get(role, {}))
 
 
-def _echo(text: str, **kwargs) -> None:
+def _echo(text: str, err: bool = False) -> None:
     """click.echo of a grading's text: names that are not UTF-8 are shown escaped."""
-    click.echo(printable(text), **kwargs)
+    click.echo(printable(text), err=err)
 
 
 def _echo_json(data: object) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from diagnose.diagnostician import Records, figures
-from diagnose.signatures import Check, signature
+from diagnose.signatures import Promise, signature
 
-__all__ = ["Check", "signature_checks"]
+__all__ = ["Promise", "signature_checks"]
 
 
 def signature_checks(slug: str, run: Records, reference: Records,
-                     header: dict[str, Any]) -> list[Check]:
+                     header: dict[str, Any]) -> list[Promise]:
     """The promises of break `slug` (the healthy decoy's for "healthy") on `run`."""
     return signature(slug).checks(figures(run, reference, header), run, reference, header)

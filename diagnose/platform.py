@@ -1,7 +1,5 @@
 """What differs between Linux, macOS and Windows, in one small place.
 
-- `exclusive_lock`: one writer per workspace, through `filelock`'s OS lock (flock on POSIX,
-  msvcrt on Windows); the OS drops it when its holder dies, so a stale lock file never blocks.
 - `lower_priority`: a training worker yields the CPU to the screen where the OS lets a process
   lower its own priority (`os.nice`); elsewhere it runs at normal priority.
 - `worker_context`: how worker processes start. A fresh interpreter each (spawn) everywhere,
@@ -17,7 +15,8 @@
 
 The one platform flag is `scenarios.files.WINDOWS` (the bottom package, so `grading` can ask
 it too); every function here reads it when called, so a test can patch it. Not here: the key
-file's privacy check (`scenarios.files.readable_by_others`).
+file's privacy check (`scenarios.files.readable_by_others`) and the file lock
+(`scenarios.files.exclusive_lock`).
 """
 
 from __future__ import annotations
@@ -28,18 +27,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from multiprocessing.connection import wait
-from pathlib import Path
 
 from scenarios import files
 
 # Exit code of a worker whose parent died: the parent is gone, nobody reads it; ps shows it.
 ORPHANED = 3
-
-
-class LockBusy(Exception):  # noqa: N818 - a state, not a fault
-    """Another process holds the lock."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -48,28 +42,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.exit_code = 128 + signum
-
-
-def exclusive_lock(path: Path) -> Callable[[], None]:
-    """Take an OS lock on `path` (created if needed) and return its release, or raise LockBusy.
-
-    The release removes the file while the lock is still held, so it does not linger; a file
-    left by a killed holder carries no lock and is simply taken over.
-    """
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(str(path), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise LockBusy(str(path)) from None
-
-    def release() -> None:
-        with contextlib.suppress(OSError):
-            Path(path).unlink()
-        lock.release()
-
-    return release
 
 
 def lower_priority(niceness: int) -> None:

@@ -49,6 +49,7 @@ from grading.grade import scenario_json
 from grading.seal import seal
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
+from scenarios.files import LockBusy, exclusive_lock
 
 ENGINE_VERSION = "1"
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
@@ -226,7 +227,9 @@ class TrainingPool:
         self.jobs = jobs
         self._background = background
         self._threads = engine_threads(jobs)
-        self._context = platform.worker_context([__name__])  # never a fork of this process
+        # never a fork of this process; the fork server imports the engine once for every
+        # worker it forks, numpy.random too (numpy loads it lazily: 40 ms a worker)
+        self._context = platform.worker_context([__name__, "diagnose.engine", "numpy.random"])
         self._tasks = self._context.Queue()
         self._inbox = self._context.Queue()
         self._workers: list[Any] = []
@@ -299,8 +302,8 @@ def workspace_lock(target: Path) -> Iterator[None]:
     """One writer per workspace: a second `diagnose new` on the same folder is refused."""
     lock_path = target.parent / f".{target.name}.lock"
     try:
-        release = platform.exclusive_lock(lock_path)
-    except platform.LockBusy:
+        release = exclusive_lock(lock_path)
+    except LockBusy:
         # the holder's lock file stays: removing it would let a third writer in
         raise ScenarioError(f"{target}: another diagnose is writing this scenario right "
                             "now; wait for it to finish") from None

@@ -54,7 +54,7 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Check:
+class Promise:
     """One fidelity promise on one run: its figure and whether it held."""
 
     name: str
@@ -80,7 +80,7 @@ class Signature:
         raise NotImplementedError
 
     def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+               header: dict[str, Any]) -> list[Promise]:
         """The promises the break keeps on every seed, for `run` against `reference`."""
         raise NotImplementedError
 
@@ -123,32 +123,32 @@ def early_floor(fig: Figures) -> bool:
 
 # --- what checks are made of -------------------------------------------------------------
 
-def check(name: str, value: float, ok: bool, wanted: str) -> Check:
+def check(name: str, value: float, ok: bool, wanted: str) -> Promise:
     """A promise: `ok` on a figure that is a number (NaN never passes)."""
-    return Check(name, bool(ok) and not math.isnan(value), value, wanted)
+    return Promise(name, bool(ok) and not math.isnan(value), value, wanted)
 
 
-def at_least(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+def at_least(fig: Figures, name: str, bound: float, wanted: str) -> Promise:
     """The promise that figure `name` is `bound` or more."""
     return check(name, fig[name], fig[name] >= bound, wanted)
 
 
-def at_most(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+def at_most(fig: Figures, name: str, bound: float, wanted: str) -> Promise:
     """The promise that figure `name` is `bound` or less."""
     return check(name, fig[name], fig[name] <= bound, wanted)
 
 
-def above(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+def above(fig: Figures, name: str, bound: float, wanted: str) -> Promise:
     """The promise that figure `name` is more than `bound`."""
     return check(name, fig[name], fig[name] > bound, wanted)
 
 
-def below(fig: Figures, name: str, bound: float, wanted: str) -> Check:
+def below(fig: Figures, name: str, bound: float, wanted: str) -> Promise:
     """The promise that figure `name` is less than `bound`."""
     return check(name, fig[name], fig[name] < bound, wanted)
 
 
-def between(fig: Figures, name: str, low: float, high: float, wanted: str) -> Check:
+def between(fig: Figures, name: str, low: float, high: float, wanted: str) -> Promise:
     """The promise that figure `name` is from `low` to `high`, both included."""
     return check(name, fig[name], low <= fig[name] <= high, wanted)
 
@@ -240,13 +240,13 @@ def quote(name: str, fig: Figures, header: dict[str, Any] | None = None) -> Find
 
 # --- promises several breaks keep ----------------------------------------------------------
 
-def schedule_kept(run: Records, reference: Records) -> Check:
+def schedule_kept(run: Records, reference: Records) -> Promise:
     """Panel 2 is the reference's, step for step."""
     same = same_lr(run, reference)
     return check("same_lr", float(same), same, "the reference's schedule")
 
 
-def finite_loss(run: Records, wanted: str) -> Check:
+def finite_loss(run: Records, wanted: str) -> Promise:
     """No step's training loss is NaN or infinite."""
     finite = all_finite(run)
     return check("finite", float(finite), finite, wanted)
@@ -255,8 +255,8 @@ def finite_loss(run: Records, wanted: str) -> Check:
 # --- shapes several breaks share: a break derives one and keeps only what is its own ---------
 
 class InitScale(Signature):
-    """Every matrix scaled at step 0 (big-init, small-init): Panel 5 before any update, Panel 4's
-    `activation` (the break's: which line shows the scale) and the step-0 loss speak."""
+    """Every matrix scaled at step 0 (an init scaled up or down): Panel 5 before any update,
+    Panel 4's `activation` (the break's: which line shows the scale) and the step-0 loss speak."""
 
     needs = ("act_mean_abs", "spectral_norm")
 
@@ -270,8 +270,9 @@ class InitScale(Signature):
 
 
 class FloorLeak(Signature):
-    """Both losses end below the entropy floor (broken-mask, leaky-mask): the targets leak in.
-    The break says its `floor` sentence and the promises of its own (`own_checks`)."""
+    """Both losses end below the entropy floor (a mask that lets a head see the future): the
+    targets leak in. The break says its `floor` sentence and the promises of its own
+    (`own_checks`)."""
 
     needs = ("val_loss", "entropy_floor")
 
@@ -286,12 +287,12 @@ class FloorLeak(Signature):
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
         return [self.floor(fig, header), quote("dead_heads", fig)]
 
-    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Check]:
+    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Promise]:
         """The promises this leak keeps besides the shared ones (listed between them)."""
         raise NotImplementedError
 
     def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Check]:
+               header: dict[str, Any]) -> list[Promise]:
         return [
             below(fig, "val_floor_ratio", 1, "< 1 (val below the entropy floor)"),
             below(fig, "train_floor_ratio", 1, "< 1 (train below the entropy floor)"),
@@ -303,7 +304,7 @@ class FloorLeak(Signature):
 
 
 class LrPeak(Signature):
-    """Panel 2's peak `threshold` times the reference's or more (high-lr, raised-lr)."""
+    """Panel 2's peak `threshold` times the reference's or more (a peak learning rate raised)."""
 
     threshold: float = 1.5
 
@@ -318,8 +319,8 @@ class LrPeak(Signature):
 
 
 class WarmupStart(Signature):
-    """Panel 2's first step too near its peak (no-warmup, short-warmup): the first update's jump
-    and the early excess speak beside the break's `start` sentence."""
+    """Panel 2's first step too near its peak (a warmup missing or cut short): the first
+    update's jump and the early excess speak beside the break's `start` sentence."""
 
     def start(self, fig: Figures) -> Finding:
         """Panel 2's first rate, as a sentence (`said`)."""

@@ -159,7 +159,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
         else:
             lines.append(classified)
     codes = (md.scenario_code(c) for c in comments)
-    titles = (md.title_name(line.text) for line in lines if line.level == 1)
+    titles = (md.title_name(line.text) for line in lines if line.depth == 1)
     return Reading(
         lines=tuple(lines), codes=tuple(dict.fromkeys(c for c in codes if c)),
         sha256=hashlib.sha256(raw).hexdigest(),
@@ -169,7 +169,7 @@ def parse_diagnoses(data: bytes | str, vocabulary: Vocabulary | None = None,
 @dataclass
 class _Section:
     id: str
-    level: int  # the heading level that opened it (md.ROW_LEVEL for other lines)
+    depth: int  # the heading depth that opened it (md.ROW_DEPTH for other lines)
     opened: int = 1
     labels: list[tuple[str, str]] = field(default_factory=list)  # (label as written, value)
     headline: list[str] = field(default_factory=list)
@@ -218,13 +218,13 @@ class _SectionReader:
         self.table: _Table | None = None
         self.names_a_break: dict[str, bool] = {}
 
-    def open_section(self, run_id: str, level: int) -> _Section:
+    def open_section(self, run_id: str, depth: int) -> _Section:
         section = self.sections.get(run_id)
         if section is None:
-            section = self.sections[run_id] = _Section(run_id, level)
+            section = self.sections[run_id] = _Section(run_id, depth)
         else:  # a second section for the same ID: read both together
             section.opened += 1
-            section.level = level
+            section.depth = depth
         section.awaiting = False
         return section
 
@@ -253,7 +253,7 @@ class _SectionReader:
             if row_id is None and self.table.keyed:
                 return True
         if row_id and self.table.keyed:
-            _fill_row(self.open_section(row_id, md.ROW_LEVEL), line.cells, self.table)
+            _fill_row(self.open_section(row_id, md.ROW_DEPTH), line.cells, self.table)
             self.current = None  # a row is a whole section
             return True
         return False
@@ -261,7 +261,7 @@ class _SectionReader:
     def _line(self, line: md.Line) -> None:
         """A line outside a table's keyed rows: it opens, closes or fills the open section."""
         if line.id:
-            current = self.current = self.open_section(line.id, line.level or md.ROW_LEVEL)
+            current = self.current = self.open_section(line.id, line.depth or md.ROW_DEPTH)
             if line.role == md.ANSWER:
                 current.answer(line.label, line.value)
             elif line.value:
@@ -270,7 +270,7 @@ class _SectionReader:
         current = self.current
         if current is None:
             return
-        if line.level and line.level <= current.level:
+        if line.depth and line.depth <= current.depth:
             self.current = None  # a heading as high as the section's own closes it
         elif line.role == md.ANSWER:
             current.answer(line.label, line.value)
@@ -278,7 +278,7 @@ class _SectionReader:
             current.awaiting = False
             if line.value:
                 current.body.append(line.value)
-        elif current.awaiting and line.text.strip() and not line.level:
+        elif current.awaiting and line.text.strip() and not line.depth:
             current.answer(current.labels.pop()[0], md.BULLETS.sub("", line.text, count=1))
         else:
             current.body.append(line.text)

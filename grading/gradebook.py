@@ -52,7 +52,15 @@ from grading.grade import (
     sealing,
 )
 from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
-from grading.ledger import Kept, Standing, ledger_path, read_ledger, standing, write_ledger
+from grading.ledger import (
+    Kept,
+    Standing,
+    ledger_path,
+    one_grading,
+    read_ledger,
+    standing,
+    write_ledger,
+)
 from grading.manifest import manifest_path, read_manifest
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
@@ -226,8 +234,15 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
     they lack records it keeps. A bundle that cannot be written is said in its problems: the
     ledger holds its records and the next grading copies them. `student`: grade the files into
     that student's bundle (one file graded with --key --dir), and reconcile only theirs; else
-    each file is placed by its name and every bundle of the roster is reconciled."""
-    bundles = Path(bundles)
+    each file is placed by its name and every bundle of the roster is reconciled. One grading of
+    a deal folder at a time (`ledger.one_grading`): a second waits for the first, then reads
+    the ledger it wrote."""
+    with one_grading(Path(bundles)):
+        return _grade_bundles(files, Path(bundles), secret, options, student)
+
+
+def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
+                   options: GradeOptions | None, student: Student | None) -> list[Graded]:
     roster = dealt_students(bundles)
     ledger = read_ledger(bundles, secret)
     if not os.access(bundles, os.W_OK | os.X_OK):

@@ -22,10 +22,11 @@ grading. Grading and exports are `gradebook`'s.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -34,9 +35,10 @@ from grading.diagnoses import GradeError
 from grading.grade import Scenario, history, same_code
 from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
-from scenarios.files import atomic_write, loads_json, read_small_text
+from scenarios.files import LockBusy, atomic_write, exclusive_lock, loads_json, read_small_text
 
 LEDGER = ".attempts-ledger.json"  # in the deal folder: the instructor's side
+LOCK = ".attempts-ledger.lock"  # held while a grading reads and writes the ledger
 LEDGER_SCHEMA = "diagnose.attempts-ledger/2"
 FORMAT_1 = "diagnose.attempts-ledger/1"  # count, digest, first: written up to commit 279bf2f
 LEDGER_MAX = 64 * 1024 * 1024  # every record of a class: some 150,000 gradings
@@ -100,6 +102,31 @@ def _entry(schema: str, entry: Mapping) -> Kept:
             and all(isinstance(f, str) for f in entry["found"])):
         raise TypeError("not a ledger entry")
     return Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"])
+
+
+GRADING_WAIT = 30.0  # seconds a grading waits for another one of the same deal folder
+
+
+@contextlib.contextmanager
+def one_grading(deal: Path, *, wait: float | None = None) -> Iterator[None]:
+    """Hold the deal folder's grading lock (`.attempts-ledger.lock`) for the block: a ledger is
+    read, added to and written whole, so two gradings at once would each write what the other
+    never read. A second grading waits up to `wait` seconds (`GRADING_WAIT`), then GradeError,
+    nothing recorded.
+    A folder where the lock cannot be created is not writable: the grading refuses it itself."""
+    try:
+        release = exclusive_lock(Path(deal) / LOCK, wait=GRADING_WAIT if wait is None else wait)
+    except LockBusy:
+        raise GradeError(f"{deal}: another grading of this class is recording right now (it "
+                         f"holds {Path(deal) / LOCK}); nothing recorded",
+                         hint="run this again when it has ended") from None
+    except OSError:
+        yield  # cannot be written: the grading says so in its own words
+        return
+    try:
+        yield
+    finally:
+        release()
 
 
 def ledger_path(deal: Path) -> Path:

@@ -64,7 +64,7 @@ TITLE_WORDS = frozenset({"diagnoses", "diagnosis", "diagnosticos", "diagnostico"
 TITLE = re.compile(r"^(?P<title>[^\W\d_]++)[ \t]*+[—–:-][ \t]*+(?P<name>.+)$")
 SCENARIO = re.compile(r"^\s*+e?scenario\s*+:", re.IGNORECASE)
 RULE_CELL = re.compile(r"^:?-++:?$")
-ROW_LEVEL = 7  # sections started by a line, not a heading: any heading closes them
+ROW_DEPTH = 7  # sections started by a line, not a heading: any heading closes them
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Line:
     """One line, classified. `text` is what it contributes as free text."""
 
     text: str
-    level: int = 0  # 1-6 for a heading
+    depth: int = 0  # 1-6 for a heading (the number of #)
     id: str | None = None  # the ID whose section this line starts
     role: str | None = None  # ANSWER or EVIDENCE: a label (or an ID led by an answer word)
     label: str = ""  # the label as written: "Diagnóstico"
@@ -136,20 +136,20 @@ def visible_lines(text: str) -> tuple[list[tuple[str, bool]], list[str]]:
 
 
 def heading(text: str) -> tuple[int, str] | None:
-    """`(level, inner text)` when `text` is an ATX heading ("## 01 ##" -> (2, "01")), else None.
+    """`(depth, inner text)` when `text` is an ATX heading ("## 01 ##" -> (2, "01")), else None.
     Plain string code: the closing `#`s are cut once, from the right."""
     stripped = text.lstrip(" ")
     if len(text) - len(stripped) > 3:
         return None
-    level = len(stripped) - len(stripped.lstrip("#"))
-    rest = stripped[level:]
-    if not 1 <= level <= 6 or (rest and rest[0] not in " \t"):
+    depth = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[depth:]
+    if not 1 <= depth <= 6 or (rest and rest[0] not in " \t"):
         return None
     inner = rest.strip(" \t")
     body = inner.rstrip("#")
     if body != inner and (not body or body[-1] in " \t"):
         inner = body.rstrip(" \t")  # "## 01 ##": the closing sequence is no content
-    return level, inner
+    return depth, inner
 
 
 def scenario_code(comment: str) -> str | None:
@@ -163,7 +163,7 @@ def scenario_code(comment: str) -> str | None:
 
 def title_name(text: str) -> str | None:
     """The name in a title heading such as `# Diagnoses — Borja` (what the TUI writes), else
-    None. Only a level-1 heading whose first word is the title word counts."""
+    None. Only a `#` heading (depth 1) whose first word is the title word counts."""
     found = heading(text)
     if not found or found[0] != 1:
         return None
@@ -292,14 +292,14 @@ def classify(text: str) -> Line:
     """What one visible, non-literal line is."""
     found_heading = heading(text)
     if found_heading:
-        level, inner = found_heading
+        depth, inner = found_heading
         start = _start(inner, heading=True)
         if start:
-            return Line(text, level, start.id, start.role, start.label, start.value)
+            return Line(text, depth, start.id, start.role, start.label, start.value)
         found = label(inner)
         if found:
-            return Line(text, level, role=found[0], label=found[1], value=found[2])
-        return Line(text, level)
+            return Line(text, depth, role=found[0], label=found[1], value=found[2])
+        return Line(text, depth)
     content = CHECKBOX.sub("", BULLETS.sub("", text, count=1).strip(), count=1)
     if not content:
         return Line(text)
@@ -320,4 +320,4 @@ def needs_escape(text: str) -> bool:
             or FENCE.match(text)):
         return True
     line = classify(text)
-    return bool(line.level or line.id or line.role or line.cells)
+    return bool(line.depth or line.id or line.role or line.cells)

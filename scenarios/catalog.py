@@ -241,6 +241,8 @@ BREAK_KEYS = ("slug", "healthy", "title", "summary", "override", "words", "signa
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
+    """One break.toml's table, each key checked in the file's order of importance (the first
+    problem is the one said); `shown` names the file in every message."""
     for key in data:
         if key == "level":
             raise _fail(shown, f"level: a break names no level; {LEVELS_FILE} lists each "
@@ -251,6 +253,23 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     decoy = data.get("healthy", False)
     if not isinstance(decoy, bool):
         raise _fail(shown, f"healthy: expected true or false, got {decoy!r}")
+    slug = _slug(data, shown, decoy)
+    title = {lang: _text(shown, f"[title] {lang}", v)
+             for lang, v in _per_lang(shown, data, "title").items()}
+    summary = {lang: _text(shown, f"[summary] {lang}", v)
+               for lang, v in _per_lang(shown, data, "summary").items()}
+    override = _override(data, shown, decoy, healthy)
+    words = _words(data, shown)
+    reveal_table = _per_lang(shown, data, "reveal")
+    reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
+    signature = _signature(data, shown, decoy, reveal)
+    whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
+    return Break(slug=slug, title=title, summary=summary, override=override, words=words,
+                 signature=signature, reveal=reveal, source=shown, healthy=decoy,
+                 whatif=whatif)
+
+
+def _slug(data: dict[str, Any], shown: str, decoy: bool) -> str:
     slug = data.get("slug")
     if not isinstance(slug, str) or not SLUG.match(slug):
         raise _fail(shown, f"slug: expected lowercase words joined by hyphens, got {slug!r}")
@@ -259,11 +278,13 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     if (slug == HEALTHY) != decoy:
         raise _fail(shown, f'slug: "{HEALTHY}" is the slug of the healthy decoy '
                     "(healthy = true) and of nothing else")
-    title = {lang: _text(shown, f"[title] {lang}", v)
-             for lang, v in _per_lang(shown, data, "title").items()}
-    summary = {lang: _text(shown, f"[summary] {lang}", v)
-               for lang, v in _per_lang(shown, data, "summary").items()}
+    return slug
 
+
+def _override(data: dict[str, Any], shown: str, decoy: bool, healthy: Config
+              ) -> dict[str, Any]:
+    """The [override] table: keys of healthy.toml, each value valid, together consistent,
+    and changing something (the decoy's: nothing)."""
     override_table = data.get("override")
     if decoy:
         if override_table not in (None, {}):
@@ -285,7 +306,11 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
         check_consistency(dataclasses.replace(healthy, **override))
     except CatalogError as err:
         raise _fail(shown, f"[override] {err}") from None
+    return override
 
+
+def _words(data: dict[str, Any], shown: str) -> dict[str, tuple[str, ...]]:
+    """The [words] table: per language, the phrases that name the break, each readable."""
     words: dict[str, tuple[str, ...]] = {}
     for lang, listed in _per_lang(shown, data, "words").items():
         if (not isinstance(listed, list) or not listed
@@ -297,9 +322,13 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
             if problem:
                 raise _fail(shown, f"[words] {lang}: {phrase!r} cannot be read by the grader: "
                             f"{problem}")
+    return words
 
-    reveal_table = _per_lang(shown, data, "reveal")
-    reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
+
+def _signature(data: dict[str, Any], shown: str, decoy: bool,
+               reveal: dict[str, Reveal]) -> tuple[str, ...]:
+    """The signature: distinct panel numbers, the clearest first, each with a reveal text in
+    every language."""
     listed = data.get("signature", [] if decoy else None)
     if (not isinstance(listed, list) or (not listed and not decoy)
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in listed)
@@ -314,10 +343,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
             if number not in reveal[lang].panels:
                 raise _fail(shown, f"signature: panel {number} has no text in "
                             f"[reveal.{lang}.panels]")
-    whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
-    return Break(slug=slug, title=title, summary=summary, override=override, words=words,
-                 signature=signature, reveal=reveal, source=shown, healthy=decoy,
-                 whatif=whatif)
+    return signature
 
 
 BREAK_FILE = "break.toml"  # a break folder's data; its code is signature.py beside it

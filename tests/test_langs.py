@@ -4,12 +4,11 @@ breaks speaks all of them (the sentences themselves are the catalogs', tests/tes
 from __future__ import annotations
 
 import click
-import pytest
 
 from diagnose.cli import cli
 from diagnose.panels import build_panels
 from scenarios import default_catalog
-from scenarios.langs import LANGS, pick
+from scenarios.langs import LANGS
 
 
 def test_every_panel_text_and_every_break_speaks_every_language():
@@ -26,12 +25,3 @@ def test_the_cli_offers_exactly_these_languages():
             if param.name == "lang":
                 assert isinstance(param.type, click.Choice)
                 assert tuple(param.type.choices) == LANGS, command.name
-
-
-def test_pick_never_falls_back_to_english():
-    assert pick(("train", "entr."), "es") == "entr."
-    assert pick({"en": "a", "es": "b"}, "en") == "a"
-    with pytest.raises(KeyError):
-        pick(("train", "entr."), "fr")
-    with pytest.raises(ValueError):
-        pick(("only english",), "en")

@@ -8,6 +8,7 @@ or not, and a run that recorded little) is a message the catalogs hold.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from collections.abc import Mapping
 from pathlib import Path
@@ -89,3 +90,21 @@ def test_every_text_a_view_can_show_is_a_message_of_the_catalogs(catalog_message
     unknown = {(p.context, p.message) for text in view_texts(n_layers, heads, neurons)
                for p in phrases_in(text)} - catalog_messages
     assert not unknown, f"not in the catalogs (a message built at run time?): {unknown}"
+
+
+def test_no_table_of_words_per_language_is_left_in_the_code():
+    """A sentence is said once, in English, and translated by the catalogs: a dict keyed by
+    language codes or a `lang == "es"` choice in the code is a table the catalogs cannot see
+    (a new language would miss it). Data keyed by language (break.toml, levels.toml) is read,
+    never written, here."""
+    found = []
+    for package in ("diagnose", "grading", "scenarios"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                keys = ({k.value for k in node.keys if isinstance(k, ast.Constant)}
+                        if isinstance(node, ast.Dict) else set())
+                chosen = isinstance(node, ast.Compare) and any(
+                    isinstance(c, ast.Constant) and c.value in LANGS for c in node.comparators)
+                if len(keys & set(LANGS)) > 1 or chosen:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"words chosen by language outside the catalogs: {found}"

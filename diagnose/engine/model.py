@@ -188,18 +188,27 @@ class GPTCache(NamedTuple):
     residuals: list[np.ndarray]  # (N, C) after each block (Panel 4 reads them)
 
 
-def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
-                  ablate_head: int | None = None, scale: float | None = None,
-                  heads: np.ndarray | None = None) -> tuple[np.ndarray, BlockCache]:
-    """Block i on the real tokens x (N, C): x + attn(ln_1(x)), then + mlp(ln_2(x)).
+class Counterfactual(NamedTuple):
+    """The dead-head probe's changes to a block's forward pass (training makes none).
 
-    `ablate_head` zeroes one head's output (the dead-head probe's counterfactual; training
-    never passes it); `scale` is the attention logits' factor (None: 1/sqrt(hs)). `heads`
-    (N, C), when given, is what the attention computed from this x before (the probe's own
-    forward pass): the block starts after it, and the attention's caches are None.
+    `ablate_head` zeroes one head's output. `heads` (N, C), when given, is what the attention
+    computed from this x before (the probe's own forward pass): the block starts after it,
+    and the attention's caches are None.
     """
+    ablate_head: int | None = None
+    heads: np.ndarray | None = None
+
+
+TRAINING = Counterfactual()  # no change
+
+
+def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, config,
+                  change: Counterfactual = TRAINING) -> tuple[np.ndarray, BlockCache]:
+    """Block i on the real tokens x (N, C): x + attn(ln_1(x)), then + mlp(ln_2(x)), with
+    `config`'s heads and attention scale, and the probe's `change` if any."""
     p = f"h.{i}."
-    C = x.shape[-1]
+    C, NH = x.shape[-1], config.n_heads
+    ablate_head, heads = change
     c_ln_1 = c_attn = c_rope = c_heads = None
     if heads is None:
         a, c_ln_1 = layernorm_forward(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
@@ -207,7 +216,7 @@ def block_forward(x: np.ndarray, params: Params, i: int, batch: Batch, NH: int,
         qkv, c_attn = linear_forward(a, W_attn)                          # (N, C) -> (N, 3C)
         qkv, c_rope = rope_forward(qkv, batch.rotation, out=qkv)         # qkv is ours
         heads, c_heads = attention_forward(qkv, batch.rows, batch.biases[i], NH,
-                                           scale)                        # (N, 3C) -> (N, C)
+                                           attention_scale(config))      # (N, 3C) -> (N, C)
     elif ablate_head is not None:
         heads = heads.copy()                                             # the caller's stays
     if ablate_head is not None:
@@ -310,8 +319,8 @@ def gpt_forward(params: Params, idx: np.ndarray, config, *,
     blocks, residuals = [], []
     for i in range(first, config.n_layers):
         head = ablate[1] if ablate is not None and ablate[0] == i else None
-        x, c_block = block_forward(x, params, i, batch, config.n_heads, head,
-                                   attention_scale(config), heads if i == first else None)
+        x, c_block = block_forward(x, params, i, batch, config,
+                                   Counterfactual(head, heads if i == first else None))
         blocks.append(c_block)
         residuals.append(x)
     h, c_ln_f = layernorm_forward(x, params["ln_f.weight"], params["ln_f.bias"])

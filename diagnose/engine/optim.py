@@ -10,6 +10,7 @@ slice of the buffer that holds the matrices and the embedding (nanoGPT's
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -45,25 +46,41 @@ def clip_grad_norm(grads: np.ndarray, max_norm: float) -> tuple[float, float]:
     return norm, norm
 
 
+@dataclass(frozen=True)
+class AdamW:
+    """The optimizer's settings: `config`'s betas, eps and weight decay, and how long the
+    flat buffer's decayed leading slice is."""
+
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+    n_decay: int  # params[:n_decay] is decayed
+
+    @classmethod
+    def of(cls, config, n_decay: int) -> AdamW:
+        return cls(config.beta1, config.beta2, config.eps, config.weight_decay, n_decay)
+
+
 class AdamState(NamedTuple):
-    m: np.ndarray  # first moment, flat like the parameters
-    v: np.ndarray  # second moment
+    m: np.ndarray        # first moment, flat like the parameters
+    v: np.ndarray        # second moment
+    scratch: np.ndarray  # a buffer like the parameters, so that an update allocates nothing
 
 
 def adam_state(params: np.ndarray) -> AdamState:
-    return AdamState(np.zeros_like(params), np.zeros_like(params))
+    return AdamState(np.zeros_like(params), np.zeros_like(params), np.empty_like(params))
 
 
 def adamw_update(params: np.ndarray, grads: np.ndarray, state: AdamState, step: int, lr: float,
-                 config, n_decay: int, scratch: np.ndarray) -> None:
-    """One AdamW update in place; `step` counts from 1 (bias correction), `params[:n_decay]`
-    is decayed. `scratch` is a buffer like `params` (so the update allocates nothing).
+                 adamw: AdamW) -> None:
+    """One AdamW update in place; `step` counts from 1 (bias correction).
 
-    p <- p * (1 - lr * wd)                   (matrices only, decoupled)
+    p <- p * (1 - lr * wd)                   (the decayed slice only, decoupled)
     p <- p - lr * m_hat / (sqrt(v_hat) + eps)
     """
-    b1, b2 = config.beta1, config.beta2
-    m, v = state
+    b1, b2 = adamw.beta1, adamw.beta2
+    m, v, scratch = state
     m *= b1
     np.multiply(grads, 1.0 - b1, out=scratch)
     m += scratch                                   # m = b1 m + (1 - b1) g
@@ -74,8 +91,8 @@ def adamw_update(params: np.ndarray, grads: np.ndarray, state: AdamState, step: 
     # m_hat / (sqrt(v_hat) + eps) with m_hat = m / (1 - b1^t), v_hat = v / (1 - b2^t)
     np.sqrt(v, out=scratch)
     scratch *= 1.0 / math.sqrt(1.0 - b2 ** step)
-    scratch += config.eps
+    scratch += adamw.eps
     np.divide(m, scratch, out=scratch)
-    params[:n_decay] *= 1.0 - lr * config.weight_decay
+    params[:adamw.n_decay] *= 1.0 - lr * adamw.weight_decay
     scratch *= lr / (1.0 - b1 ** step)
     params -= scratch

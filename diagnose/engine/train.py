@@ -44,7 +44,7 @@ from diagnose.engine.model import (
     point_into,
     quietly,
 )
-from diagnose.engine.optim import adam_state, adamw_update, clip_grad_norm, lr_at
+from diagnose.engine.optim import AdamW, adam_state, adamw_update, clip_grad_norm, lr_at
 from diagnose.engine.runtime import tune_process
 
 
@@ -62,11 +62,10 @@ class Trainer:
         self._flat = flat_of(self.params)
         self._grads_flat = np.zeros_like(self._flat)
         self._grads = point_into(self._grads_flat, config)
-        self._scratch = np.empty_like(self._flat)
         self._adam = adam_state(self._flat)
         # the decayed leading slice: the matrices, or the whole buffer (a break)
-        self._n_decay = n_decayed(config) if config.weight_decay_on == "matrices" \
-            else self._flat.size
+        self._adamw = AdamW.of(config, n_decayed(config) if config.weight_decay_on == "matrices"
+                               else self._flat.size)
         # a frozen block (a break) is out of the optimizer, as with requires_grad=False: no
         # gradient (the recorded norms leave it out), no update, no decay
         self._frozen = frozen_positions(config)
@@ -111,8 +110,7 @@ class Trainer:
             if self._frozen.size:
                 self._grads_flat[self._frozen] = 0.0
             preclip, postclip = clip_grad_norm(self._grads_flat, config.grad_clip)
-            adamw_update(self._flat, self._grads_flat, self._adam, s + 1, lr, config,
-                         self._n_decay, self._scratch)
+            adamw_update(self._flat, self._grads_flat, self._adam, s + 1, lr, self._adamw)
             if self._frozen.size:
                 self._flat[self._frozen] = self._frozen_values
             # --- the update is done: below only diagnostics, reading the copy and the cache

@@ -5,6 +5,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diagnose.engine import init_params
 from diagnose.engine.corpus import probe_batch
@@ -35,6 +37,38 @@ def test_kept_vectors_track_drifting_weights(healthy):
             W += 0.03 * np.abs(W).mean() * rng.standard_normal(W.shape) + 0.002 * W.sum(0)
         for name, sigma in spectral.measure(params).items():
             assert sigma == pytest.approx(svd_norm(params[name]), rel=0.01), name
+
+
+def with_singular_values(rng, shape, sigmas):
+    """A float64 matrix of `shape` whose leading singular values are `sigmas`."""
+    u, _ = np.linalg.qr(rng.standard_normal((shape[0], shape[0])))
+    v, _ = np.linalg.qr(rng.standard_normal((shape[1], shape[1])))
+    s = np.zeros(min(shape))
+    s[:len(sigmas)] = sigmas
+    return (u[:, :len(s)] * s) @ v[:, :len(s)].T
+
+
+@settings(settings.get_profile("engine"))
+@given(seed=st.integers(0, 2**32 - 1), gap=st.floats(0.0, 0.2), jump=st.floats(0.0, 1.0),
+       wide=st.booleans())
+def test_block_estimate_follows_ties_drift_and_a_new_top_direction(seed, gap, jump, wide):
+    """Within 1% of numpy.linalg.norm(W, 2) (float64) at every call: top singular values
+    that tie within `gap`, small drifts, then a new direction `jump` larger than the top (an
+    update with no warmup does that) appearing in one step."""
+    rng = np.random.default_rng(seed)
+    C = 64
+    shape = (C, 4 * C) if wide else (4 * C, C)
+    decay = 1.0 - gap * np.arange(C) / C
+    W = with_singular_values(rng, shape, decay * rng.uniform(0.5, 3.0) * np.linspace(1, 0.2, C))
+    spectral = SpectralNorms(["W"], C)
+    for step in range(6):
+        if step == 3:
+            new = np.outer(rng.standard_normal(shape[0]), rng.standard_normal(shape[1]))
+            W = W + new * (1.0 + jump) * np.linalg.norm(W, 2) / np.linalg.norm(new, 2)
+        elif step:
+            W = W + 0.02 * np.abs(W).mean() * rng.standard_normal(shape)
+        sigma = spectral.measure({"W": W})["W"]
+        assert sigma == pytest.approx(np.linalg.norm(W, 2), rel=0.01), step
 
 
 def test_non_finite_weights_give_nan_and_the_vector_recovers(healthy):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnose.engine import lr_at
-from diagnose.engine.optim import adam_state, adamw_update, clip_grad_norm
+from diagnose.engine.optim import AdamW, adam_state, adamw_update, clip_grad_norm
 
 ENGINE = settings.get_profile("engine")
 
@@ -87,9 +87,9 @@ def test_adamw_two_steps_by_hand(healthy):
     grads = [np.array([0.1, -0.2, 0.3, 0.0]), np.array([-0.4, 0.1, 0.2, 0.5])]
     lrs = [0.01, 0.02]
 
-    p, state, scratch = p0.copy(), adam_state(p0), np.empty(4)
+    p, state = p0.copy(), adam_state(p0)
     for step, (g, lr) in enumerate(zip(grads, lrs, strict=True), start=1):
-        adamw_update(p, g.copy(), state, step, lr, c, 2, scratch)
+        adamw_update(p, g.copy(), state, step, lr, AdamW.of(c, 2))
 
     expected, m, v = p0.copy(), np.zeros(4), np.zeros(4)
     for t, (g, lr) in enumerate(zip(grads, lrs, strict=True), start=1):
@@ -107,5 +107,5 @@ def test_adamw_first_step_moves_each_weight_by_about_lr(healthy):
     c = dataclasses.replace(healthy, weight_decay=0.0)
     g = np.array([1e-3, -5.0, 2.0])
     p = np.zeros(3)
-    adamw_update(p, g, adam_state(p), 1, 0.01, c, 0, np.empty(3))
+    adamw_update(p, g, adam_state(p), 1, 0.01, AdamW.of(c, 0))
     np.testing.assert_allclose(p, -0.01 * np.sign(g), rtol=1e-4)   # bias correction from 1

@@ -8,6 +8,9 @@ import json
 import os
 import shutil
 import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,7 @@ from grading.gradebook import (
 from grading.layout import printable
 from grading.ledger import LEDGER, read_ledger
 from grading.seal import new_secret, write_key_file
+from scenarios.files import exclusive_lock
 
 CODES = {"borja": "AAAA-1111", "ana": "BBBB-2222"}
 TRUTH = {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"}
@@ -453,6 +457,53 @@ def test_when_the_ledger_cannot_be_written_nothing_is_recorded(course, tmp_path,
     assert (bundles / LEDGER).read_bytes() == before
     assert len(load_attempts(bundle(bundles, "borja"), TRUTH).records) == 1
     assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+
+
+# --- two gradings of one class at once -----------------------------------------------------------
+
+def test_two_gradings_of_one_class_at_once_lose_no_record(course, tmp_path, monkeypatch):
+    """A grading reads the ledger, adds its records and writes it whole: the second of two at
+    once waits and reads what the first wrote. The ledger's write is slowed so that, unlocked,
+    the two would each write a ledger without the other's record, every time."""
+    key, bundles = course
+    write = ledger_module.atomic_write
+
+    def slow(path, data, **kwargs):
+        time.sleep(0.3)
+        return write(path, data, **kwargs)
+
+    monkeypatch.setattr(ledger_module, "atomic_write", slow)
+    files = {name: submit(tmp_path / name, f"{name}.md", RIGHT) for name in CODES}
+    start = threading.Barrier(len(files))
+
+    def grade(name: str) -> list:
+        start.wait()
+        return grade_bundles([files[name]], bundles, key)
+
+    with ThreadPoolExecutor(len(files)) as pool:
+        results = list(pool.map(grade, files))
+    assert all(graded.report is not None for result in results for graded in result)
+    kept = read_ledger(bundles, key)
+    assert {name: len(kept[name].records) for name in CODES} == {"borja": 1, "ana": 1}
+    assert not (bundles / ledger_module.LOCK).exists()  # released, and removed
+
+
+def test_a_grading_that_cannot_get_the_class_waits_then_records_nothing(course, tmp_path,
+                                                                        monkeypatch):
+    key, bundles = course
+    monkeypatch.setattr(ledger_module, "GRADING_WAIT", 0.2)
+    release = exclusive_lock(bundles / ledger_module.LOCK)  # another grading, still running
+    try:
+        with pytest.raises(GradeError, match="another grading of this class is recording right "
+                                             "now") as caught:
+            grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)
+    finally:
+        release()
+    assert "\n" not in str(caught.value)
+    assert not (bundles / LEDGER).exists()
+    assert not (bundle(bundles, "borja") / "attempts.jsonl").exists()
+    (graded,) = grade_bundles([submit(tmp_path, "borja.md", RIGHT)], bundles, key)  # then it may
+    assert graded.report is not None and len(read_ledger(bundles, key)["borja"].records) == 1
 
 
 # --- names that are not UTF-8 ------------------------------------------------------------------

@@ -108,7 +108,7 @@ def row_layout(rows: int, count: int, overlay: bool) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
-class Line:
+class DrawnSeries:
     """One series as drawn: values on the y axis's units, over the window."""
 
     series: Series
@@ -128,7 +128,7 @@ class PanelFrame:
     log: bool
     value_range: tuple[float, float]  # panels.fit_axis: shared by every line and guide
     guides: list[tuple[Guide, float]]
-    lines: tuple[Line, ...]
+    lines: tuple[DrawnSeries, ...]
     steps: range                   # the window of steps on screen
     cursor: int | None             # the cursor as an index into `steps`
     nonfinite_step: int | None     # the first step where a shown series is NaN or ±inf
@@ -168,7 +168,7 @@ def panel_frame(panel: Panel, store: RunStore, view: View, lang: str,
             step = view.cursor if cursor is not None else store.count(view.run) - 1
             record = store.record(view.run, step)
             shows = series.which(record) if record is not None else None
-        lines.append(Line(series=series, label=short_label(series, lang), shows=shows,
+        lines.append(DrawnSeries(series=series, label=short_label(series, lang), shows=shows,
                           values=windowed(_plotted(series, values), steps), reference=reference,
                           summary=summarize(windowed(values, steps)),
                           at_cursor=at(series, values), reference_summary=reference_summary,

@@ -1,7 +1,7 @@
 """`SeriesPlot`: one series in the detail view: a heading with its full name and numbers, then
 its sparkline with a value axis, and the reference's under it when overlaid.
 
-Draws a `frames.Line` of a frame computed without a row limit, so every series of the panel
+Draws a `frames.DrawnSeries` of a frame computed without a row limit, so every series of the panel
 gets its own plot (all nine spectral norms, where the dashboard may show their envelope) up to
 `frames.DETAIL_ROWS`; past that (a 12-layer model's matrices) the per-layer summary, each
 heading naming the matrix a summary shows at the cursor or the last step.
@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
 from diagnose.columns import nonfinite_mark
-from diagnose.tui.drawing.frames import Line, PanelFrame
+from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame
 from diagnose.tui.widgets.axes import YAxis
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_row import GROUPS, group_class, value_text
@@ -36,7 +36,7 @@ class SeriesPlot(Vertical):
             yield YAxis()
             yield SafeSparkline(classes="ref")
 
-    def show(self, line: Line, frame: PanelFrame) -> None:
+    def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
         self.remove_class(*(group_class(g) for g in range(GROUPS)))
         self.add_class(group_class(line.series.group))
         self.query_one(".heading", Readout).show(self._heading(line, frame))
@@ -49,7 +49,7 @@ class SeriesPlot(Vertical):
                 values, log=frame.log, value_range=frame.value_range, cursor=frame.cursor,
                 guides=[value for _, value in frame.guides])
 
-    def _heading(self, line: Line, frame: PanelFrame) -> Text:
+    def _heading(self, line: DrawnSeries, frame: PanelFrame) -> Text:
         s = line.summary
         words = [Text(line.series.label[self.lang], style="bold")]
         if line.shows is not None:  # a summary: which matrix it is at that step

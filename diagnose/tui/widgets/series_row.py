@@ -5,7 +5,7 @@ many of the three as the row's height holds. A summary row (a layer's largest ma
 under its label, the matrix it shows at that step. Overlaid, the numbers split as the chart does:
 the run's beside the run's half, the reference's (muted) beside the reference's half.
 
-The row draws a `frames.Line` it is handed; it computes nothing about the run itself.
+The row draws a `frames.DrawnSeries` it is handed; it computes nothing about the run itself.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
-from diagnose.tui.drawing.frames import Line, PanelFrame, short_matrix
+from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame, short_matrix
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.sparkline import SafeSparkline
 from scenarios.words import say
@@ -37,7 +37,7 @@ class SeriesRow(Horizontal):
         # Kept, not queried: a redraw touches every row, and DOM queries would dominate it.
         self.label, self.stats = Readout(classes="label"), Readout(classes="stats")
         self.chart = SafeSparkline(classes="run")
-        self._shown: tuple[Line, PanelFrame] | None = None
+        self._shown: tuple[DrawnSeries, PanelFrame] | None = None
 
     def compose(self) -> ComposeResult:
         yield self.label
@@ -48,7 +48,7 @@ class SeriesRow(Horizontal):
         if self._shown is not None:  # the reference's half and its label move with the height
             self.show(*self._shown)
 
-    def show(self, line: Line, frame: PanelFrame) -> None:
+    def show(self, line: DrawnSeries, frame: PanelFrame) -> None:
         self._shown = (line, frame)
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
             self.remove_class(*(group_class(g) for g in range(GROUPS)))
@@ -70,14 +70,14 @@ class SeriesRow(Horizontal):
                                    top if overlaid else None))
 
 
-def value_text(line: Line, value: float | None, style: str = "") -> Text:
+def value_text(line: DrawnSeries, value: float | None, style: str = "") -> Text:
     """One value as the panels print it; a NaN or infinity in red with its marker."""
     if value is not None and not math.isfinite(value):
         return Text(f"{nonfinite_mark(value)}{format_number(value)}", style="bold red")
     return Text(line.series.format(value), style=style)
 
 
-def readings(line: Line, summary: Summary, cursor_value: Value, at_cursor: bool,
+def readings(line: DrawnSeries, summary: Summary, cursor_value: Value, at_cursor: bool,
              style: str = "") -> list[Text]:
     """The cursor's (highlighted) or the last value, then ↓min and ↑max."""
     first = (value_text(line, cursor_value, "reverse") if at_cursor
@@ -86,7 +86,7 @@ def readings(line: Line, summary: Summary, cursor_value: Value, at_cursor: bool,
             Text("↑", style) + value_text(line, summary.high, style)]
 
 
-def stats_text(line: Line, at_cursor: bool, run_lines: int | None = None) -> Text:
+def stats_text(line: DrawnSeries, at_cursor: bool, run_lines: int | None = None) -> Text:
     """The run's readings; with `run_lines` (overlaid), that many of them, then the
     reference's, muted, on the lines of the reference's half."""
     run = readings(line, line.summary, line.at_cursor, at_cursor)

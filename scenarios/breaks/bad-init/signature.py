@@ -28,7 +28,7 @@ class BadInit(sig.Signature):
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         ln_vocab = header["ln_vocab"]
         return [
             sig.at_least(fig, "act0_ratio", 50, ">= 50x"),

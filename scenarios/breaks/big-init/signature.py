@@ -16,7 +16,7 @@ class BigInit(sig.InitScale):
         return sig.said(4, "act0_ratio", fig, "step-0 activations {act0_ratio}x the reference's")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.at_least(fig, "spectral0_ratio", 2, ">= 2x at step 0"),
             sig.at_least(fig, "act0_ratio", 3, ">= 3x at step 0"),

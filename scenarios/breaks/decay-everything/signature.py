@@ -24,7 +24,7 @@ class DecayEverything(sig.Signature):
                          "reference's and the final LayerNorm's output {ln_f_end_ratio}x")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.below(fig, "residual_end_ratio", 0.75, "< 0.75x at the end"),
             sig.below(fig, "ln_f_end_ratio", 0.9, "< 0.9x at the end"),

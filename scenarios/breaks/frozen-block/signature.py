@@ -20,7 +20,7 @@ class FrozenBlock(sig.Signature):
                          "whole run (the reference's least: {ref_least_moved_pct}%)")]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.below(fig, "least_moved", 0.003, "< 0.3% over the run"),
             sig.above(fig, "ref_least_moved", 0.02, "> 2% (reference)"),

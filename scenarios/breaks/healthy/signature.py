@@ -34,7 +34,7 @@ class Healthy(sig.Signature):
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
         rise = self.smoothness(run)
         return [

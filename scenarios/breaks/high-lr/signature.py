@@ -14,7 +14,7 @@ class HighLr(sig.LrPeak):
         return [self.peak(fig), sig.quote("final_ratio", fig), sig.quote("clip_share", fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.at_least(fig, "lr_peak_ratio", 9.99, "= 10x"),
             sig.at_least(fig, "final_ratio", 2, ">= 2x"),

@@ -17,7 +17,7 @@ class NoWarmup(sig.WarmupStart):
                         "peak (the reference: {ref_lr0_frac_pct}%)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         # Calibrated on seeds 0-19, proven on 1000-1019: the run recovers most of the way but
         # not all of it. It ends above the reference (10-60%), never near the lab's bad-init
         # (5x); the old promise, within 25% or 0.15 nats, failed on several seeds of twenty.

@@ -16,7 +16,7 @@ class RaisedLr(sig.LrPeak):
                 sig.quote("clip_share", fig), sig.quote("final_ratio", fig)]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.between(fig, "lr_peak_ratio", 2.99, 3.01, "= 3x"),
             sig.check("lr_peak_step", fig["lr_peak_step"],

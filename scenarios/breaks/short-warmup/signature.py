@@ -19,7 +19,7 @@ class ShortWarmup(sig.WarmupStart):
                         "peak, {lr0_ratio}x the reference's first step")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.at_least(fig, "lr0_ratio", 3, ">= 3x the reference's first rate"),
             sig.at_most(fig, "lr0_frac", 0.6, "<= 0.6 of the peak (a ramp, not none)"),

@@ -19,7 +19,7 @@ class SmallInit(sig.InitScale):
                         "final LayerNorm's output is ~1 in both)")
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         near_uniform = header["ln_vocab"] + 0.2
         return [
             sig.at_most(fig, "spectral0_ratio", 0.3, "<= 0.3x at step 0"),

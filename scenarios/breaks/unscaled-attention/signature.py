@@ -25,7 +25,7 @@ class UnscaledAttention(sig.Signature):
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.schedule_kept(run, reference),
             sig.at_least(fig, "clip_share", 0.25, ">= 25% of the steps clipped"),

@@ -26,7 +26,7 @@ class UnshiftedTargets(sig.Signature):
         ]
 
     def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Check]:
+               header: dict[str, Any]) -> list[sig.Promise]:
         return [
             sig.below(fig, "first_val_floor_ratio", 0.5, "< 0.5 (below the floor at step 20)"),
             sig.below(fig, "loss0_ratio", 0.9,
