@@ -2,4 +2,5 @@
 
 from diagnose.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (pkgutil walks it) runs nothing
+    main()
