@@ -934,3 +934,7 @@ def check(run: Path, reference: Path | None, as_json: bool, lang: str) -> None:
 
 def main() -> None:
     cli(prog_name="diagnose")
+
+
+if __name__ == "__main__":  # python -m diagnose.cli, as the console script does
+    main()

@@ -15,7 +15,7 @@ The order: xdist hands each worker one unit of work at a time, in the order the 
 collected (`--dist loadgroup`: every test is marked with its unit as its `xdist_group`), so the
 suite lasts at least as long as the unit started last plus its own length. A unit is a file, or
 the part of a file that shares one costly module fixture (`SPLIT_BY_FIXTURE`: test_fidelity's
-deck trains twelve runs of its own, test_cluster's LocalCluster starts four processes), or a
+deck trains eleven short runs of its own, test_cluster's LocalCluster starts four processes), or a
 share of a long file of independent tests (`SPLIT_IN_PARTS`), so that no worker carries two
 long trainings end to end. Units are collected longest first (longest-processing-time
 scheduling): each unit's seconds are measured by every run and kept in pytest's cache
@@ -62,20 +62,20 @@ UNIT_SECONDS_KEY = "diagnose/unit-seconds"
 # Seconds per unit for a clone no run has measured yet (rough, 2026-12-03: only their order
 # matters); units not listed count as 0 and keep their collection order after these.
 FIRST_RUN_SECONDS = {
-    "tests/test_fidelity.py": 26.0,
-    "tests/test_fidelity.py:deck": 17.0,
+    "tests/test_fidelity.py": 36.0,
+    "tests/test_fidelity.py:deck": 6.0,
     "tests/test_cluster.py:local_cluster": 20.0,
     "tests/tui/test_app.py:1": 18.0,
     "tests/tui/test_app.py:2": 18.0,
     "tests/test_gradescope.py": 15.0,
     "tests/tui/test_levels_tui.py": 15.0,
-    "tests/test_scenario.py": 14.0,
+    "tests/test_scenario.py": 9.0,
     "tests/tui/test_newcomer.py": 12.0,
     "tests/test_cluster.py": 11.0,
     "tests/tui/test_second_newcomer.py": 10.0,
-    "tests/test_classroom.py": 10.0,
+    "tests/test_classroom.py": 8.0,
     "tests/test_packaging.py": 9.0,
-    "tests/test_classroom_records.py": 9.0,
+    "tests/test_classroom_records.py": 7.0,
     "tests/test_levels.py": 8.0,
     "tests/tui/test_course_deck_tui.py": 8.0,
     "tests/test_course_deck.py": 5.0,

@@ -68,3 +68,11 @@ def test_help_imports_neither_numpy_nor_textual():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "HEAVY []" in out.stdout
+
+
+@pytest.mark.parametrize("module", ["diagnose", "diagnose.cli"])
+def test_python_dash_m_runs_the_command(module):
+    done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("diagnose, version ")

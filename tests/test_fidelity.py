@@ -3,9 +3,11 @@
 The lab: a scenario dealt through the game's own path (`create_scenario`, a seed per ID), trained
 once for the module at the full default length (the signatures are calibrated there; a shorter
 run would prove something else); every check of `diagnose.fidelity` must hold on it and the
-diagnostician must name every run. The deck's levels 2 and 3: short runs on one seed, each test
-asserting what a run that short already shows. The proof on many seeds, and on seeds nobody
-calibrated on, is `bench/fidelity.py --seeds 20` (and `--first-seed 1000`).
+diagnostician must name every run. The healthy decoy of levels 2 and 3: one run of the full
+length from a seed of its own, read healthy against the dealt reference at every level, as a
+dealt scenario pairs them. The deck's levels 2 and 3: short runs on one seed, each test asserting
+what a run that short already shows. The proof on many seeds, and on seeds nobody calibrated
+on, is `bench/fidelity.py --seeds 20` (and `--first-seed 1000`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import pytest
 
 import scenarios
 from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
-from diagnose.engine import run_header_fields
+from diagnose.engine import run_header_fields, train
 from diagnose.fidelity import signature_checks
 from diagnose.reveal import evidence, open_assignment
 from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 DECK_SEED = 101  # the deck's short runs, one seed for every break of levels 2 and 3
+DECOY_SEED = DECK_SEED + 1  # the decoy's full-length run: a seed of its own, as when dealt
 DEALT = "dealt"  # a scenario dealt as the game deals it, a seed per ID
 SEEDS = (DEALT,)  # the many-seed proof is bench/fidelity.py's; CI's time buys one set here
 TRUTHS = (HEALTHY, "bad-init", "no-warmup", "broken-mask")
@@ -121,6 +124,23 @@ def test_diagnostician_survives_degenerate_input(header):
     assert diagnose_run([], [], header, LAB).slug == HEALTHY
 
 
+@pytest.fixture(scope="module")
+def decoy():
+    """The healthy decoy trained at the full default length from a seed of its own, here (the
+    same records as a pool's); without the engine's helper threads, which cost CPU and buy no
+    time while the suite's other workers keep the cores busy."""
+    return list(train(scenarios.healthy_config(), DECOY_SEED, threads=False))
+
+
+def test_the_decoy_is_healthy_at_every_level(trained, decoy, header):
+    """At the game's length against the dealt reference (another seed's, as in a dealt
+    scenario); a short run is too young for this (at 60 steps level 3 reads it as
+    unscaled-attention), so the deck's short runs leave it here."""
+    reference = trained[SEEDS[0]][HEALTHY]
+    for level in scenarios.all_levels():
+        assert diagnose_run(decoy, reference, header, level.deck).slug == HEALTHY
+
+
 def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
     from diagnose.diagnostician import votes
 
@@ -133,15 +153,18 @@ def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
 # --- the deck's levels 2 and 3, on one seed with short runs ---------------------------------
 # The twenty-seed proof at the full length is bench/fidelity.py's (its output is in the deck's
 # issue); here each break trains DECK_STEPS steps, and each test asserts what a run that short
-# already shows, from the same figures the diagnostician reads.
+# already shows, from the same figures the diagnostician reads. At 40 steps (two evaluations)
+# every figure these tests read keeps the margin it had at 120 (2026-12-03, seed 101: the
+# frozen block's reference moved 0.36, high-lr's residual 207x, every verdict's confidence
+# the same), for a third of the training.
 
-DECK_STEPS = 120
+DECK_STEPS = 40
 
 
 @pytest.fixture(scope="module")
 def deck():
     healthy = dataclasses.replace(scenarios.healthy_config(), steps=DECK_STEPS)
-    plans = [RunPlan(HEALTHY, healthy, DECK_SEED), RunPlan("decoy", healthy, DECK_SEED + 1)]
+    plans = [RunPlan(HEALTHY, healthy, DECK_SEED)]
     plans += [RunPlan(slug, brk.apply(healthy), DECK_SEED) for level in (2, 3)
               for slug, brk in scenarios.breaks(level).items() if not brk.healthy]
     with TrainingPool(2) as pool:
@@ -220,9 +243,3 @@ def test_the_diagnostician_names_an_early_signature_among_its_level(deck, header
     assert verdict.slug == slug, verdict.figures
     assert verdict.findings and all(f.text["en"] and f.text["es"] for f in verdict.findings)
 
-
-def test_the_decoy_is_healthy_at_every_level(deck, header):
-    _, records = deck
-    for level in scenarios.all_levels():
-        assert diagnose_run(records["decoy"], records[HEALTHY], header,
-                            level.deck).slug == HEALTHY

@@ -34,7 +34,7 @@ def record_run(path: Path, config, seed: int, recorded=STEP_OPTIONAL, floor=True
                    entropy_floor=fields["entropy_floor"] if floor else None,
                    vocab_size=fields["vocab_size"], recorded=recorded, **header)
     with Recorder(path / "metrics.jsonl", info) as recorder:
-        for record in train(config, seed):
+        for record in train(config, seed, threads=False):  # helper threads: CPU, not time, here
             recorder.log(**{k: v for k, v in record.items()
                             if k in ("step", "lr", "train_loss", *recorded)})
     return path
