@@ -23,7 +23,7 @@ from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame, short_matrix
 from diagnose.tui.widgets.readout import boxed, text_lines
-from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes
+from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes, Scale
 from scenarios.words import say
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)
@@ -81,10 +81,9 @@ class SeriesRow(Widget):
         self._shown = (line, frame)
         if not self.has_class(group_class(line.series.group)):  # an envelope row took its place
             self.set_classes(group_class(line.series.group))  # its only class: one restyle
-        moved = self.chart.plot(line.values, self.chart_width, log=frame.log,
-                                value_range=frame.value_range, cursor=frame.cursor,
-                                guides=[value for _, value in frame.guides],
-                                reference=line.reference)
+        scale = Scale(frame.log, frame.value_range, tuple(value for _, value in frame.guides),
+                      line.reference)
+        moved = self.chart.plot(line.values, self.chart_width, scale, frame.cursor)
         label, stats = row_texts(line, frame, self.size.height, self.lang)
         if label != self.label or stats != self.stats:
             if label != self.label:  # else the same object: its drawn lines still serve

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -79,6 +79,17 @@ CHART_CLASSES = {
     "sparkline--ref-max-color", "sparkline--nonfinite", "sparkline--guide", "sparkline--cursor"}
 
 
+class Scale(NamedTuple):
+    """How a chart draws its values: on a log axis or not, over `value_range` (None: the
+    values' own), with horizontal guides at these values, and `reference`, when overlaid, drawn
+    in the lower half under the run."""
+
+    log: bool = False
+    value_range: tuple[float, float] | None = None
+    guides: tuple[float, ...] = ()
+    reference: Sequence[Value] | None = None
+
+
 class Chart:
     """What a sparkline draws, and its lines, drawn once per change.
 
@@ -101,18 +112,16 @@ class Chart:
         self.data = as_values(data)
         self.version += 1
 
-    def plot(self, values: Sequence[Value], width: int, *, log: bool = False,
-             value_range: tuple[float, float] | None = None, cursor: int | None = None,
-             guides: Iterable[float] = (), reference: Sequence[Value] | None = None,
-             ) -> list[int] | None:
+    def plot(self, values: Sequence[Value], width: int, scale: Scale,
+             cursor: int | None = None) -> list[int] | None:
         """Take these values, scale and cursor; return the columns to repaint (None: all).
 
         The same values on the same scale cost nothing: a key redraws every panel, and most
         keys change only some of them (`l` the log panels, the cursor keys only the cursor).
         """
         values = as_values(values)
-        scale = (log, value_range, tuple(guides),
-                 None if reference is None else as_values(reference))
+        scale = scale._replace(guides=tuple(scale.guides), reference=None
+                               if scale.reference is None else as_values(scale.reference))
         if (values, scale) == (self.data, (self.log, self.value_range, self.guides,
                                            self.reference)):
             if cursor == self.cursor:
@@ -285,8 +294,8 @@ class SafeSparkline(Widget):
         """Draw `values` (one per step of the window) on this scale, with this cursor; with
         `reference`, the run in the upper half and the reference in the lower half, muted
         (see `Chart.plot`)."""
-        moved = self.chart.plot(values, self.chart_width, log=log, value_range=value_range,
-                                cursor=cursor, guides=guides, reference=reference)
+        moved = self.chart.plot(values, self.chart_width,
+                                Scale(log, value_range, tuple(guides), reference), cursor)
         if moved is None:
             self.refresh()
         elif moved:  # only the cursor moved: repaint its columns only
