@@ -188,3 +188,12 @@ def test_words_the_grader_cannot_read_are_refused_when_the_catalog_loads(tmp_pat
     assert "\n" not in message
     assert message.startswith(f"scenarios/breaks/broken-mask/break.toml: [words] en: {phrase!r} "
                               "cannot be read by the grader: ")
+
+
+@given(st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40))
+def test_printable_ascii_is_read_as_written_when_it_holds_a_word(phrase):
+    """Every printable ASCII character folds to itself (lowercased), a letter or digit to a
+    letter or digit and anything else to no word: only a phrase without a word is refused."""
+    assert unreadable("é " + phrase) is None  # not ASCII: every character through the rules
+    expected = None if folded_words(phrase) else "it has no letter or digit"
+    assert unreadable(phrase) == expected
