@@ -38,7 +38,7 @@ from grading.seal import derive_key
 from scenarios.files import LockBusy, atomic_write, exclusive_lock, loads_json, read_small_text
 
 LEDGER = ".attempts-ledger.json"  # in the deal folder: the instructor's side
-LOCK = ".attempts-ledger.lock"  # held while a grading reads and writes the ledger
+LOCK = ".attempts-ledger.lock"  # held while a grading reads and writes the ledger; it stays
 LEDGER_SCHEMA = "diagnose.attempts-ledger/2"
 FORMAT_1 = "diagnose.attempts-ledger/1"  # count, digest, first: written up to commit 279bf2f
 LEDGER_MAX = 64 * 1024 * 1024  # every record of a class: some 150,000 gradings
@@ -115,7 +115,8 @@ def one_grading(deal: Path, *, wait: float | None = None) -> Iterator[None]:
     nothing recorded.
     A folder where the lock cannot be created is not writable: the grading refuses it itself."""
     try:
-        release = exclusive_lock(Path(deal) / LOCK, wait=GRADING_WAIT if wait is None else wait)
+        release = exclusive_lock(Path(deal) / LOCK, wait=GRADING_WAIT if wait is None else wait,
+                                 keep=True)  # others wait for it: its file stays
     except LockBusy:
         raise GradeError(f"{deal}: another grading of this class is recording right now (it "
                          f"holds {Path(deal) / LOCK}); nothing recorded",

@@ -228,13 +228,15 @@ class LockBusy(Exception):  # noqa: N818 - a state, not a fault
     """Another process holds the lock."""
 
 
-def exclusive_lock(path: Path, *, wait: float = 0.0) -> Callable[[], None]:
+def exclusive_lock(path: Path, *, wait: float = 0.0, keep: bool = False) -> Callable[[], None]:
     """Take an OS lock on `path` (created if needed), waiting up to `wait` seconds for its
     holder, and return its release; LockBusy when it is still held, OSError when `path` cannot
     be created.
 
-    The release removes the file while the lock is still held, so it does not linger; a file
-    left by a killed holder carries no lock and is simply taken over.
+    The release removes the file while the lock is still held, so it does not linger, unless
+    `keep`: a lock others wait for keeps its file, since a waiter that opened it just before
+    the removal would lock a file no longer there while a newcomer locks a new one. A file left
+    by a killed holder carries no lock and is simply taken over.
     """
     from filelock import FileLock, Timeout
 
@@ -245,8 +247,9 @@ def exclusive_lock(path: Path, *, wait: float = 0.0) -> Callable[[], None]:
         raise LockBusy(str(path)) from None
 
     def release() -> None:
-        with contextlib.suppress(OSError):
-            Path(path).unlink()
+        if not keep:
+            with contextlib.suppress(OSError):
+                Path(path).unlink()
         lock.release()
 
     return release
