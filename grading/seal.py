@@ -18,10 +18,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-
-from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from typing import TYPE_CHECKING
 
 from scenarios.catalog import SLUG_MAX
 from scenarios.errors import UserError
@@ -31,12 +28,17 @@ FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
 TAMPERED = "the answer key has been changed or belongs to another scenario"
 
+if TYPE_CHECKING:  # imported where a key is used: opening a scenario to play needs none
+    from cryptography.fernet import Fernet
+
 
 class SealError(UserError):
     """A key or a sealed answer key cannot be used; the message says why, in one line."""
 
 
 def new_secret() -> bytes:
+    from cryptography.fernet import Fernet
+
     return Fernet.generate_key()
 
 
@@ -99,6 +101,9 @@ def derive_key(secret: bytes, purpose: bytes, code: str = "") -> bytes:
 
     The answer key's Fernet key and the attempts' HMAC key come from one secret without one
     revealing the other. Remembered per process: a class grading derives each key once."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
                 info=purpose + b"\0" + code.encode("utf-8")).derive(secret.strip())
 
@@ -113,6 +118,8 @@ def scenario_key(secret: bytes, code: str) -> bytes:
 
 
 def _fernet(secret: bytes, code: str) -> Fernet:
+    from cryptography.fernet import Fernet
+
     return Fernet(scenario_key(secret, code))
 
 
@@ -178,6 +185,8 @@ def unseal_scenario(text: str, key: bytes, code: str) -> dict[str, str]:
     data = _envelope(text)
     if data["code"] != code:
         raise SealError(f"{TAMPERED} (it is for scenario {data['code']}, not {code})")
+    from cryptography.fernet import Fernet
+
     try:
         fernet = Fernet(key)
     except (ValueError, TypeError):
@@ -186,6 +195,8 @@ def unseal_scenario(text: str, key: bytes, code: str) -> dict[str, str]:
 
 
 def _open(data: dict, fernet: Fernet) -> dict[str, str]:
+    from cryptography.fernet import InvalidToken
+
     try:
         payload = loads_json(fernet.decrypt(data["token"].encode("ascii")).decode("utf-8"))
     except (InvalidToken, UnicodeError, ValueError):

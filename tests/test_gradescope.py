@@ -242,7 +242,7 @@ def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_rea
 
 
 PIP = f"venv-python -m pip install -q --disable-pip-version-check {CRYPTOGRAPHY}"
-IMPORT = "venv-python -c import grading.autograder"
+IMPORT = "venv-python -c import cryptography.fernet, grading.autograder"
 
 
 @pytest.mark.parametrize(("pythons", "repo", "venv_ready", "expected"), [
