@@ -88,7 +88,8 @@ if ! "$PYTHON" -m venv "$ROOT/venv" >/dev/null 2>&1; then  # Debian ships venv a
 fi
 "$ROOT/venv/bin/python" -m pip install -q --disable-pip-version-check "{CRYPTOGRAPHY}"
 # the build fails here, not at the first student's upload, if the grader cannot start
-PYTHONPATH="$ROOT/source/{GRADER}" "$ROOT/venv/bin/python" -c 'import cryptography.fernet, grading.autograder'
+PYTHONPATH="$ROOT/source/{GRADER}" "$ROOT/venv/bin/python" \\
+  -c 'import cryptography.fernet, grading.autograder'
 echo "diagnose autograder: ready ($("$ROOT/venv/bin/python" --version))"
 """
 
