@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from scenarios.langs import LANGS
-from scenarios.words import say, translator
+from scenarios.words import say, say_in
 
 
 class Phrase(Mapping[str, str]):
@@ -37,8 +37,7 @@ class Phrase(Mapping[str, str]):
                   for name, value in self.values.items()}
         if self.context is None:
             return say(lang, self.message, **values)
-        text = translator(lang).pgettext(self.context, self.message)
-        return text.format(**values) if values else text
+        return say_in(lang, self.context, self.message, **values)
 
     def __iter__(self) -> Iterator[str]:
         return iter(LANGS)

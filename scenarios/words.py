@@ -23,7 +23,7 @@ from importlib.resources import files
 
 from scenarios.langs import LANGS
 
-__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "catalog_path", "say", "translator"]
+__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "catalog_path", "say", "say_in", "translator"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
@@ -47,7 +47,16 @@ def translator(lang: str) -> gettext.NullTranslations:
 
 def say(lang: str, message: str, /, **values: object) -> str:
     """`message` in `lang`, its `{placeholders}` filled from `values` (none: returned as is)."""
-    text = translator(lang).gettext(message)
+    return _filled(translator(lang).gettext(message), values)
+
+
+def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
+    """`say`, for `message` in gettext's `context` (msgctxt): the same English, its own
+    translation."""
+    return _filled(translator(lang).pgettext(context, message), values)
+
+
+def _filled(text: str, values: dict[str, object]) -> str:
     return text.format(**values) if values else text
 
 
