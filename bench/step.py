@@ -8,8 +8,8 @@ Trains two runs of the same seed side by side, one with the instruments and one 
 alternates their steps so that both see the same load on a shared machine. Prints issue 24's
 rows in one run: the median and the mean ms a step (the mean over whole `eval_every` cycles,
 so the evaluation steps' extra work is amortised as in a real run) with, when PyTorch is
-importable, the same step in PyTorch eager (same weights and batches, 2 threads and 1)
-side by side; the instruments' share of a step; an evaluation step; the step's arithmetic
+importable, the same step in PyTorch eager side by side (same weights and batches, subnormals
+flushed as the engine flushes them, 2 threads and 1); the instruments' share of a step; an evaluation step; the step's arithmetic
 (the matmuls' GFLOP over the timed batches, padding included where the step computes it)
 and the rate that makes; and the peak RSS of the process.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import scenarios
 from diagnose.engine import Trainer, lr_at
 from diagnose.engine.corpus import PAD_ID
-from diagnose.engine.runtime import tune_process
+from diagnose.engine.runtime import denormals_flushable, tune_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,6 +75,7 @@ def torch_times(config, seed: int, steps: int, threads: int) -> list[float]:
     from tests.engine import torch_gpt
 
     torch.set_num_threads(threads)
+    torch.set_flush_denormal(True)   # the arithmetic mode the engine's step runs in
     reference = Trainer(config, seed, instruments=False)    # the same weights and batches
     params = torch_gpt.to_torch(reference.params)
     opt = torch_gpt.optimizer(params, config)
@@ -136,7 +137,7 @@ def main() -> None:
     median_on, median_off = statistics.median(on), statistics.median(off)
     print(f"config: {args.slug or 'healthy'}, B={config.batch_size}, {steps} steps from step "
           f"{first} (malloc kept: {malloc_kept}, single-threaded BLAS: {blas_single}, "
-          f"worker threads: {threads})")
+          f"subnormals flushed: {denormals_flushable()}, worker threads: {threads})")
     print(f"a step with instruments:    median {median_on:6.2f} ms, mean {mean_on:6.2f} ms "
           f"(CPU {cpu_on:6.2f} ms, every thread){versus}")
     print(f"a step without instruments: median {median_off:6.2f} ms, mean {mean_off:6.2f} ms "

@@ -45,7 +45,7 @@ from diagnose.engine.model import (
     quietly,
 )
 from diagnose.engine.optim import AdamW, adam_state, adamw_update, clip_grad_norm, lr_at
-from diagnose.engine.runtime import tune_process
+from diagnose.engine.runtime import denormals_flushed, flush_denormals, tune_process
 
 
 class Trainer:
@@ -77,9 +77,10 @@ class Trainer:
         # without them (threads=False) the same work runs in turn on the caller's thread
         self._pool = self._eval_pool = None
         if threads:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="diagnose-grads")
-            self._eval_pool = ThreadPoolExecutor(max_workers=1,
-                                                 thread_name_prefix="diagnose-eval")
+            # (each sets its thread's arithmetic as the step sets the caller's, runtime.py)
+            self._pool, self._eval_pool = (
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"diagnose-{name}",
+                                   initializer=flush_denormals) for name in ("grads", "eval"))
             for pool in (self._pool, self._eval_pool):
                 weakref.finalize(self, pool.shutdown, wait=False)
         self._instruments = instruments
@@ -99,7 +100,7 @@ class Trainer:
         config, s = self.config, self.step_index
         x, y = next(self._batches)
         lr = lr_at(s, config)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), denormals_flushed():  # subnormals: runtime.py
             if self._instruments:  # a copy of the weights this step uses, measured meanwhile
                 np.copyto(self._seen_flat, self._flat)
                 spectral = submit(self._pool, self._spectral.measure, self._seen)
