@@ -9,9 +9,9 @@ alternates their steps so that both see the same load on a shared machine. Print
 rows in one run: the median and the mean ms a step (the mean over whole `eval_every` cycles,
 so the evaluation steps' extra work is amortised as in a real run) with, when PyTorch is
 importable, the same step in PyTorch eager side by side (same weights and batches, subnormals
-flushed as the engine flushes them, 2 threads and 1); the instruments' share of a step; an evaluation step; the step's arithmetic
-(the matmuls' GFLOP over the timed batches, padding included where the step computes it)
-and the rate that makes; and the peak RSS of the process.
+flushed as the engine flushes them, 2 threads and 1); the instruments' share of a step; an
+evaluation step; the step's arithmetic (the matmuls' GFLOP over the timed batches, padding
+included where the step computes it) and the rate that makes; and the peak RSS of the process.
 
 A benchmark, not a test: numbers depend on the machine and on what else runs on it.
 """

@@ -27,9 +27,9 @@ arithmetic:
   The mode belongs to a thread, not the process: `Trainer.step` sets it around its own work
   and restores the caller's, and the engine's helper threads set it when they start.
 
-`Trainer` calls `tune_process()` once for the first two. All three are best effort: elsewhere than glibc (and,
-for the third, than x86-64 or AArch64), and without a BLAS that threadpoolctl knows, they do
-nothing. Nothing else in the engine has process-wide or thread-wide effects.
+`Trainer` calls `tune_process()` once for the first two. All three are best effort:
+elsewhere than glibc (and, for the third, than x86-64 or AArch64), and without a BLAS that
+threadpoolctl knows, they do nothing. Nothing else in the engine has process-wide or thread-wide effects.
 """
 
 from __future__ import annotations
