@@ -29,7 +29,8 @@ arithmetic:
 
 `Trainer` calls `tune_process()` once for the first two. All three are best effort:
 elsewhere than glibc (and, for the third, than x86-64 or AArch64), and without a BLAS that
-threadpoolctl knows, they do nothing. Nothing else in the engine has process-wide or thread-wide effects.
+threadpoolctl knows, they do nothing. Nothing else in the engine has process-wide or
+thread-wide effects.
 """
 
 from __future__ import annotations
