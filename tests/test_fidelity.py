@@ -17,7 +17,8 @@ again). A change of the arithmetic's order alone moves them less than that: the 
 then stay another machine's honest runs, as they are on every machine but this one.
 
 The deck's levels 2 and 3: short runs on one seed, trained here, each test asserting what a
-run that short already shows. The proof on many seeds, and on seeds nobody calibrated on, is `bench/fidelity.py --seeds 20` (and `--first-seed 1000`).
+run that short already shows. The proof on many seeds, and on seeds nobody calibrated on,
+is `bench/fidelity.py --seeds 20` (and `--first-seed 1000`).
 """
 
 from __future__ import annotations
