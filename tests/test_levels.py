@@ -382,7 +382,25 @@ def test_show_what_if_is_refused_before_the_reveal(fixture_course):
     assert _cli("show", "01", "--what-if", "--steps", "0:5").exit_code == 2
 
 
-def test_show_what_if_trains_every_other_dose_after_the_reveal(fixture_course):
+WHATIF_STEPS = 5  # the flow, not the physics: each dose trains as long as the dealt run
+
+
+@pytest.fixture
+def short_course(fixture_course, private_home):
+    """The fixture's scenario (its code and key: the same deal) dealt again at WHATIF_STEPS."""
+    from diagnose.scenario import create_scenario
+    from diagnose.workspace import open_workspace
+    from grading.seal import read_key_file
+
+    code = open_workspace(fixture_course).code
+    secret = read_key_file(private_home / "self-study.key")  # fixture_course put it there
+    create_scenario(fixture_course, ScenarioSpec(code=code, steps=WHATIF_STEPS),
+                    secret=secret, force=True)
+    return fixture_course
+
+
+def test_show_what_if_trains_every_other_dose_after_the_reveal(short_course):
+    fixture_course = short_course
     assert _cli("reveal").exit_code == 0
     out = _cli("show", "ref", "--what-if", "--lang", "es")
     assert out.output == "Error: la referencia no tiene fallo que variar; elige un ID\n"
