@@ -14,10 +14,9 @@ Python's defaults.
 The order: xdist hands each worker one unit of work at a time, in the order the units are
 collected (`--dist loadgroup`: every test is marked with its unit as its `xdist_group`), so the
 suite lasts at least as long as the unit started last plus its own length. A unit is a file, or
-the part of a file that shares one costly module fixture (`SPLIT_BY_FIXTURE`: test_fidelity's
-deck trains eleven short runs of its own, test_cluster's LocalCluster starts four processes), or a
-share of a long file of independent tests (`SPLIT_IN_PARTS`), so that no worker carries two
-long trainings end to end. Units are collected longest first (longest-processing-time
+the part of a file that shares one costly module fixture (`SPLIT_BY_FIXTURE`: test_cluster's
+LocalCluster starts four processes), or a share of a long file of independent tests
+(`SPLIT_IN_PARTS`), so that no worker carries two long units end to end. Units are collected longest first (longest-processing-time
 scheduling): each unit's seconds are measured by every run and kept in pytest's cache
 (`UNIT_SECONDS_KEY`); a unit no run has measured yet takes its figure from
 `FIRST_RUN_SECONDS`, measured once on two idle cores. Inside a unit the order is the file's.
@@ -62,7 +61,6 @@ UNIT_SECONDS_KEY = "diagnose/unit-seconds"
 # Seconds per unit for a clone no run has measured yet (rough, 2026-12-03: only their order
 # matters); units not listed count as 0 and keep their collection order after these.
 FIRST_RUN_SECONDS = {
-    "tests/test_fidelity.py:deck": 6.0,
     "tests/test_cluster.py:local_cluster": 20.0,
     "tests/tui/test_app.py:1": 18.0,
     "tests/tui/test_app.py:2": 18.0,
@@ -82,7 +80,6 @@ FIRST_RUN_SECONDS = {
 }
 # file -> module fixtures: the tests that use one of them are a unit of their own
 SPLIT_BY_FIXTURE = {
-    "tests/test_fidelity.py": ("deck",),
     "tests/test_cluster.py": ("local_cluster",),
 }
 SPLIT_IN_PARTS = {"tests/tui/test_app.py": 2}  # file -> parts, each a run of its tests

@@ -4,16 +4,18 @@
 `fidelity/scenario/` is a level-1 scenario dealt through the game's own path (`create_scenario`,
 code FIDELITY-1, the fixed secret below) at the full default length, each run's metrics
 gzipped; `fidelity/decoy.jsonl.gz` is the healthy decoy of levels 2 and 3 at the full length
-from a seed of its own. `tests/test_fidelity.py` reads them instead of training 2,000 steps
-each time the suite runs, and trains each stored run's first steps to check that the engine
-still writes them (within the tolerance measured across CPU kinds): a change of the arithmetic,
-the seeds or `healthy.toml` fails there until this script runs again, and the deck's
-many-seed proof (`bench/fidelity.py`) with it.
+from a seed of its own; `fidelity/deck/<slug>.jsonl.gz` are the healthy run and every break
+of levels 2 and 3 at DECK_STEPS on one seed. `tests/test_fidelity.py` reads them instead of
+training 2,440 steps each time the suite runs, and trains each stored run's first steps to
+check that the engine still writes them (within what they move between CPU kinds): a change
+of the seeds, `healthy.toml`, a break or the arithmetic's meaning fails there until this
+script runs again, and the deck's many-seed proof (`bench/fidelity.py`) with it.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import shutil
 from pathlib import Path
@@ -21,12 +23,32 @@ from pathlib import Path
 import scenarios
 from diagnose.engine import run_header_fields, train
 from diagnose.metrics import make_header, write_metrics
-from diagnose.scenario import ScenarioSpec, create_scenario
+from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 DATA = Path(__file__).resolve().parent / "fidelity"
 SECRET = base64.urlsafe_b64encode(bytes(range(32)))  # fixed: the test opens the answer key
 CODE = "FIDELITY-1"
 DECOY_SEED = 102  # a seed of its own, as when a decoy is dealt
+DECK_SEED = 101  # the deck's short runs, one seed for every break of levels 2 and 3
+# At 40 steps (two evaluations) every figure the deck's tests read keeps the margin it had at
+# 120 (2026-12-03, seed 101: the frozen block's reference moved 0.36, high-lr's residual 207x,
+# every verdict's confidence the same), for a third of the training.
+DECK_STEPS = 40
+DECK_LEVELS = (2, 3)
+
+
+def deck_plans() -> list[RunPlan]:
+    """The healthy run and every break of DECK_LEVELS, DECK_STEPS long, from DECK_SEED."""
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=DECK_STEPS)
+    plans = [RunPlan("healthy", healthy, DECK_SEED)]
+    plans += [RunPlan(slug, brk.apply(healthy), DECK_SEED) for level in DECK_LEVELS
+              for slug, brk in scenarios.breaks(level).items() if not brk.healthy]
+    return plans
+
+
+def write_run(path: Path, plan: RunPlan, records: list) -> None:
+    write_metrics(path, make_header(plan.run, **run_header_fields(plan.config)), records)
+    gzip_file(path)
 
 
 def gzip_file(path: Path) -> None:
@@ -45,12 +67,15 @@ def main() -> None:
     for run in workspace.runs:
         workspace.dashboard_path(run).unlink(missing_ok=True)  # the tests never read them
         gzip_file(workspace.metrics_path(run))
-    config = scenarios.healthy_config()
-    header = make_header("decoy", **run_header_fields(config))
-    decoy = DATA / "decoy.jsonl"
-    write_metrics(decoy, header, list(train(config, DECOY_SEED)))
-    gzip_file(decoy)
-    print(f"wrote {DATA} ({', '.join(workspace.runs)}, decoy)")
+    decoy = RunPlan("decoy", scenarios.healthy_config(), DECOY_SEED)
+    write_run(DATA / "decoy.jsonl", decoy, list(train(decoy.config, decoy.seed)))
+    (DATA / "deck").mkdir()
+    plans = deck_plans()
+    with TrainingPool(2) as pool:
+        records = pool.run(plans)
+    for plan in plans:
+        write_run(DATA / "deck" / f"{plan.run}.jsonl", plan, records[plan.run])
+    print(f"wrote {DATA} ({', '.join(workspace.runs)}, decoy, {len(plans)} deck runs)")
 
 
 if __name__ == "__main__":  # the training pool spawns processes that import this module
