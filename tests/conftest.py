@@ -16,10 +16,10 @@ collected (`--dist loadgroup`: every test is marked with its unit as its `xdist_
 suite lasts at least as long as the unit started last plus its own length. A unit is a file, or
 the part of a file that shares one costly module fixture (`SPLIT_BY_FIXTURE`: test_cluster's
 LocalCluster starts four processes), or a share of a long file of independent tests
-(`SPLIT_IN_PARTS`), so that no worker carries two long units end to end. Units are collected longest first (longest-processing-time
-scheduling): each unit's seconds are measured by every run and kept in pytest's cache
-(`UNIT_SECONDS_KEY`); a unit no run has measured yet takes its figure from
-`FIRST_RUN_SECONDS`, measured once on two idle cores. Inside a unit the order is the file's.
+(`SPLIT_IN_PARTS`), so that no worker carries two long units end to end. Units are collected
+longest first (longest-processing-time scheduling): each unit's seconds are measured by
+every run and kept in pytest's cache (`UNIT_SECONDS_KEY`); a unit no run has measured yet
+takes its figure from `FIRST_RUN_SECONDS`, measured once on two idle cores. Inside a unit the order is the file's.
 pyproject passes `--no-loadscope-reorder` so that xdist keeps this order instead of sorting
 units by their number of tests.
 

@@ -51,7 +51,7 @@ class Item:
     fixturenames: tuple[str, ...]
 
 
-FILES = ["tests/test_fidelity.py", "tests/tui/test_app.py", "tests/test_other.py"]
+FILES = ["tests/test_cluster.py", "tests/tui/test_app.py", "tests/test_other.py"]
 
 
 @given(st.lists(st.tuples(st.sampled_from(FILES), st.sets(st.sampled_from(
@@ -65,8 +65,9 @@ def test_each_test_lands_in_one_unit_of_its_file(tests):
         file = item.nodeid.split("::")[0]
         unit = units[item.nodeid]
         assert unit.partition(":")[0] == file
-        if file == "tests/test_fidelity.py":
-            assert unit == (f"{file}:deck" if "deck" in item.fixturenames else file)
+        if file == "tests/test_cluster.py":
+            assert unit == (f"{file}:local_cluster" if "local_cluster" in item.fixturenames
+                            else file)
         elif file == "tests/tui/test_app.py":
             assert unit in (f"{file}:1", f"{file}:2")
         else:
