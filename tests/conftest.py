@@ -20,8 +20,8 @@ LocalCluster starts four processes), or a share of a long file of independent te
 longest first (longest-processing-time scheduling): each unit's seconds are measured by
 every run and kept in pytest's cache (`UNIT_SECONDS_KEY`); a unit no run has measured yet
 takes its figure from `FIRST_RUN_SECONDS`, measured once on two idle cores. Inside a unit the
-order is the file's. pyproject passes `--no-loadscope-reorder` so that xdist keeps this order instead of sorting
-units by their number of tests.
+order is the file's. pyproject passes `--no-loadscope-reorder` so that xdist keeps this order
+instead of sorting units by their number of tests.
 
 The bytecode: where PYTHONDONTWRITEBYTECODE is set (CI images, this project's machines), every
 process the suite starts (the xdist workers, each `python -m diagnose`, `dask worker`, venv and
