@@ -6,9 +6,10 @@ has room for and writes the labels itself (a terminal cell is not an SVG glyph).
 
 - Linear: the multiples of a 1-2-2.5-5 step (`nice_step`) inside the range.
 - Log: the powers of ten inside the range, labelled, thinned to about `labels` of them (the
-  exponents divisible by one stride, so at least one); when fewer than three fit, 2 and 5 of
-  each decade are labelled too, so a short axis still reads; over six decades or fewer, every
-  other whole mantissa is an unlabelled minor tick.
+  exponents divisible by one stride, so at least one); when fewer than three fit and the 1s,
+  2s and 5s inside are at most `labels` + 2 (or no power fits at all), 2 and 5 of each decade
+  are labelled too, so a short axis still reads; over six decades or fewer, every other whole
+  mantissa is an unlabelled minor tick.
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ def log_ticks(lo: float, hi: float, labels: int) -> list[Tick]:
     def inside(value: float) -> bool:
         return lo * (1 - EPSILON) <= value <= hi * (1 + EPSILON)
 
-    powers = sum(inside(10.0 ** e) for e in range(first, last + 1))
-    labelled = (1, 2, 5) if powers < 3 else (1,)
+    def count(mantissas: tuple[int, ...]) -> int:
+        return sum(inside(m * 10.0 ** e) for e in range(first, last + 1) for m in mantissas)
+
+    powers = count((1,))
+    short = powers == 0 or (powers < 3 and count((1, 2, 5)) <= labels + 2)
+    labelled = (1, 2, 5) if short else (1,)
     every = max(1, math.ceil(powers / max(labels, 1)))  # one power in `every` is labelled
     ticks = []
     for exponent in range(first, last + 1):

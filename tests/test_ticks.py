@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from diagnose.dashboard.plot import LOG_LABELS, Y_TICKS, axis_ticks
@@ -40,6 +40,7 @@ def test_linear_ticks_are_multiples_of_one_step_inside_the_range(lo, hi, count):
 
 
 @given(lo=st.floats(1e-12, 1e6), decades=st.floats(0.01, 30), labels=st.integers(1, 12))
+@example(lo=1.5, decades=2.75, labels=1)  # two powers, eight 1-2-5s: one label was asked for
 def test_a_log_axis_labels_a_few_powers_or_its_1_2_5(lo, decades, labels):
     hi = lo * 10 ** decades
     marks = log_ticks(lo, hi, labels)
