@@ -1,8 +1,9 @@
 """The engine tests' hypothesis profile and shared fixtures.
 
-Property tests use `settings.get_profile("engine")`: derandomized when CI is set (the same
-examples on every run, as numpy's conftest does), random otherwise; 25 examples a test, so
-the whole folder stays fast on one core (ENGINE_EXAMPLES=500 for a longer hunt).
+Property tests use `settings.get_profile("engine")`: derandomized (the same examples on every
+run, as numpy's conftest does) unless DIAGNOSE_HYPOTHESIS=random (tests/conftest.py); 25
+examples a test, so the whole folder stays fast on one core (ENGINE_EXAMPLES=500 for a longer
+hunt).
 """
 
 import os
@@ -14,7 +15,8 @@ import scenarios
 from diagnose.engine.runtime import tune_process
 
 settings.register_profile(
-    "engine", derandomize=bool(os.environ.get("CI")), deadline=None, print_blob=True,
+    "engine", derandomize=os.environ.get("DIAGNOSE_HYPOTHESIS") != "random", deadline=None,
+    print_blob=True,
     max_examples=int(os.environ.get("ENGINE_EXAMPLES", 25)),
     suppress_health_check=[HealthCheck.too_slow])
 
