@@ -56,6 +56,9 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
+from scenarios.catalog import DECK_SETTING  # noqa: E402
+from scenarios.levels import LEVELS_SETTING  # noqa: E402
+
 RANDOM_EXAMPLES = os.environ.get("DIAGNOSE_HYPOTHESIS") == "random"  # docstring
 settings.register_profile("same", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("random", deadline=None, print_blob=True)
@@ -173,6 +176,15 @@ def pytest_collection_finish(session):
 def private_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("diagnose-home")
     monkeypatch.setenv("DIAGNOSE_HOME", str(home))
-    # no course deck unless a test sets one (and `--deck` setting it is undone after the test)
-    monkeypatch.delenv("DIAGNOSE_DECK", raising=False)
+    forget_settings(monkeypatch)
     return home
+
+
+def forget_settings(monkeypatch) -> None:
+    """No course deck or levels file unless a test sets one, and none after it: `--deck` sets
+    the variable itself. (delenv of an absent variable records nothing to undo, so the setenv
+    first: its undo removes whatever the test left, before the next module's fixtures read
+    the catalog; a random hypothesis run found a course deck's break in the fidelity deck.)"""
+    for setting in (DECK_SETTING, LEVELS_SETTING):
+        monkeypatch.setenv(setting, "")
+        monkeypatch.delenv(setting)

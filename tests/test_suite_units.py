@@ -76,3 +76,30 @@ def test_each_test_lands_in_one_unit_of_its_file(tests):
         assert unit_of_report(f"{item.nodeid}@{unit}") == unit
     parts = [units[i.nodeid] for i in items if i.nodeid.startswith("tests/tui/test_app.py")]
     assert parts == sorted(parts)  # each part is a run of the file's tests, in their order
+
+
+def test_a_setting_a_test_leaves_is_gone_after_it():
+    """What `--deck` does inside a test (it sets the variable itself) is undone with the test,
+    whether the variable was there before or not."""
+    import os
+
+    import pytest
+
+    from scenarios.catalog import DECK_SETTING
+    from tests.conftest import forget_settings
+
+    before = os.environ.pop(DECK_SETTING, None)
+    try:
+        for outside in (None, "/a/deck/outside"):
+            if outside is not None:
+                os.environ[DECK_SETTING] = outside
+            patch = pytest.MonkeyPatch()
+            forget_settings(patch)
+            assert DECK_SETTING not in os.environ
+            os.environ[DECK_SETTING] = "/a/deck/the/test/set"
+            patch.undo()
+            assert os.environ.get(DECK_SETTING) == outside
+    finally:
+        os.environ.pop(DECK_SETTING, None)
+        if before is not None:
+            os.environ[DECK_SETTING] = before
