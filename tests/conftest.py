@@ -78,25 +78,34 @@ def pytest_configure(config):
 GC_THRESHOLDS = (50_000, 20, 20)  # Python's defaults are (700, 10, 10)
 
 UNIT_SECONDS_KEY = "diagnose/unit-seconds"
-# Seconds per unit for a clone no run has measured yet (rough, 2026-12-03: only their order
-# matters); units not listed count as 0 and keep their collection order after these.
+# Seconds per unit for a clone no run has measured yet (a fresh clone's second run,
+# 2026-12-03: only their order matters); units not listed count as 0 and keep their
+# collection order after these.
 FIRST_RUN_SECONDS = {
-    "tests/test_cluster.py:local_cluster": 20.0,
-    "tests/tui/test_app.py:1": 18.0,
-    "tests/tui/test_app.py:2": 18.0,
-    "tests/test_gradescope.py": 15.0,
-    "tests/tui/test_levels_tui.py": 15.0,
-    "tests/test_scenario.py": 9.0,
-    "tests/tui/test_newcomer.py": 12.0,
-    "tests/test_cluster.py": 11.0,
-    "tests/tui/test_second_newcomer.py": 10.0,
-    "tests/test_classroom.py": 8.0,
-    "tests/test_packaging.py": 9.0,
-    "tests/test_classroom_records.py": 7.0,
-    "tests/test_levels.py": 8.0,
-    "tests/tui/test_course_deck_tui.py": 8.0,
-    "tests/test_course_deck.py": 5.0,
-    "tests/test_fidelity.py": 2.0,
+    "tests/test_cluster.py:local_cluster": 16.0,
+    "tests/tui/test_second_newcomer.py": 14.0,
+    "tests/tui/test_app.py:1": 14.0,
+    "tests/tui/test_newcomer.py": 13.0,
+    "tests/tui/test_levels_tui.py": 12.0,
+    "tests/tui/test_watch.py": 12.0,
+    "tests/test_gradescope.py": 10.0,
+    "tests/tui/test_app.py:2": 10.0,
+    "tests/test_packaging.py": 10.0,
+    "tests/test_own_runs.py": 8.0,
+    "tests/test_sizes.py": 8.0,
+    "tests/test_dashboard.py": 8.0,
+    "tests/tui/test_snapshots.py": 8.0,
+    "tests/test_cluster.py": 8.0,
+    "tests/test_platform.py": 7.0,
+    "tests/test_classroom.py": 7.0,
+    "tests/tui/test_course_deck_tui.py": 6.0,
+    "tests/tui/test_rows.py": 6.0,
+    "tests/test_classroom_records.py": 6.0,
+    "tests/test_show.py": 5.0,
+    "tests/test_levels.py": 5.0,
+    "tests/test_scenario.py": 4.0,
+    "tests/grading/test_grading_properties.py": 4.0,
+    "tests/test_course_deck.py": 3.0,
 }
 # file -> module fixtures: the tests that use one of them are a unit of their own
 SPLIT_BY_FIXTURE = {
