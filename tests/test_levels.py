@@ -388,15 +388,9 @@ WHATIF_STEPS = 5  # the flow, not the physics: each dose trains as long as the d
 @pytest.fixture
 def short_course(fixture_course, private_home):
     """The fixture's scenario (its code and key: the same deal) dealt again at WHATIF_STEPS."""
-    from diagnose.scenario import create_scenario
-    from diagnose.workspace import open_workspace
-    from grading.seal import read_key_file
+    from tests.tui.conftest import deal_again
 
-    code = open_workspace(fixture_course).code
-    secret = read_key_file(private_home / "self-study.key")  # fixture_course put it there
-    create_scenario(fixture_course, ScenarioSpec(code=code, steps=WHATIF_STEPS),
-                    secret=secret, force=True)
-    return fixture_course
+    return deal_again(fixture_course, private_home, WHATIF_STEPS)  # fixture_course put the key
 
 
 def test_show_what_if_trains_every_other_dose_after_the_reveal(short_course):

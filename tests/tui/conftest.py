@@ -51,6 +51,19 @@ def workspace(course: Path, home: Path) -> Path:
     return copy_scenario(course / "experiments" / "19-break-it")
 
 
+def deal_again(workspace: Path, home: Path, steps: int) -> Path:
+    """The fixture's scenario dealt again in its folder by the real engine at `steps`: its
+    code and the self-study key in `home`, so the same breaks behind the same IDs (tests of
+    a flow that trains, the what-if's, where the physics is not what they check)."""
+    from diagnose.scenario import ScenarioSpec, create_scenario
+    from diagnose.workspace import open_workspace
+    from grading.seal import read_key_file
+
+    create_scenario(workspace, ScenarioSpec(code=open_workspace(workspace).code, steps=steps),
+                    secret=read_key_file(home / "self-study.key"), force=True)
+    return workspace
+
+
 @pytest.fixture
 def nan_workspace(course: Path) -> Path:
     """The scenario with run 02 made to diverge: NaN from step NAN_FROM, an infinity before.

@@ -16,6 +16,7 @@ from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.whatif import WhatIfScreen
 from diagnose.workspace import open_workspace
+from tests.tui.conftest import deal_again
 from tests.tui.screen import screen_text
 from tests.tui.test_app import SMALL, _answer, until
 
@@ -74,10 +75,12 @@ async def test_what_if_is_refused_on_a_sealed_id(workspace):
 
 
 @pytest.mark.usefixtures("foreground_whatif")
-async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace):
-    """Real training: the fixture's no-warmup run (40 steps) at three other warmups."""
+async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, home):
+    """Real training: the fixture's no-warmup run, dealt again at 5 steps, at three other
+    warmups (the flow: each dose joins as it comes)."""
     from diagnose.reveal import write_solutions
 
+    deal_again(workspace, home, 5)
     write_solutions(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 60)) as pilot:
