@@ -15,6 +15,7 @@ they are properties of the arithmetic, not of any one seed.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Sequence
@@ -65,6 +66,18 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
     """Every signature figure of architecture §6 for `run` against `reference`."""
     return {**_lab_figures(run, reference, header), **_deck_figures(run, reference, header),
             **_quoted_figures(run, reference, header)}
+
+
+_BLANK = {"step": 0, "lr": math.nan, "train_loss": math.nan, "val_loss": None,
+          "grad_norm_preclip": math.nan, "grad_norm_postclip": math.nan, "act_mean_abs": [],
+          "spectral_norm": {}, "dead_heads": None, "dead_neurons_frac": None}
+
+
+@functools.cache
+def figure_names() -> frozenset[str]:
+    """The names `figures` gives, the same for every run: what a break's `[[promises]]` may
+    bound (read off a blank step, so no run is needed to check a break.toml)."""
+    return frozenset(figures([_BLANK], [_BLANK], {"lr_max": 1.0, "entropy_floor": 1.0}))
 
 
 def _lab_figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[str, float]:

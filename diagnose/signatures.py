@@ -7,7 +7,11 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
   threshold (<= 0: absent), so the diagnostician can weigh breaks against each other;
 - `findings(fig, header)`: the numbers that speak for it, each a sentence the catalogs
   translate (`said`: the English is the message, `scenarios/locale/` holds the others);
-- `checks(fig, run, reference, header)`: the fidelity promises `bench/fidelity.py` proves;
+- `computed(fig, run, reference, header)`: the fidelity promises that need the run, the
+  reference or the header; the others are data, break.toml's `[[promises]]` (bounds on
+  figures, `scenarios.promises`), and `checks` lists them all in that table's order, each
+  `computed = "<name>"` entry placing the computed promise of that name (a class may still
+  override `checks` whole, as course decks written before `[[promises]]` do);
 - `needs`: the recorded fields (step keys, "entropy_floor") its vote reads, for `diagnose check`.
 
 The figures are `diagnose.diagnostician.figures`'s (one definition of each number); the helpers
@@ -23,6 +27,7 @@ language the catalogs lack says the English). stdlib only, like the diagnosticia
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import math
 import string
@@ -34,6 +39,7 @@ from typing import Any
 
 from diagnose.phrases import Phrase
 from scenarios import Break, CatalogError
+from scenarios.promises import COMPUTED, PromiseSpec
 from scenarios.words import N_
 
 SIGNATURE_FILE = "signature.py"
@@ -81,8 +87,22 @@ class Signature:
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Promise]:
-        """The promises the break keeps on every seed, for `run` against `reference`."""
-        raise NotImplementedError
+        """The promises the break keeps on every seed, for `run` against `reference`: its
+        break.toml's `[[promises]]` in order, a `computed` entry taken from `computed`."""
+        made = {p.name: p for p in self.computed(fig, run, reference, header)}
+        placed = {spec.name for spec in self.brk.promises if spec.comparison == COMPUTED}
+        if set(made) != placed:
+            raise CatalogError(f"{self.brk.source}: [[promises]]: its computed entries "
+                               f"({', '.join(sorted(placed)) or 'none'}) differ from what "
+                               f"{SIGNATURE_FILE} computes ({', '.join(sorted(made)) or 'none'})")
+        return [made[spec.name] if spec.comparison == COMPUTED else promised(fig, spec)
+                for spec in self.brk.promises]
+
+    def computed(self, fig: Figures, run: Records, reference: Records,
+                 header: dict[str, Any]) -> list[Promise]:
+        """The promises that need the run, the reference or the header, not a bound on a
+        figure alone; break.toml places each by its name (`computed = "<name>"`)."""
+        return []
 
 
 # --- what votes are made of --------------------------------------------------------------
@@ -151,6 +171,16 @@ def below(fig: Figures, name: str, bound: float, wanted: str) -> Promise:
 def between(fig: Figures, name: str, low: float, high: float, wanted: str) -> Promise:
     """The promise that figure `name` is from `low` to `high`, both included."""
     return check(name, fig[name], low <= fig[name] <= high, wanted)
+
+
+BOUNDS = {"at_least": at_least, "at_most": at_most, "above": above, "below": below}
+
+
+def promised(fig: Figures, spec: PromiseSpec) -> Promise:
+    """A `[[promises]]` bound on one figure, kept or not on this run."""
+    if spec.comparison == "between":
+        return between(fig, spec.name, *spec.bounds, spec.wanted)
+    return BOUNDS[spec.comparison](fig, spec.name, *spec.bounds, spec.wanted)
 
 
 def all_finite(run: Records) -> bool:
@@ -271,8 +301,8 @@ class InitScale(Signature):
 
 class FloorLeak(Signature):
     """Both losses end below the entropy floor (a mask that lets a head see the future): the
-    targets leak in. The break says its `floor` sentence and the promises of its own
-    (`own_checks`)."""
+    targets leak in. The break says its `floor` sentence; its break.toml places the computed
+    promises (`same_lr`, `dead_heads_excess`)."""
 
     needs = ("val_loss", "entropy_floor")
 
@@ -287,20 +317,11 @@ class FloorLeak(Signature):
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
         return [self.floor(fig, header), quote("dead_heads", fig)]
 
-    def own_checks(self, fig: Figures, header: dict[str, Any]) -> list[Promise]:
-        """The promises this leak keeps besides the shared ones (listed between them)."""
-        raise NotImplementedError
-
-    def checks(self, fig: Figures, run: Records, reference: Records,
-               header: dict[str, Any]) -> list[Promise]:
-        return [
-            below(fig, "val_floor_ratio", 1, "< 1 (val below the entropy floor)"),
-            below(fig, "train_floor_ratio", 1, "< 1 (train below the entropy floor)"),
-            *self.own_checks(fig, header),
-            schedule_kept(run, reference),
-            check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
-                  fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)"),
-        ]
+    def computed(self, fig: Figures, run: Records, reference: Records,
+                 header: dict[str, Any]) -> list[Promise]:
+        return [schedule_kept(run, reference),
+                check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
+                      fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)")]
 
 
 class LrPeak(Signature):
@@ -374,13 +395,30 @@ def _instantiate(module: Any, brk: Break, shown: str) -> Signature:
         raise CatalogError(f"{shown}: expected one class deriving from "
                            f"diagnose.signatures.Signature, found {len(classes)}")
     cls = classes[0]
-    missing = [m for m in ("vote", "findings", "checks")
+    missing = [m for m in ("vote", "findings")
                if getattr(cls, m) is getattr(Signature, m) and not (brk.healthy and m == "vote")]
+    if cls.checks is Signature.checks and not brk.promises:
+        missing.append("checks (nor does its break.toml list [[promises]])")
     if missing:
         raise CatalogError(f"{shown}: {cls.__name__} does not define {', '.join(missing)}")
+    _check_figures(brk)
     if not isinstance(cls.needs, tuple) or not all(isinstance(k, str) for k in cls.needs):
         raise CatalogError(f"{shown}: {cls.__name__}.needs: expected a tuple of field names")
     return cls(brk)
+
+
+def _check_figures(brk: Break) -> None:
+    """Each `[[promises]]` bound names a figure the diagnostician computes (scenarios, which
+    reads the table, cannot know them)."""
+    from diagnose.diagnostician import figure_names
+
+    names = figure_names()
+    for number, spec in enumerate(brk.promises, 1):
+        if spec.comparison != COMPUTED and spec.name not in names:
+            close = difflib.get_close_matches(spec.name, names, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise CatalogError(f"{brk.source}: [[promises]] {number}: figure: {spec.name!r} is "
+                               f"not a figure of diagnose.diagnostician.figures{hint}")
 
 
 def signature(slug: str) -> Signature:

@@ -44,6 +44,7 @@ from scenarios.levels import (
     parse_levels,
     refuse_clashing_words,
 )
+from scenarios.promises import PromiseSpec, parse_promises
 
 HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -85,6 +86,7 @@ class Break:
     # breaks/<slug>/: break.toml and the signature.py that only `diagnose` loads
     folder: Traversable | None = dataclasses.field(default=None, compare=False, repr=False)
     course: bool = False        # from a course's own deck (DIAGNOSE_DECK), not the package's
+    promises: tuple[PromiseSpec, ...] = ()  # [[promises]]: its fidelity promises, in order
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -237,7 +239,7 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
 
 
 BREAK_KEYS = ("slug", "healthy", "title", "summary", "override", "words", "signature",
-              "reveal", "whatif")
+              "reveal", "whatif", "promises")
 
 
 def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
@@ -266,7 +268,7 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
                  signature=signature, reveal=reveal, source=shown, healthy=decoy,
-                 whatif=whatif)
+                 whatif=whatif, promises=parse_promises(shown, data.get("promises")))
 
 
 def _slug(data: dict[str, Any], shown: str, decoy: bool) -> str:

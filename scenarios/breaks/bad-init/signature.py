@@ -27,14 +27,8 @@ class BadInit(sig.Signature):
                      "largest singular values {spectral0_ratio}x the reference's at step 0"),
         ]
 
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
-        ln_vocab = header["ln_vocab"]
-        return [
-            sig.at_least(fig, "act0_ratio", 50, ">= 50x"),
-            sig.at_least(fig, "grad_early_ratio", 100, ">= 100x"),
-            sig.at_least(fig, "loss0", 5 * ln_vocab, f">= {5 * ln_vocab:.1f}"),
-            sig.at_least(fig, "final_ratio", 2, ">= 2x"),
-            sig.at_least(fig, "spectral0_ratio", 20, ">= 20x"),
-            sig.finite_loss(run, "no NaN (stable log-softmax)"),
-        ]
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
+        ln_vocab = header["ln_vocab"]  # the bound follows the vocabulary: code, not data
+        return [sig.at_least(fig, "loss0", 5 * ln_vocab, f">= {5 * ln_vocab:.1f}"),
+                sig.finite_loss(run, "no NaN (stable log-softmax)")]

@@ -14,8 +14,10 @@ class BrokenMask(sig.FloorLeak):
                         "entropy floor {entropy_floor} (no honest model's validation loss goes "
                         "below 1x)", header)
 
-    def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Promise]:
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
         floor = header["entropy_floor"]
         close = abs(fig["final_train"] - fig["final_val"])
-        return [sig.check("train_val_gap", close, close <= 0.5 * floor,
+        return [*super().computed(fig, run, reference, header),
+                sig.check("train_val_gap", close, close <= 0.5 * floor,
                           f"<= {0.5 * floor:.3f} nats")]

@@ -33,8 +33,8 @@ class Healthy(sig.Signature):
                      "{lr_peak_ratio}x the reference's"),
         ]
 
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
         ln_vocab, floor = header["ln_vocab"], header["entropy_floor"]
         rise = self.smoothness(run)
         return [

@@ -14,6 +14,3 @@ class LeakyMask(sig.FloorLeak):
                         "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
                         "entropy floor {entropy_floor}, though at the first evaluation it was "
                         "{first_val_floor_ratio}x the floor", header)
-
-    def own_checks(self, fig: sig.Figures, header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.above(fig, "first_val_floor_ratio", 1, "> 1 (above the floor at step 20)")]

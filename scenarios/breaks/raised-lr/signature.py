@@ -15,13 +15,8 @@ class RaisedLr(sig.LrPeak):
                          "reference's peak, at the same step ({lr_peak_step})"),
                 sig.quote("clip_share", fig), sig.quote("final_ratio", fig)]
 
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
-        return [
-            sig.between(fig, "lr_peak_ratio", 2.99, 3.01, "= 3x"),
-            sig.check("lr_peak_step", fig["lr_peak_step"],
-                      fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
-            sig.at_least(fig, "clip_share", 0.2, ">= 20% of the steps clipped"),
-            sig.at_least(fig, "final_ratio", 1.5, ">= 1.5x"),
-            sig.finite_loss(run, "no NaN"),
-        ]
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
+        return [sig.check("lr_peak_step", fig["lr_peak_step"],
+                          fig["lr_peak_step"] == fig["ref_lr_peak_step"], "the reference's warmup"),
+                sig.finite_loss(run, "no NaN")]

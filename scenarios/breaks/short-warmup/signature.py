@@ -3,8 +3,6 @@ the peak, with the reference's peak."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from diagnose import signatures as sig
 
 
@@ -17,12 +15,3 @@ class ShortWarmup(sig.WarmupStart):
     def start(self, fig: sig.Figures) -> sig.Finding:
         return sig.said(2, "lr0_ratio", fig, "the learning rate starts at {lr0_frac_pct}% of its "
                         "peak, {lr0_ratio}x the reference's first step")
-
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
-        return [
-            sig.at_least(fig, "lr0_ratio", 3, ">= 3x the reference's first rate"),
-            sig.at_most(fig, "lr0_frac", 0.6, "<= 0.6 of the peak (a ramp, not none)"),
-            sig.at_least(fig, "early_excess", 0.15, ">= 0.15 nats in steps 1-5"),
-            sig.at_least(fig, "spectral_jump", 0.04, ">= 4% in the first update"),
-        ]

@@ -18,14 +18,9 @@ class SmallInit(sig.InitScale):
                         "the residual stream at step 0 {residual0_ratio}x the reference's (the "
                         "final LayerNorm's output is ~1 in both)")
 
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
-        near_uniform = header["ln_vocab"] + 0.2
-        return [
-            sig.at_most(fig, "spectral0_ratio", 0.3, "<= 0.3x at step 0"),
-            sig.at_most(fig, "residual0_ratio", 0.5, "<= 0.5x at step 0"),
-            sig.at_most(fig, "loss0", near_uniform,
-                        f"<= {near_uniform:.2f} (near a uniform guess)"),
-            sig.schedule_kept(run, reference),
-            sig.at_most(fig, "final_ratio", 2, "<= 2x (it trains: no lab-size disaster)"),
-        ]
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
+        near_uniform = header["ln_vocab"] + 0.2  # the bound follows the vocabulary
+        return [sig.at_most(fig, "loss0", near_uniform,
+                            f"<= {near_uniform:.2f} (near a uniform guess)"),
+                sig.schedule_kept(run, reference)]

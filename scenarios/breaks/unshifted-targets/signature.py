@@ -25,11 +25,6 @@ class UnshiftedTargets(sig.Signature):
                      "ln({vocab_size}) = {ln_vocab}", header),
         ]
 
-    def checks(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-               header: dict[str, Any]) -> list[sig.Promise]:
-        return [
-            sig.below(fig, "first_val_floor_ratio", 0.5, "< 0.5 (below the floor at step 20)"),
-            sig.below(fig, "loss0_ratio", 0.9,
-                      "< 0.9x at step 0 (the tied head favours the input token)"),
-            sig.schedule_kept(run, reference),
-        ]
+    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
+                 header: dict[str, Any]) -> list[sig.Promise]:
+        return [sig.schedule_kept(run, reference)]
