@@ -32,7 +32,7 @@ import importlib.util
 import math
 import string
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -91,6 +91,8 @@ class Signature:
         break.toml's `[[promises]]` in order, a `computed` entry taken from `computed`."""
         made = {p.name: p for p in self.computed(fig, run, reference, header)}
         placed = {spec.name for spec in self.brk.promises if spec.comparison == COMPUTED}
+        for name in (placed - set(made)) & set(EVERY_BREAKS):
+            made[name] = EVERY_BREAKS[name](run, reference)
         if set(made) != placed:
             raise CatalogError(f"{self.brk.source}: [[promises]]: its computed entries "
                                f"({', '.join(sorted(placed)) or 'none'}) differ from what "
@@ -101,7 +103,8 @@ class Signature:
     def computed(self, fig: Figures, run: Records, reference: Records,
                  header: dict[str, Any]) -> list[Promise]:
         """The promises that need the run, the reference or the header, not a bound on a
-        figure alone; break.toml places each by its name (`computed = "<name>"`)."""
+        figure alone; break.toml places each by its name (`computed = "<name>"`). Those of
+        `EVERY_BREAKS` need no code: any break.toml may place them."""
         return []
 
 
@@ -282,6 +285,10 @@ def finite_loss(run: Records, wanted: str) -> Promise:
     return check("finite", float(finite), finite, wanted)
 
 
+# computed promises any break.toml may place by name (`computed = "same_lr"`) with no code
+EVERY_BREAKS: dict[str, Callable[[Records, Records], Promise]] = {"same_lr": schedule_kept}
+
+
 # --- shapes several breaks share: a break derives one and keeps only what is its own ---------
 
 class InitScale(Signature):
@@ -301,26 +308,23 @@ class InitScale(Signature):
 
 class FloorLeak(Signature):
     """Both losses end below the entropy floor (a mask that lets a head see the future): the
-    targets leak in. The break says its `floor` sentence; its break.toml places the computed
-    promises (`same_lr`, `dead_heads_excess`)."""
+    targets leak in. The break gives its `floor_message` (Panel 1's final validation loss
+    against the floor, a `said` template); its break.toml places `dead_heads_excess`."""
 
     needs = ("val_loss", "entropy_floor")
+    floor_message: str  # marked N_("...") for the catalogs
 
     def vote(self, fig: Figures) -> float:
         # Panel 1: both losses end below the entropy floor
         return min(under(fig["val_floor_ratio"], 0.8), under(fig["train_floor_ratio"], 0.8))
 
-    def floor(self, fig: Figures, header: dict[str, Any]) -> Finding:
-        """Panel 1's final validation loss against the floor, as a sentence."""
-        raise NotImplementedError
-
     def findings(self, fig: Figures, header: dict[str, Any]) -> list[Finding]:
-        return [self.floor(fig, header), quote("dead_heads", fig)]
+        return [said(1, "val_floor_ratio", fig, self.floor_message, header),
+                quote("dead_heads", fig)]
 
     def computed(self, fig: Figures, run: Records, reference: Records,
                  header: dict[str, Any]) -> list[Promise]:
-        return [schedule_kept(run, reference),
-                check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
+        return [check("dead_heads_excess", fig["dead_heads"] - fig["ref_dead_heads"],
                       fig["dead_heads"] > fig["ref_dead_heads"], "> 0 (more than the reference)")]
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from diagnose import signatures as sig
 
 
@@ -14,7 +12,3 @@ class BigInit(sig.InitScale):
 
     def activation(self, fig: sig.Figures) -> sig.Finding:
         return sig.said(4, "act0_ratio", fig, "step-0 activations {act0_ratio}x the reference's")
-
-    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-                 header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.schedule_kept(run, reference)]

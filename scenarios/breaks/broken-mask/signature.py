@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from diagnose import signatures as sig
+from scenarios.words import N_
 
 
 class BrokenMask(sig.FloorLeak):
-    def floor(self, fig: sig.Figures, header: dict[str, Any]) -> sig.Finding:
-        return sig.said(1, "val_floor_ratio", fig,
-                        "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
-                        "entropy floor {entropy_floor} (no honest model's validation loss goes "
-                        "below 1x)", header)
+    floor_message = N_("final validation loss {final_val}, {val_floor_ratio}x the corpus's "
+                       "entropy floor {entropy_floor} (no honest model's validation loss goes "
+                       "below 1x)")
 
     def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
                  header: dict[str, Any]) -> list[sig.Promise]:

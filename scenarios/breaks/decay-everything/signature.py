@@ -22,7 +22,3 @@ class DecayEverything(sig.Signature):
         return [sig.said(4, "residual_end_ratio", fig,
                          "at the end the residual stream is {residual_end_ratio}x the "
                          "reference's and the final LayerNorm's output {ln_f_end_ratio}x")]
-
-    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-                 header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.schedule_kept(run, reference)]

@@ -18,7 +18,3 @@ class FrozenBlock(sig.Signature):
         return [sig.said(5, "least_moved", fig,
                          "a matrix's largest singular value moved {least_moved_pct}% over the "
                          "whole run (the reference's least: {ref_least_moved_pct}%)")]
-
-    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-                 header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.schedule_kept(run, reference)]

@@ -3,14 +3,11 @@ full leak."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from diagnose import signatures as sig
+from scenarios.words import N_
 
 
 class LeakyMask(sig.FloorLeak):
-    def floor(self, fig: sig.Figures, header: dict[str, Any]) -> sig.Finding:
-        return sig.said(1, "val_floor_ratio", fig,
-                        "final validation loss {final_val}, {val_floor_ratio}x the corpus's "
-                        "entropy floor {entropy_floor}, though at the first evaluation it was "
-                        "{first_val_floor_ratio}x the floor", header)
+    floor_message = N_("final validation loss {final_val}, {val_floor_ratio}x the corpus's "
+                       "entropy floor {entropy_floor}, though at the first evaluation it was "
+                       "{first_val_floor_ratio}x the floor")

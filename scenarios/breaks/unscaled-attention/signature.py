@@ -23,7 +23,3 @@ class UnscaledAttention(sig.Signature):
                      "reference's"),
             sig.quote("final_ratio", fig),
         ]
-
-    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-                 header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.schedule_kept(run, reference)]

@@ -24,7 +24,3 @@ class UnshiftedTargets(sig.Signature):
                      "loss {loss0} at step 0, {loss0_ratio}x the reference's, where "
                      "ln({vocab_size}) = {ln_vocab}", header),
         ]
-
-    def computed(self, fig: sig.Figures, run: sig.Records, reference: sig.Records,
-                 header: dict[str, Any]) -> list[sig.Promise]:
-        return [sig.schedule_kept(run, reference)]
