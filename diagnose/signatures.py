@@ -93,10 +93,12 @@ class Signature:
         placed = {spec.name for spec in self.brk.promises if spec.comparison == COMPUTED}
         for name in (placed - set(made)) & set(EVERY_BREAKS):
             made[name] = EVERY_BREAKS[name](run, reference)
-        if set(made) != placed:
-            raise CatalogError(f"{self.brk.source}: [[promises]]: its computed entries "
-                               f"({', '.join(sorted(placed)) or 'none'}) differ from what "
-                               f"{SIGNATURE_FILE} computes ({', '.join(sorted(made)) or 'none'})")
+        for name in sorted(placed - set(made)):
+            raise CatalogError(f'{self.brk.source}: [[promises]] computed = "{name}": '
+                               f"{SIGNATURE_FILE} computes no promise of that name")
+        for name in sorted(set(made) - placed):
+            raise CatalogError(f"{self.brk.source}: [[promises]]: {SIGNATURE_FILE} computes "
+                               f'{name}, which no entry places (computed = "{name}")')
         return [made[spec.name] if spec.comparison == COMPUTED else promised(fig, spec)
                 for spec in self.brk.promises]
 
