@@ -93,12 +93,13 @@ class Signature:
         placed = {spec.name for spec in self.brk.promises if spec.comparison == COMPUTED}
         for name in (placed - set(made)) & set(EVERY_BREAKS):
             made[name] = EVERY_BREAKS[name](run, reference)
-        for name in sorted(placed - set(made)):
-            raise CatalogError(f'{self.brk.source}: [[promises]] computed = "{name}": '
+        unmade, unplaced = sorted(placed - set(made)), sorted(set(made) - placed)
+        if unmade:
+            raise CatalogError(f'{self.brk.source}: [[promises]] computed = "{unmade[0]}": '
                                f"{SIGNATURE_FILE} computes no promise of that name")
-        for name in sorted(set(made) - placed):
+        if unplaced:
             raise CatalogError(f"{self.brk.source}: [[promises]]: {SIGNATURE_FILE} computes "
-                               f'{name}, which no entry places (computed = "{name}")')
+                               f'{unplaced[0]}, which no entry places (computed = "{unplaced[0]}")')
         return [made[spec.name] if spec.comparison == COMPUTED else promised(fig, spec)
                 for spec in self.brk.promises]
 
