@@ -34,7 +34,7 @@ from scenarios.config import (
     check_consistency,
     validate_value,
 )
-from scenarios.files import loads_toml
+from scenarios.files import loads_toml, read_small_text
 from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
 from scenarios.levels import (
@@ -51,7 +51,7 @@ SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
 PANELS = tuple(str(n) for n in range(1, 7))
-CATALOG_FILE_MAX = 256 * 1024  # characters of one TOML file; ours are under 8 KiB
+CATALOG_FILE_MAX = 256 * 1024  # bytes of one TOML file; ours are under 8 KiB
 
 
 @dataclass(frozen=True)
@@ -140,14 +140,8 @@ class Catalog:
 
 
 def _read_toml(path: Traversable, shown: str) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise CatalogError(f"{shown}: not UTF-8 text") from None
-    except OSError as err:
-        raise CatalogError(f"{shown}: cannot be read ({err.strerror or err})") from None
-    if len(text) > CATALOG_FILE_MAX:
-        raise CatalogError(f"{shown}: over {CATALOG_FILE_MAX // 1024} KiB, not a catalog file")
+    text = read_small_text(path, "a catalog file", CATALOG_FILE_MAX, error=CatalogError,
+                           shown=shown)
     try:
         return loads_toml(text)
     except ValueError as err:

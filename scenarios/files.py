@@ -43,6 +43,7 @@ import secrets
 import stat
 import tomllib
 from collections.abc import Callable, Iterator
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -81,46 +82,53 @@ def readable_by_others(path: Path) -> str | None:
     return stat.filemode(info.st_mode) if info.st_mode & 0o077 else None
 
 
-def read_small(path: Path, what: str, max_bytes: int, *,
-               error: ErrorType = UserError, missing: str | None = None) -> bytes:
+def read_small(path: Path | Traversable, what: str, max_bytes: int, *,
+               error: ErrorType = UserError, missing: str | None = None,
+               shown: str | None = None) -> bytes:
     """The bytes of `path`, or `error("<path>: ...")` saying why it cannot be `what`.
 
     `what` names the file for the messages ("a roster file"); `missing` replaces the default
-    "no such file" message. Sizes are refused both before and after reading.
+    "no such file" message; `shown` replaces the path in them. A file on disk is refused by
+    its kind and size before it is read, and any file by its size after; `path` may also be
+    a package's resource (`importlib.resources`), read the same way.
     """
-    path = Path(path)
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise error(f"{path}: {missing or 'no such file'}") from None
-    except OSError as err:
-        raise error(f"{path}: cannot be read ({err.strerror or err})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise error(f"{path}: is a directory, not {what}")
-    if not stat.S_ISREG(info.st_mode):
-        raise error(f"{path}: not {what} (not a regular file)")
-    if info.st_size > max_bytes:
-        raise error(f"{path}: not {what} (over {_size(max_bytes)})")
+    name = shown if shown is not None else path
+    if isinstance(path, str | os.PathLike):
+        path = Path(path)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            raise error(f"{name}: {missing or 'no such file'}") from None
+        except OSError as err:
+            raise error(f"{name}: cannot be read ({err.strerror or err})") from None
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{name}: is a directory, not {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{name}: not {what} (not a regular file)")
+        if info.st_size > max_bytes:
+            raise error(f"{name}: not {what} (over {_size(max_bytes)})")
     try:
         with path.open("rb") as stream:
             data = stream.read(max_bytes + 1)
     except FileNotFoundError:
-        raise error(f"{path}: {missing or 'no such file'}") from None
+        raise error(f"{name}: {missing or 'no such file'}") from None
     except OSError as err:
-        raise error(f"{path}: cannot be read ({err.strerror or err})") from None
+        raise error(f"{name}: cannot be read ({err.strerror or err})") from None
     if len(data) > max_bytes:
-        raise error(f"{path}: not {what} (over {_size(max_bytes)})")
+        raise error(f"{name}: not {what} (over {_size(max_bytes)})")
     return data
 
 
-def read_small_text(path: Path, what: str, max_bytes: int, *,
-                    error: ErrorType = UserError, missing: str | None = None) -> str:
+def read_small_text(path: Path | Traversable, what: str, max_bytes: int, *,
+                    error: ErrorType = UserError, missing: str | None = None,
+                    shown: str | None = None) -> str:
     """`read_small` decoded as UTF-8 (a BOM is dropped)."""
-    data = read_small(path, what, max_bytes, error=error, missing=missing)
+    data = read_small(path, what, max_bytes, error=error, missing=missing, shown=shown)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise error(f"{path}: not {what} (not UTF-8 text)") from None
+        raise error(f"{shown if shown is not None else path}: not {what} (not UTF-8 "
+                    "text)") from None
 
 
 def _check_depth(structure: str, max_depth: int) -> None:

@@ -205,7 +205,8 @@ def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new,
 
 def test_not_utf8_and_too_few_breaks(catalog_dir):
     (catalog_dir / "breaks" / "bad-init" / "break.toml").write_bytes(b"\xff\xfe slug")
-    with pytest.raises(CatalogError, match=r"bad-init/break\.toml: not UTF-8 text"):
+    with pytest.raises(CatalogError,
+                       match=r"bad-init/break\.toml: not a catalog file \(not UTF-8 text\)"):
         load_catalog(catalog_dir)
     shutil.rmtree(catalog_dir / "breaks" / "bad-init")
     with pytest.raises(CatalogError, match=r"^scenarios/levels.toml: level 1: deck: 'bad-init' "

@@ -102,6 +102,14 @@ def start_worker(address: str, files: cluster.TLSFiles, folder: Path,
                             stderr=subprocess.DEVNULL)
 
 
+def deal_one(key: Path, out: Path, *args: str):
+    """`diagnose deal --count 1` of `key` into `out` with `args`: its result and its seconds."""
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(out), "--count",
+                                      "1", *args])
+    return result, time.monotonic() - started
+
+
 def wait_until(condition, seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -247,12 +255,10 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
                f"{cluster.engine_version()}: it gets no task of this deal" in "\n".join(warnings)
         assert joined not in checked.checked()
         stranded_then_run(checked.client, address, secret, tmp_path)
-        started = time.monotonic()
-        few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                       "--count", "1", "--scheduler", address,
-                                       *tls_args(tls_files), "--min-workers", "3",
-                                       "--worker-timeout", "1"])
-        assert time.monotonic() - started < 5
+        few, seconds = deal_one(key, tmp_path / "b", "--scheduler", address,
+                                *tls_args(tls_files), "--min-workers", "3", "--worker-timeout",
+                                "1")
+        assert seconds < 5
         assert few.exit_code == 1
         assert few.output.startswith(f"Warning: worker {joined} runs diagnose 0.0.0+engine0")
         assert few.output.splitlines()[-1] == (
@@ -309,35 +315,26 @@ def test_a_deal_over_tls_from_the_command_line(local_cluster, tls_files, key, tm
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith(f"Dealt 1 bundles into {tmp_path}")
     assert (classroom.bundle_dir(tmp_path / "bundles", "student-01") / "scenario.json").exists()
-    bare = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                    "--count", "1", "--scheduler", address])
+    bare, _ = deal_one(key, tmp_path / "b", "--scheduler", address)
     assert (bare.exit_code, bare.output) == (1, (
         f"Error: {address} needs --tls-ca-file and --tls-cert (and --tls-key unless the cert "
         "holds it), or Dask's distributed.comm.tls settings\n"))
     plain = address.replace("tls://", "tcp://")
-    mixed = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                     "--count", "1", "--scheduler", plain,
-                                     *tls_args(tls_files)])
+    mixed, _ = deal_one(key, tmp_path / "b", "--scheduler", plain, *tls_args(tls_files))
     assert (mixed.exit_code, mixed.output) == (1, (
         f"Error: --tls-ca-file and --tls-cert need a tls:// address, not {plain}\n"))
-    half = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                    "--count", "1", "--scheduler", address,
-                                    "--tls-ca-file", str(tls_files.ca_file)])
+    half, _ = deal_one(key, tmp_path / "b", "--scheduler", address, "--tls-ca-file",
+                       str(tls_files.ca_file))
     assert half.exit_code == 2 and "--tls-ca-file and --tls-cert go together" in half.output
-    started = time.monotonic()
-    clear = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                     "--count", "1", "--scheduler", plain,
-                                     "--connect-timeout", "2"])
-    assert time.monotonic() - started < 4
+    clear, seconds = deal_one(key, tmp_path / "b", "--scheduler", plain, "--connect-timeout",
+                              "2")
+    assert seconds < 4
     assert (clear.exit_code, clear.output) == (1, (
         f"Error: {plain}: the scheduler closed the connection in Dask's handshake; if it speaks "
         "TLS, use tls://HOST:PORT with --tls-ca-file and --tls-cert\n"))
-    started = time.monotonic()
-    few = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                   "--count", "1", "--scheduler", address,
-                                   *tls_args(tls_files), "--min-workers", "3",
-                                   "--worker-timeout", "1"])
-    assert time.monotonic() - started < 5
+    few, seconds = deal_one(key, tmp_path / "b", "--scheduler", address, *tls_args(tls_files),
+                            "--min-workers", "3", "--worker-timeout", "1")
+    assert seconds < 5
     assert (few.exit_code, few.output) == (1, (
         f"Error: {address}: 2 worker(s) joined within 1 s, 3 wanted; start them with `dask "
         f"worker {address}` (or lower --min-workers, or raise --worker-timeout)\n"))
@@ -430,8 +427,7 @@ def test_an_unreachable_scheduler_is_one_error_line_and_nothing_written(tmp_path
                                     "(Connection refused)")
     assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "bundles").exists()
-    bad = CliRunner().invoke(cli, ["deal", "--key", str(key), "--out", str(tmp_path / "b"),
-                                   "--count", "1", "--scheduler", "http://host:8786"])
+    bad, _ = deal_one(key, tmp_path / "b", "--scheduler", "http://host:8786")
     assert bad.exit_code == 2 and "use tcp://HOST:PORT" in bad.output
 
 

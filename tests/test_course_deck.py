@@ -1,7 +1,8 @@
 """A break is one folder (issue 22): the package's breaks and a course's own deck are found by
 walking folders, validated by one loader, and read by each folder's `signature.py`.
 
-`course_deck` writes a real course deck outside the package: `huge-init`, the engine's
+`course_deck` writes a real course deck outside the package: `huge-init`
+(`tests/data/course-deck/huge-init/`, the folder a course author would write), the engine's
 existing `init_scale` knob at x10 (added to level 3's deck, where no init break is dealt, by
 the deck's own levels.toml), with its own words, texts and signature class. The end-to-end
 game with it is tests/tui/test_course_deck_tui.py.
@@ -29,68 +30,9 @@ from scenarios.catalog import DECK_SETTING
 
 ROOT = Path(__file__).resolve().parents[1]
 SLUG = "huge-init"
-BREAK_TOML = """\
-# A course's own break: the engine's init_scale at x10.
-slug = "huge-init"
-signature = [5, 4]
-
-[title]
-en = "Initialisation far too large"
-es = "Inicialización mucho más grande"
-
-[summary]
-en = "Every weight matrix starts ten times too large."
-es = "Todas las matrices de pesos empiezan diez veces más grandes."
-
-[override]
-init_scale = 10.0
-
-[words]
-en = ["huge-init", "huge init", "init x10", "init ten times too large"]
-es = ["inicialización enorme", "inicializacion enorme"]
-
-[reveal.en]
-changed = "init_scale = 10: every matrix was drawn ten times too large."
-engine_differs = "A stable log-softmax keeps the run finite."
-real_world = "A std of 1 where 0.02 was meant."
-
-[reveal.en.panels]
-4 = "The residual stream starts far above the reference's."
-5 = "At step 0 every matrix's largest singular value is about ten times the reference's."
-
-[reveal.es]
-changed = "init_scale = 10: cada matriz se muestreó diez veces más grande."
-engine_differs = "Un log-softmax estable mantiene la ejecución finita."
-real_world = "Una std de 1 donde se quería 0,02."
-
-[reveal.es.panels]
-4 = "El flujo residual empieza muy por encima del de referencia."
-5 = "En el paso 0 el mayor valor singular de cada matriz es unas diez veces el de referencia."
-"""
-SIGNATURE_PY = '''\
-"""huge-init: the engine's init_scale knob at x10, a course's own break."""
-
-from diagnose.signatures import Finding, Signature, check, fmt, over
-
-
-class HugeInit(Signature):
-    needs = ("act_mean_abs", "spectral_norm")
-
-    def vote(self, fig):
-        scale = self.brk.override["init_scale"]  # its threshold follows its own magnitude
-        return min(over(fig["spectral0_ratio"], scale / 2), over(fig["act0_ratio"], scale / 2))
-
-    def findings(self, fig, header):
-        ratio = fmt(fig["spectral0_ratio"])
-        return [Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-            "en": f"every matrix starts {ratio}x the reference's (course deck)",
-            "es": f"cada matriz empieza {ratio} veces la de referencia (baraja del curso)"})]
-
-    def checks(self, fig, run, reference, header):
-        floor = self.brk.override["init_scale"] * 0.8
-        return [check("spectral0_ratio", fig["spectral0_ratio"],
-                      fig["spectral0_ratio"] >= floor, f">= {floor:g}x at step 0")]
-'''
+COURSE_BREAK = ROOT / "tests" / "data" / "course-deck" / SLUG  # a course's own break folder
+BREAK_TOML = (COURSE_BREAK / "break.toml").read_text(encoding="utf-8")
+SIGNATURE_PY = (COURSE_BREAK / "signature.py").read_text(encoding="utf-8")
 
 
 def course_levels(slug: str, levels: tuple[int, ...]) -> str:

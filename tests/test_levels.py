@@ -174,29 +174,35 @@ def _level_workspace(path: Path, truth: dict[str, str], level: int, secret: byte
     return path
 
 
-def test_grading_reads_answers_in_the_scenarios_own_deck(tmp_path):
+ENGLISH = GradeOptions()
+
+
+def _graded(tmp_path: Path, truth: dict[str, str], level: int, answers: str,
+            options: GradeOptions = ENGLISH):
+    """The self-study grading of `answers` against a level's workspace dealt as `truth`."""
     secret = home_secret()
+    ws = tmp_path / "ws"
+    if not ws.exists():
+        _level_workspace(ws, truth, level, secret)
+    path = tmp_path / "d.md"
+    path.write_text(answers)
+    return grade_workspace(path, ws, secret, options, record=False)
+
+
+def test_grading_reads_answers_in_the_scenarios_own_deck(tmp_path):
     truth = {"01": "big-init", "02": "short-warmup", "03": "leaky-mask"}
-    ws = _level_workspace(tmp_path / "ws", truth, 2, secret)
-    answers = tmp_path / "d.md"
     # "warmup" and "mask" name a break of level 1 and one of level 2: not ambiguous here;
     # "init" names big-init and its mirror small-init at level 2, so it must say which
-    answers.write_text("## 01\nDiagnosis: init too large\n## 02\nDiagnosis: warmup\n"
-                       "## 03\nDiagnosis: mask\n")
-    report = grade_workspace(answers, ws, secret, record=False)
+    report = _graded(tmp_path, truth, 2, "## 01\nDiagnosis: init too large\n## 02\nDiagnosis: "
+                     "warmup\n## 03\nDiagnosis: mask\n")
     assert report.score == 3
-    answers.write_text("## 01\nDiagnosis: init\n")
-    assert not grade_workspace(answers, ws, secret, record=False).results[0].correct
+    assert not _graded(tmp_path, truth, 2, "## 01\nDiagnosis: init\n").results[0].correct
 
 
 def test_the_decoys_words_answer_at_level_three(tmp_path):
-    secret = home_secret()
     truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
-    ws = _level_workspace(tmp_path / "ws", truth, 3, secret)
-    answers = tmp_path / "d.md"
-    answers.write_text("## 01\nDiagnóstico: sin fallo\n## 02\nDiagnosis: nothing\n"
-                       "## 03\nDiagnosis: nothing\n")
-    report = grade_workspace(answers, ws, secret, GradeOptions("es"), record=False)
+    report = _graded(tmp_path, truth, 3, "## 01\nDiagnóstico: sin fallo\n## 02\nDiagnosis: "
+                     "nothing\n## 03\nDiagnosis: nothing\n", GradeOptions("es"))
     assert [r.correct for r in report.results] == [True, False, False]
     assert "Sana (sin fallo)" in report.results[0].verdict
 

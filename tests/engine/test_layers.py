@@ -11,26 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnose.engine.layers import (
-    Rows,
-    attention_backward,
-    attention_bias,
-    attention_forward,
-    cross_entropy_backward,
-    cross_entropy_forward,
-    embedding_backward,
-    embedding_forward,
-    gelu_backward,
-    gelu_forward,
-    layernorm_backward,
-    layernorm_forward,
-    linear_backward,
-    linear_forward,
-    rope_backward,
-    rope_forward,
-    rope_order,
-    rope_table,
-)
+from diagnose.engine import layers
 
 from .helpers import directional_check
 
@@ -44,9 +25,9 @@ def test_embedding_backward(N, V, C, seed):
     rng = np.random.default_rng(seed)
     ids, wte = rng.integers(0, V, N), rng.standard_normal((V, C))
     dy = rng.standard_normal((N, C))
-    _, cache = embedding_forward(ids, wte)
-    dwte = embedding_backward(dy, cache)
-    directional_check(lambda wte: embedding_forward(ids, wte)[0], {"wte": wte},
+    _, cache = layers.embedding_forward(ids, wte)
+    dwte = layers.embedding_backward(dy, cache)
+    directional_check(lambda wte: layers.embedding_forward(ids, wte)[0], {"wte": wte},
                       {"wte": dwte}, dy, rng)
 
 
@@ -57,15 +38,16 @@ def test_layernorm_backward(N, C, seed, scale):
     x = rng.standard_normal((N, C)) * scale + rng.standard_normal()
     w, b = rng.standard_normal(C), rng.standard_normal(C)
     dy = rng.standard_normal((N, C))
-    _, cache = layernorm_forward(x, w, b)
-    dx, dw, db = layernorm_backward(dy, cache)
-    directional_check(lambda x, w, b: layernorm_forward(x, w, b)[0], {"x": x, "w": w, "b": b},
+    _, cache = layers.layernorm_forward(x, w, b)
+    dx, dw, db = layers.layernorm_backward(dy, cache)
+    directional_check(lambda x, w, b: layers.layernorm_forward(x, w, b)[0],
+                      {"x": x, "w": w, "b": b},
                       {"x": dx, "w": dw, "b": db}, dy, rng, eps=1e-5)  # sharp when var ~ eps
 
 
 def test_layernorm_normalises():
     x = np.random.default_rng(0).standard_normal((5, 16)) * 7 + 3
-    y, _ = layernorm_forward(x, np.ones(16), np.zeros(16))
+    y, _ = layers.layernorm_forward(x, np.ones(16), np.zeros(16))
     np.testing.assert_allclose(y.mean(-1), 0, atol=1e-12)
     np.testing.assert_allclose(y.var(-1), 1, rtol=1e-5)  # eps 1e-5 against variance 49
 
@@ -78,12 +60,12 @@ def test_linear_backward(N, fan_in, fan_out, bias, seed):
     x, W = rng.standard_normal((N, fan_in)), rng.standard_normal((fan_in, fan_out))
     b = rng.standard_normal(fan_out)
     dy = rng.standard_normal((N, fan_out))
-    _, cache = linear_forward(x, W, b if bias else None)
-    dx, dW, db = linear_backward(dy, cache)
+    _, cache = layers.linear_forward(x, W, b if bias else None)
+    dx, dW, db = layers.linear_backward(dy, cache)
     inputs, grads = {"x": x, "W": W}, {"x": dx, "W": dW}
     if bias:
         inputs["b"], grads["b"] = b, db
-    directional_check(lambda **p: linear_forward(p["x"], p["W"], p.get("b"))[0],
+    directional_check(lambda **p: layers.linear_forward(p["x"], p["W"], p.get("b"))[0],
                       inputs, grads, dy, rng)
 
 
@@ -93,15 +75,15 @@ def test_linear_backward(N, fan_in, fan_out, bias, seed):
 def test_gelu_backward(N, F, seed, scale):
     rng = np.random.default_rng(seed)
     x, dy = rng.standard_normal((N, F)) * scale, rng.standard_normal((N, F))
-    _, cache = gelu_forward(x)
-    directional_check(lambda x: gelu_forward(x)[0], {"x": x},
-                      {"x": gelu_backward(dy, cache)}, dy, rng)
+    _, cache = layers.gelu_forward(x)
+    directional_check(lambda x: layers.gelu_forward(x)[0], {"x": x},
+                      {"x": layers.gelu_backward(dy, cache)}, dy, rng)
 
 
 def test_gelu_is_the_tanh_approximation():
     x = np.linspace(-5, 5, 101)
     expected = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-    np.testing.assert_allclose(gelu_forward(x)[0], expected, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(layers.gelu_forward(x)[0], expected, rtol=1e-14, atol=1e-15)
 
 
 @settings(ENGINE)
@@ -109,11 +91,11 @@ def test_gelu_is_the_tanh_approximation():
 def test_rope_backward(N, NH, hs, seed):
     rng = np.random.default_rng(seed)
     C = NH * hs
-    table = rope_table(rng.integers(0, 32, N), 32, C, NH, np.float64)
+    table = layers.rope_table(rng.integers(0, 32, N), 32, C, NH, np.float64)
     qkv, dy = rng.standard_normal((N, 3 * C)), rng.standard_normal((N, 3 * C))
-    _, cache = rope_forward(qkv, table)
-    directional_check(lambda qkv: rope_forward(qkv, table)[0], {"qkv": qkv},
-                      {"qkv": rope_backward(dy, cache)}, dy, rng)
+    _, cache = layers.rope_forward(qkv, table)
+    directional_check(lambda qkv: layers.rope_forward(qkv, table)[0], {"qkv": qkv},
+                      {"qkv": layers.rope_backward(dy, cache)}, dy, rng)
 
 
 @settings(ENGINE)
@@ -123,26 +105,26 @@ def test_rope_in_place_is_the_same_rotation(N, NH, hs, seed):
     it the input is left as it was."""
     rng = np.random.default_rng(seed)
     C = NH * hs
-    table = rope_table(rng.integers(0, 32, N), 32, C, NH, np.float32)
+    table = layers.rope_table(rng.integers(0, 32, N), 32, C, NH, np.float32)
     qkv = rng.standard_normal((N, 3 * C)).astype(np.float32)
     before = qkv.copy()
-    y, cache = rope_forward(qkv, table)
-    dx = rope_backward(y, cache)
+    y, cache = layers.rope_forward(qkv, table)
+    dx = layers.rope_backward(y, cache)
     assert np.array_equal(qkv, before)
     elsewhere = np.empty_like(qkv)
-    assert np.array_equal(rope_forward(qkv, table, out=elsewhere)[0], y)
-    assert np.array_equal(rope_backward(y.copy(), cache, out=elsewhere), dx)
-    in_place, _ = rope_forward(qkv, table, out=qkv)
+    assert np.array_equal(layers.rope_forward(qkv, table, out=elsewhere)[0], y)
+    assert np.array_equal(layers.rope_backward(y.copy(), cache, out=elsewhere), dx)
+    in_place, _ = layers.rope_forward(qkv, table, out=qkv)
     assert in_place is qkv and np.array_equal(qkv, y)
-    assert np.array_equal(rope_backward(qkv, cache, out=qkv), dx)
+    assert np.array_equal(layers.rope_backward(qkv, cache, out=qkv), dx)
 
 
 def rope_on_heads(x, positions, NH):
     """RoPE through the layer: x (N, C) is q in head order, rotated as q and k are."""
     N, C = x.shape
-    order = rope_order(C, NH)
+    order = layers.rope_order(C, NH)
     qkv = np.concatenate([x, x, np.zeros((N, C))], axis=1)[:, order]     # as c_attn makes it
-    y, _ = rope_forward(qkv, rope_table(positions, 32, C, NH, np.float64))
+    y, _ = layers.rope_forward(qkv, layers.rope_table(positions, 32, C, NH, np.float64))
     rotated = np.empty_like(y)
     rotated[:, order] = y                                                 # back to head order
     assert np.array_equal(rotated[:, :C], rotated[:, C:2 * C])          # q and k alike
@@ -179,7 +161,7 @@ def random_batch(rng, B, T, pad_share=0.3):
     """Token ids (B, T) with random pads (id 0), and their real rows."""
     idx = rng.integers(1, 9, (B, T))
     idx[rng.random((B, T)) < pad_share] = 0
-    return idx, Rows(np.flatnonzero(idx.reshape(-1) != 0), B, T)
+    return idx, layers.Rows(np.flatnonzero(idx.reshape(-1) != 0), B, T)
 
 
 @settings(ENGINE)
@@ -189,12 +171,12 @@ def test_attention_backward(B, T, NH, hs, mask, seed):
     rng = np.random.default_rng(seed)
     idx, rows = random_batch(rng, B, T)
     N, C = len(rows.index), NH * hs
-    bias = attention_bias(idx, mask, 0, np.float64)
+    bias = layers.attention_bias(idx, mask, 0, np.float64)
     qkv = rng.standard_normal((N, 3 * C)) * 2
     dy = rng.standard_normal((N, C))
-    _, cache = attention_forward(qkv, rows, bias, NH)
-    directional_check(lambda qkv: attention_forward(qkv, rows, bias, NH)[0],
-                      {"qkv": qkv}, {"qkv": attention_backward(dy, cache)}, dy, rng)
+    _, cache = layers.attention_forward(qkv, rows, bias, NH)
+    directional_check(lambda qkv: layers.attention_forward(qkv, rows, bias, NH)[0],
+                      {"qkv": qkv}, {"qkv": layers.attention_backward(dy, cache)}, dy, rng)
 
 
 @settings(ENGINE)
@@ -205,7 +187,8 @@ def test_attention_weights_are_a_softmax_over_allowed_keys(B, T, NH, mask, seed)
     idx, rows = random_batch(rng, B, T)
     hs = 4
     qkv = rng.standard_normal((len(rows.index), 3 * NH * hs)) * 3
-    _, cache = attention_forward(qkv, rows, attention_bias(idx, mask, 0, np.float64), NH)
+    bias = layers.attention_bias(idx, mask, 0, np.float64)
+    _, cache = layers.attention_forward(qkv, rows, bias, NH)
     att = cache.att                                                   # (B, NH, T, S)
     np.testing.assert_allclose(att.sum(-1), 1.0, rtol=1e-12)
     allowed = np.ones((T, T), bool) if mask == "full" else np.tril(np.ones((T, T), bool))
@@ -222,21 +205,22 @@ def test_cross_entropy_backward(N, V, seed, scale):
     rng = np.random.default_rng(seed)
     logits = rng.standard_normal((N, V)) * scale
     targets = rng.integers(-1, V, N)                      # -1 is ignored
-    _, cache = cross_entropy_forward(logits, targets)
-    directional_check(lambda logits: cross_entropy_forward(logits, targets)[0],
-                      {"logits": logits}, {"logits": cross_entropy_backward(cache)}, None, rng)
+    _, cache = layers.cross_entropy_forward(logits, targets)
+    directional_check(lambda logits: layers.cross_entropy_forward(logits, targets)[0],
+                      {"logits": logits}, {"logits": layers.cross_entropy_backward(cache)}, None,
+                      rng)
 
 
 def test_cross_entropy_is_the_mean_over_counted_targets():
     logits = np.array([[0.0, 0.0], [2.0, 0.0], [5.0, 1.0]])
-    loss, _ = cross_entropy_forward(logits, np.array([0, -1, 1]))
+    loss, _ = layers.cross_entropy_forward(logits, np.array([0, -1, 1]))
     expected = (math.log(2) + (math.log(math.exp(5) + math.exp(1)) - 1)) / 2
     assert loss == pytest.approx(expected, rel=1e-14)
-    assert cross_entropy_forward(logits, np.array([-1, -1, -1]))[0] == 0.0
+    assert layers.cross_entropy_forward(logits, np.array([-1, -1, -1]))[0] == 0.0
 
 
 def test_cross_entropy_is_stable_for_huge_logits():
     logits = np.array([[1e4, -1e4, 0.0]], dtype=np.float32)
-    loss, cache = cross_entropy_forward(logits, np.array([1]))
+    loss, cache = layers.cross_entropy_forward(logits, np.array([1]))
     assert loss == pytest.approx(2e4, rel=1e-6)
-    assert np.isfinite(cross_entropy_backward(cache)).all()
+    assert np.isfinite(layers.cross_entropy_backward(cache)).all()

@@ -23,6 +23,15 @@ def a_batch(config, seed, B=6):
     return next(corpus.batches("train", B, np.random.default_rng(seed)))
 
 
+def both_sides(params, x, y, config):
+    """(our loss, our gradients) and (PyTorch autograd's loss, its gradients) of one batch."""
+    loss, grads = loss_and_grads(params, x, y, config)
+    tparams = torch_gpt.to_torch(params)
+    tloss = torch_gpt.loss(tparams, x, y, config)
+    tloss.backward()
+    return (loss, grads), (float(tloss.detach()), {k: p.grad.numpy() for k, p in tparams.items()})
+
+
 @pytest.mark.parametrize("mask", ["causal", "full"])
 def test_loss_and_every_gradient_match_pytorch(healthy, mask):
     config = dataclasses.replace(healthy, dtype="float64", attention_mask=mask)
@@ -33,27 +42,19 @@ def test_loss_and_every_gradient_match_pytorch(healthy, mask):
     x, y = a_batch(config, 0)
     y = y.copy()
     y[:, 3] = -1                               # ignored targets among real tokens
-    loss, grads = loss_and_grads(params, x, y, config)
-    tparams = torch_gpt.to_torch(params)
-    tloss = torch_gpt.loss(tparams, x, y, config)
-    tloss.backward()
-    assert loss == pytest.approx(float(tloss.detach()), rel=1e-12)
+    (loss, grads), (tloss, tgrads) = both_sides(params, x, y, config)
+    assert loss == pytest.approx(tloss, rel=1e-12)
     for name, grad in grads.items():
-        np.testing.assert_allclose(grad, tparams[name].grad.numpy(), rtol=1e-9, atol=1e-13,
-                                   err_msg=name)
+        np.testing.assert_allclose(grad, tgrads[name], rtol=1e-9, atol=1e-13, err_msg=name)
 
 
 def test_float32_matches_pytorch(healthy):
     params = init_params(healthy, 1)
     x, y = a_batch(healthy, 1)
-    loss, grads = loss_and_grads(params, x, y, healthy)
-    tparams = torch_gpt.to_torch(params)
-    tloss = torch_gpt.loss(tparams, x, y, healthy)
-    tloss.backward()
-    assert loss == pytest.approx(float(tloss.detach()), rel=1e-5)
+    (loss, grads), (tloss, tgrads) = both_sides(params, x, y, healthy)
+    assert loss == pytest.approx(tloss, rel=1e-5)
     for name, grad in grads.items():
-        expected = tparams[name].grad.numpy()
-        np.testing.assert_allclose(grad, expected, atol=1e-4 * np.abs(expected).max(),
+        np.testing.assert_allclose(grad, tgrads[name], atol=1e-4 * np.abs(tgrads[name]).max(),
                                    err_msg=name)
 
 

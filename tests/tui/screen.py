@@ -66,6 +66,15 @@ async def until(pilot, condition, tries: int = 500) -> None:
         await (pilot.pause(0.01) if checks % 10 == 0 else asyncio.sleep(0.01))
 
 
+async def open_what_if(pilot, app, key: str):
+    """Press a run's key, then `w`: the what-if screen, once it shows."""
+    from diagnose.tui.screens.whatif import WhatIfScreen
+
+    await pilot.press(key, "w")
+    await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+    return app.screen
+
+
 async def drawn(pilot, app) -> str:
     """The screen once the footer and every panel's title have drawn (they come on timers)."""
     def ready() -> bool:

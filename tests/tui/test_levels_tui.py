@@ -17,7 +17,7 @@ from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.whatif import WhatIfScreen
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import deal_again
-from tests.tui.screen import screen_text
+from tests.tui.screen import open_what_if, screen_text
 from tests.tui.test_app import SMALL, _answer, until
 
 
@@ -84,9 +84,7 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, 
     write_solutions(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 60)) as pilot:
-        await pilot.press("1", "w")
-        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
-        screen = app.screen
+        screen = await open_what_if(pilot, app, "1")
         # at once: the dealt run's numbers, the other doses marked as training
         await until(pilot, lambda: "warmup_steps=0 (dealt)" in grade_text(app))
         early = grade_text(app)
@@ -127,9 +125,7 @@ async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspac
     write_solutions(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("3", "w")  # bad-init: four doses to train
-        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
-        screen = app.screen
+        screen = await open_what_if(pilot, app, "3")  # bad-init: four doses to train
         await until(pilot, lambda: screen.steps_done > 0, tries=3000)
         await pilot.press("escape")
         await until(pilot, lambda: not list(screen.workers), tries=3000)

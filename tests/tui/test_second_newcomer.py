@@ -18,13 +18,12 @@ from diagnose.tui.drawing.frames import row_layout
 from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.name import NameScreen
-from diagnose.tui.screens.whatif import WhatIfScreen
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.series_row import SeriesRow
 from diagnose.whatif import DOSE_MARKS
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import cache_whatif_doses, copy_scenario
-from tests.tui.screen import drawn, screen_text, until
+from tests.tui.screen import drawn, open_what_if, screen_text, until
 from tests.tui.test_levels_tui import _grade_all_right, grade_text
 
 SMALL = (80, 24)
@@ -169,9 +168,7 @@ async def test_what_if_doses_each_have_a_mark_without_colour(workspace, monkeypa
     cache_whatif_doses(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=(120, 60)) as pilot:
-        await pilot.press("1", "w")
-        await until(pilot, lambda: isinstance(app.screen, WhatIfScreen))
-        screen = app.screen
+        screen = await open_what_if(pilot, app, "1")
         await until(pilot, lambda: screen.results is not None)
         text = grade_text(app)
     marks = DOSE_MARKS[:4]
