@@ -40,7 +40,8 @@ class PromiseSpec:
 
     name: str                  # the figure it bounds, or the computed promise's name
     comparison: str            # one of COMPARISONS, or COMPUTED
-    bounds: tuple[float, ...] = ()  # one number; (low, high) for between; none when computed
+    bounds: tuple[float, ...] = ()  # one number as written (an int stays one); (low, high)
+                                    # for between; none when computed
     wanted: str = ""           # what the bench prints beside the number; none when computed
 
 
@@ -100,10 +101,10 @@ def _bounds(where: str, comparison: str, value: Any) -> tuple[float, ...]:
         if value[0] > value[1]:
             raise CatalogError(f"{where}: between: expected low <= high, got "
                                f"[{value[0]}, {value[1]}]")
-        return (float(value[0]), float(value[1]))
+        return (value[0], value[1])
     if not _number(value):
         raise CatalogError(f"{where}: {comparison}: expected a finite number, got {value!r}")
-    return (float(value),)
+    return (value,)
 
 
 def _number(value: Any) -> bool:
