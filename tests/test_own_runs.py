@@ -4,6 +4,7 @@ engine's runs recorded as a user's loop would record them (short runs, trained o
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import math
 from pathlib import Path
@@ -19,12 +20,26 @@ from diagnose.cli import cli
 from diagnose.metrics import STEP_OPTIONAL, MetricsError, read_metrics
 from diagnose.record import Recorder, RecordError, RunInfo
 
-STEPS = 50  # enough for bad-init, no-warmup and the broken mask to show; not the leaky one
-RUNS = ("reference", "bad-init", "no-warmup", "broken-mask")
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _maker():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fidelity", DATA / "make_fidelity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MAKER = _maker()  # the stored runs' plans: one definition, the maker's
+STEPS, RUNS = MAKER.OWN_STEPS, MAKER.OWN_RUNS
 
 
 def record_run(path: Path, config, seed: int, recorded=STEP_OPTIONAL, floor=True,
-               **header) -> Path:
+               records=None, **header) -> Path:
+    """A run recorded through the Recorder as a user's loop would: `records` (the engine's,
+    as stored), or the engine's training of `config` from `seed` here."""
     from diagnose.engine import run_header_fields, train
 
     fields = run_header_fields(config)
@@ -33,8 +48,10 @@ def record_run(path: Path, config, seed: int, recorded=STEP_OPTIONAL, floor=True
                    eval_every=fields["eval_every"],
                    entropy_floor=fields["entropy_floor"] if floor else None,
                    vocab_size=fields["vocab_size"], recorded=recorded, **header)
+    if records is None:
+        records = train(config, seed, threads=False)  # helper threads: CPU, not time, here
     with Recorder(path / "metrics.jsonl", info) as recorder:
-        for record in train(config, seed, threads=False):  # helper threads: CPU, not time, here
+        for record in records:
             recorder.log(**{k: v for k, v in record.items()
                             if k in ("step", "lr", "train_loss", *recorded)})
     return path
@@ -42,12 +59,17 @@ def record_run(path: Path, config, seed: int, recorded=STEP_OPTIONAL, floor=True
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
+    """The reference and the lab's breaks, the engine's records stored by
+    tests/data/make_fidelity.py (tests/test_fidelity.py checks the engine still writes them)."""
     root = tmp_path_factory.mktemp("own")
-    healthy = dataclasses.replace(scenarios.healthy_config(), steps=STEPS)
-    catalog = scenarios.breaks(None)
-    out = {"reference": record_run(root / "reference", healthy, 1, model="minigpt")}
-    for slug in RUNS[1:]:
-        out[slug] = record_run(root / slug, catalog[slug].apply(healthy), 2, model="minigpt")
+    out = {}
+    for plan in MAKER.own_plans():
+        with gzip.open(DATA / "fidelity" / "own" / f"{plan.run}.jsonl.gz", "rt",
+                       encoding="utf-8") as stored, (root / f"{plan.run}.jsonl").open("w") as raw:
+            raw.write(stored.read())
+        records = read_metrics(root / f"{plan.run}.jsonl")[1]
+        out[plan.run] = record_run(root / plan.run, plan.config, plan.seed, records=records,
+                                   model="minigpt")
     return out
 
 

@@ -1,12 +1,14 @@
-"""Make the fidelity tests' full-length runs again from the real engine:
+"""Make the stored runs of the fidelity and own-runs tests again from the real engine:
 `python tests/data/make_fidelity.py`.
 
 `fidelity/scenario/` is a level-1 scenario dealt through the game's own path (`create_scenario`,
 code FIDELITY-1, the fixed secret below) at the full default length, each run's metrics
 gzipped; `fidelity/decoy.jsonl.gz` is the healthy decoy of levels 2 and 3 at the full length
 from a seed of its own; `fidelity/deck/<slug>.jsonl.gz` are the healthy run and every break
-of levels 2 and 3 at DECK_STEPS on one seed. `tests/test_fidelity.py` reads them instead of
-training 2,440 steps each time the suite runs, and trains each stored run's first steps to
+of levels 2 and 3 at DECK_STEPS on one seed; `fidelity/own/<run>.jsonl.gz` are the runs
+`tests/test_own_runs.py` records through the Recorder as a user's loop would. The tests read
+them instead of training 2,640 steps each time the suite runs; `tests/test_fidelity.py`
+trains each stored run's first steps to
 check that the engine still writes them (within what they move between CPU kinds): a change
 of the seeds, `healthy.toml`, a break or the arithmetic's meaning fails there until this
 script runs again, and the deck's many-seed proof (`bench/fidelity.py`) with it.
@@ -35,6 +37,10 @@ DECK_SEED = 101  # the deck's short runs, one seed for every break of levels 2 a
 # every verdict's confidence the same), for a third of the training.
 DECK_STEPS = 40
 DECK_LEVELS = (2, 3)
+# tests/test_own_runs.py's runs, recorded as a user's loop would record them: 50 steps are
+# enough for bad-init, no-warmup and the broken mask to show (not the leaky one)
+OWN_STEPS = 50
+OWN_RUNS = ("reference", "bad-init", "no-warmup", "broken-mask")
 
 
 def deck_plans() -> list[RunPlan]:
@@ -44,6 +50,14 @@ def deck_plans() -> list[RunPlan]:
     plans += [RunPlan(slug, brk.apply(healthy), DECK_SEED) for level in DECK_LEVELS
               for slug, brk in scenarios.breaks(level).items() if not brk.healthy]
     return plans
+
+
+def own_plans() -> list[RunPlan]:
+    """The reference (seed 1) and the lab's three breaks (seed 2), OWN_STEPS long."""
+    healthy = dataclasses.replace(scenarios.healthy_config(), steps=OWN_STEPS)
+    catalog = scenarios.breaks(None)
+    return [RunPlan("reference", healthy, 1)] + [
+        RunPlan(slug, catalog[slug].apply(healthy), 2) for slug in OWN_RUNS[1:]]
 
 
 def write_run(path: Path, plan: RunPlan, records: list) -> None:
@@ -75,7 +89,12 @@ def main() -> None:
         records = pool.run(plans)
     for plan in plans:
         write_run(DATA / "deck" / f"{plan.run}.jsonl", plan, records[plan.run])
-    print(f"wrote {DATA} ({', '.join(workspace.runs)}, decoy, {len(plans)} deck runs)")
+    (DATA / "own").mkdir()
+    for plan in own_plans():  # each on this thread, as tests/test_own_runs.py's loop trained it
+        write_run(DATA / "own" / f"{plan.run}.jsonl", plan,
+                  list(train(plan.config, plan.seed, threads=False)))
+    print(f"wrote {DATA} ({', '.join(workspace.runs)}, decoy, {len(plans)} deck runs, "
+          f"{len(OWN_RUNS)} own runs)")
 
 
 if __name__ == "__main__":  # the training pool spawns processes that import this module
