@@ -40,8 +40,8 @@ from diagnose.metrics import read_metrics
 from diagnose.reveal import evidence, open_assignment
 from diagnose.scenario import RunPlan, plan_runs
 from diagnose.workspace import open_workspace
+from tests.data import make_fidelity as MAKER  # the stored runs' plans: one definition
 
-DATA = Path(__file__).resolve().parent / "data"
 DEALT = "dealt"  # a scenario dealt as the game deals it, a seed per ID
 SEEDS = (DEALT,)  # the many-seed proof is bench/fidelity.py's; CI's time buys one set here
 TRUTHS = (HEALTHY, "bad-init", "no-warmup", "broken-mask")
@@ -57,16 +57,6 @@ RTOL = 3e-5
 RTOL_BAD_INIT = (1e-3, 3e-2)  # (loss, grad norm) at step 0
 
 
-def _maker():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_fidelity", DATA / "make_fidelity.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKER = _maker()  # the stored runs' secret, code and decoy seed: one definition, the maker's
 
 
 def gunzipped(packed: Path, into: Path) -> None:

@@ -19,20 +19,8 @@ from diagnose.check import CheckError, check_run
 from diagnose.cli import cli
 from diagnose.metrics import STEP_OPTIONAL, MetricsError, read_metrics
 from diagnose.record import Recorder, RecordError, RunInfo
+from tests.data import make_fidelity as MAKER  # the stored runs' plans: one definition
 
-DATA = Path(__file__).resolve().parent / "data"
-
-
-def _maker():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_fidelity", DATA / "make_fidelity.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKER = _maker()  # the stored runs' plans: one definition, the maker's
 STEPS, RUNS = MAKER.OWN_STEPS, MAKER.OWN_RUNS
 
 
@@ -64,7 +52,7 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("own")
     out = {}
     for plan in MAKER.own_plans():
-        with gzip.open(DATA / "fidelity" / "own" / f"{plan.run}.jsonl.gz", "rt",
+        with gzip.open(MAKER.DATA / "own" / f"{plan.run}.jsonl.gz", "rt",
                        encoding="utf-8") as stored, (root / f"{plan.run}.jsonl").open("w") as raw:
             raw.write(stored.read())
         records = read_metrics(root / f"{plan.run}.jsonl")[1]
