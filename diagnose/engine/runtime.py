@@ -103,11 +103,12 @@ def denormals_flushable() -> bool:
 
 def flush_denormals() -> bool:
     """Flush subnormal floats to zero in this thread from now on; whether it applied."""
-    return _set_flush(True) is not None
+    return _set_flush() is not None
 
 
-def _set_flush(on: bool) -> ctypes.Array | None:
-    """Set this thread's flush mode; the environment it replaced, or None where unknown."""
+def _set_flush() -> ctypes.Array | None:
+    """Turn this thread's flush bits on; the environment it replaced (`denormals_flushed`
+    puts it back), or None where unknown."""
     fenv = _fenv()
     if fenv is None:
         return None
@@ -116,7 +117,7 @@ def _set_flush(on: bool) -> ctypes.Array | None:
     if libm.fegetenv(before) != 0:
         return None
     ctypes.memmove(env, before, ctypes.sizeof(env))
-    env[index] = env[index] | bits if on else env[index] & ~bits
+    env[index] |= bits
     return before if libm.fesetenv(env) == 0 else None
 
 
@@ -124,7 +125,7 @@ def _set_flush(on: bool) -> ctypes.Array | None:
 def denormals_flushed() -> Iterator[None]:
     """Flush subnormal floats to zero in this thread's arithmetic inside the block; the
     thread's own mode (and its exception flags) come back after it."""
-    before = _set_flush(True)
+    before = _set_flush()
     try:
         yield
     finally:
