@@ -25,10 +25,8 @@ already shows. The proof on many seeds, and on seeds nobody calibrated on, is
 
 from __future__ import annotations
 
-import gzip
 import math
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -36,7 +34,6 @@ import scenarios
 from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
 from diagnose.engine import Trainer, run_header_fields
 from diagnose.fidelity import signature_checks
-from diagnose.metrics import read_metrics
 from diagnose.reveal import evidence, open_assignment
 from diagnose.scenario import RunPlan, plan_runs
 from diagnose.workspace import open_workspace
@@ -61,18 +58,6 @@ RTOL_BAD_INIT = (1e-3, 3e-2)  # (loss, grad norm) at step 0
 
 
 
-def gunzipped(packed: Path, into: Path) -> None:
-    with gzip.open(packed, "rb") as source, into.open("wb") as out:
-        shutil.copyfileobj(source, out)
-
-
-def stored_run(packed: Path, folder: Path) -> tuple[dict, list[dict]]:
-    """A stored metrics file's (header, records)."""
-    path = folder / packed.name.removesuffix(".gz")
-    gunzipped(packed, path)
-    return read_metrics(path)
-
-
 @pytest.fixture(scope="module")
 def header():
     return run_header_fields(scenarios.healthy_config())
@@ -85,7 +70,7 @@ def dealt(tmp_path_factory):
     target = tmp_path_factory.mktemp("fidelity") / "ws"
     shutil.copytree(MAKER.DATA / "scenario", target)
     for packed in target.glob("*/metrics.jsonl.gz"):
-        gunzipped(packed, packed.with_suffix(""))
+        MAKER.gunzip_file(packed, packed.with_suffix(""))
         packed.unlink()
     workspace = open_workspace(target)
     return workspace, open_assignment(workspace, MAKER.SECRET)
@@ -103,7 +88,8 @@ def trained(dealt):
 @pytest.fixture(scope="module")
 def decoy(tmp_path_factory):
     """The healthy decoy's stored records (the full default length, a seed of its own)."""
-    return stored_run(MAKER.DATA / "decoy.jsonl.gz", tmp_path_factory.mktemp("decoy"))[1]
+    return MAKER.read_stored(MAKER.DATA / "decoy.jsonl.gz",
+                             tmp_path_factory.mktemp("decoy"))[1]
 
 
 def test_the_engine_still_writes_the_stored_runs(dealt, decoy, deck, tmp_path):
@@ -119,8 +105,8 @@ def test_the_engine_still_writes_the_stored_runs(dealt, decoy, deck, tmp_path):
     for plan in MAKER.deck_plans():
         stored[f"deck {plan.run}"] = (plan, (run_header_fields(plan.config), deck[1][plan.run]))
     for plan in MAKER.own_plans():  # tests/test_own_runs.py's
-        stored[f"own {plan.run}"] = (plan, stored_run(MAKER.DATA / "own" / f"{plan.run}.jsonl.gz",
-                                                      tmp_path))
+        packed = MAKER.DATA / "own" / f"{plan.run}.jsonl.gz"
+        stored[f"own {plan.run}"] = (plan, MAKER.read_stored(packed, tmp_path))
     for run, (plan, (run_header, records)) in stored.items():
         assert len(records) == plan.config.steps, run
         assert run_header["steps"] == plan.config.steps, run
@@ -233,7 +219,8 @@ def deck(tmp_path_factory):
     folder = tmp_path_factory.mktemp("deck")
     records = {}
     for plan in MAKER.deck_plans():
-        records[plan.run] = stored_run(MAKER.DATA / "deck" / f"{plan.run}.jsonl.gz", folder)[1]
+        packed = MAKER.DATA / "deck" / f"{plan.run}.jsonl.gz"
+        records[plan.run] = MAKER.read_stored(packed, folder)[1]
     header = run_header_fields(MAKER.deck_plans()[0].config)
     return {slug: figures(run, records[HEALTHY], header)
             for slug, run in records.items()}, records

@@ -4,7 +4,6 @@ engine's runs recorded as a user's loop would record them (short runs, trained o
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import json
 import math
 from pathlib import Path
@@ -52,10 +51,7 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("own")
     out = {}
     for plan in MAKER.own_plans():
-        with gzip.open(MAKER.DATA / "own" / f"{plan.run}.jsonl.gz", "rt",
-                       encoding="utf-8") as stored, (root / f"{plan.run}.jsonl").open("w") as raw:
-            raw.write(stored.read())
-        records = read_metrics(root / f"{plan.run}.jsonl")[1]
+        _, records = MAKER.read_stored(MAKER.DATA / "own" / f"{plan.run}.jsonl.gz", root)
         out[plan.run] = record_run(root / plan.run, plan.config, plan.seed, records=records,
                                    model="minigpt")
     return out

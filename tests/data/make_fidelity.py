@@ -24,7 +24,7 @@ from pathlib import Path
 
 import scenarios
 from diagnose.engine import run_header_fields, train
-from diagnose.metrics import make_header, write_metrics
+from diagnose.metrics import make_header, read_metrics, write_metrics
 from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 DATA = Path(__file__).resolve().parent / "fidelity"
@@ -72,6 +72,19 @@ def gzip_file(path: Path) -> None:
             gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as packed:
         shutil.copyfileobj(raw, packed)
     path.unlink()
+
+
+def gunzip_file(packed: Path, into: Path) -> Path:
+    """A stored file unpacked to `into` (gzip_file's inverse)."""
+    with gzip.open(packed, "rb") as source, into.open("wb") as out:
+        shutil.copyfileobj(source, out)
+    return into
+
+
+def read_stored(packed: Path, folder: Path) -> tuple[dict, list[dict]]:
+    """A stored run's (header, records), unpacked into `folder` and read as the game reads a
+    metrics file."""
+    return read_metrics(gunzip_file(packed, folder / packed.name.removesuffix(".gz")))
 
 
 def main() -> None:
