@@ -217,11 +217,10 @@ def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
 def deck(tmp_path_factory):
     """(figures by slug against the healthy run, records by slug), from the stored runs."""
     folder = tmp_path_factory.mktemp("deck")
-    records = {}
-    for plan in MAKER.deck_plans():
-        packed = MAKER.DATA / "deck" / f"{plan.run}.jsonl.gz"
-        records[plan.run] = MAKER.read_stored(packed, folder)[1]
-    header = run_header_fields(MAKER.deck_plans()[0].config)
+    plans = MAKER.deck_plans()
+    records = {plan.run: MAKER.read_stored(MAKER.DATA / "deck" / f"{plan.run}.jsonl.gz",
+                                           folder)[1] for plan in plans}
+    header = run_header_fields(plans[0].config)
     return {slug: figures(run, records[HEALTHY], header)
             for slug, run in records.items()}, records
 
