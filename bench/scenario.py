@@ -1,6 +1,8 @@
 """Wall time of making scenarios: `diagnose new` (goal <= 8 s, issue 24) and `diagnose deal
 --count N`, students per hour for a local deal and a deal on a Dask LocalCluster (`--rate`), and
-the first frame of `diagnose play` on a ready scenario (goal <= 700 ms, issue 24).
+the first frame of `diagnose play` on a ready scenario (goal <= 700 ms, issue 24), and the
+training alone: the same four runs without and with the instruments, no start-up, nothing
+written (what only a faster step can shorten).
 
 `diagnose new`'s row gives the median of `--new-runs` scenarios of the default length, and the
 part of it that is not training: the median of as many `diagnose new --steps 1` (start-up,
@@ -100,6 +102,7 @@ def main() -> None:
                   f"goal <= 8 s; "
                   + (f"{cpu:.1f} CPU-s a scenario" if whole_cpu else "CPU-s not measured")
                   + f" on {os.cpu_count()} cores")
+            training_alone(args.jobs)
         if args.frames:
             first_frames(args.frames)
         if args.deal_count:
@@ -112,6 +115,51 @@ def main() -> None:
                   f"({seconds / args.deal_count:.1f} s per student)")
         if args.rate:
             rates(exe, root, env, args)
+
+
+def train_alone(config, seed: int, instruments: bool) -> float:
+    """Train one run in this (worker) process, as a scenario's worker does (no helper threads),
+    and nothing else; its CPU seconds."""
+    from diagnose.engine import Trainer
+
+    start = time.process_time()
+    trainer = Trainer(config, seed, instruments=instruments, threads=False)
+    for _ in range(config.steps):
+        trainer.step()
+    return time.process_time() - start
+
+
+def ready(_: int) -> None:
+    """Import the engine in a fresh worker, so that its start-up is not timed; long enough
+    that each worker of the pool takes one."""
+    import diagnose.engine  # noqa: F401
+
+    time.sleep(0.5)
+
+
+def training_alone(jobs: int) -> None:
+    """The four runs a level-1 scenario trains (the reference and the lab's three breaks, each
+    from its own seed, at the default length), `jobs` worker processes at once, without and
+    with the instruments: the wall the training alone takes, with no start-up, no dealer's
+    check and nothing written. The part of `diagnose new` that only a faster step can shorten."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import scenarios
+
+    healthy = scenarios.healthy_config()
+    configs = [healthy] + [entry.apply(healthy) for entry in scenarios.breaks(1).values()]
+    rows = []
+    for instruments in (False, True):
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(ready, range(jobs)))
+            start = time.perf_counter()
+            cpu = sum(pool.map(train_alone, configs, range(len(configs)),
+                               [instruments] * len(configs)))
+            rows.append(f"{'with' if instruments else 'without'} instruments "
+                        f"{time.perf_counter() - start:.1f} s ({cpu:.1f} CPU-s)")
+    print(f"training alone, the same {len(configs)} runs of {healthy.steps} steps, {jobs} "
+          f"processes at once (no start-up, nothing written): " + ", ".join(rows))
 
 
 def first_frames(count: int) -> None:

@@ -11,7 +11,10 @@ so the evaluation steps' extra work is amortised as in a real run) with, when Py
 importable, the same step in PyTorch eager side by side (same weights and batches, subnormals
 flushed as the engine flushes them, 2 threads and 1); the instruments' share of a step; an
 evaluation step; the step's arithmetic (the matmuls' GFLOP over the timed batches, padding
-included where the step computes it) and the rate that makes; and the peak RSS of the process.
+included where the step computes it) and the rate that makes; the same step's matmuls alone
+(numpy's, and PyTorch's beside it), timed on random operands of the median batch's shapes; the
+room the step goal leaves beside numpy's matmuls for everything else; and the peak RSS of the
+process.
 
 A benchmark, not a test: numbers depend on the machine and on what else runs on it.
 """
@@ -19,16 +22,19 @@ A benchmark, not a test: numbers depend on the machine and on what else runs on 
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import statistics
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 import scenarios
 from diagnose.engine import Trainer, lr_at
 from diagnose.engine.corpus import PAD_ID
-from diagnose.engine.runtime import denormals_flushable, tune_process
+from diagnose.engine.runtime import denormals_flushable, denormals_flushed, tune_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,12 +59,52 @@ def timed_steps(trainers: list[Trainer], steps: int,
 
 def step_gflop(N: int, B: int, T: int, config) -> float:
     """The matmuls' GFLOP of one training step on a batch of N real tokens in B rows padded to
-    T: forward 2mnk each; backward twice that (the input's gradient and the weights')."""
+    T: 2 m n k for each of `step_matmuls`' products."""
+    return sum(2 * math.prod(a) * b[-1] for a, b in step_matmuls(N, B, T, config)) / 1e9
+
+
+def step_matmuls(N: int, B: int, T: int, config) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """The (a, b) operand shapes of every matmul one training step makes on a batch of N real
+    tokens in B rows padded to T, in the engine's order: the four linear layers and the two
+    attention products per block, forward then backward (the input's gradient and the
+    weights'), the tied head, and the embedding's one-hot backward. `step_gflop` counts them."""
     C, F, V, NH = config.d_model, config.d_ff, config.vocab_size, config.n_heads
-    linear = N * (C * 3 * C + C * C + C * F + F * C) * config.n_layers + N * C * V   # (m n k)
-    attention = 2 * B * NH * T * T * (C // NH) * config.n_layers          # scores, weights @ v
-    embedding = N * V * C                                                 # its one-hot backward
-    return (3 * 2 * (linear + attention) + 2 * embedding) / 1e9
+    hs = C // NH
+    forward: list = []
+    backward: list = []
+    for _ in range(config.n_layers):
+        for fan_in, fan_out in ((C, 3 * C), (C, C), (C, F), (F, C)):       # x @ W
+            forward.append(((N, fan_in), (fan_in, fan_out)))
+            backward += [((N, fan_out), (fan_out, fan_in)),                 # dy @ W.T
+                         ((fan_in, N), (N, fan_out))]                       # x.T @ dy
+        forward += [((B, NH, T, hs), (B, NH, hs, T)), ((B, NH, T, T), (B, NH, T, hs))]
+        backward += [((B, NH, T, hs), (B, NH, hs, T))] + [((B, NH, T, T), (B, NH, T, hs))] * 3
+    forward.append(((N, C), (C, V)))                                        # the head
+    backward += [((N, V), (V, C)), ((V, N), (N, C)), ((V, N), (N, C))]      # and the embedding
+    return forward + backward
+
+
+def matmuls_ms(shapes, repeats: int = 30, torch_threads: int | None = None) -> float:
+    """Median wall ms of one pass over `shapes`' matmuls on random float32 operands: numpy's
+    (the engine's BLAS, one thread), or PyTorch's with `torch_threads` threads."""
+    rng = np.random.default_rng(0)
+    pairs = [tuple(rng.standard_normal(shape, dtype=np.float32) for shape in pair)
+             for pair in shapes]
+    matmul = np.matmul
+    if torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(torch_threads)
+        pairs = [tuple(torch.from_numpy(a) for a in pair) for pair in pairs]
+        matmul = torch.matmul
+    times = []
+    with denormals_flushed():
+        for _ in range(repeats):
+            start = time.perf_counter()
+            for a, b in pairs:
+                matmul(a, b)
+            times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
 
 
 def recording(batches, shapes: list[tuple[int, int, int]]):
@@ -120,6 +166,9 @@ def main() -> None:
     (on, off), (cpu_on, cpu_off) = timed_steps([watched, blind], steps, cycle)
     gflop = statistics.fmean(step_gflop(*shape, config) for shape in shapes[first:])
 
+    median_shape = sorted(shapes[first:])[len(shapes[first:]) // 2]   # by N, the real tokens
+    products = step_matmuls(*median_shape, config)
+    floor = {"numpy": matmuls_ms(products)}
     versus = ""
     if not args.no_torch:
         try:
@@ -129,6 +178,9 @@ def main() -> None:
         else:
             medians = [statistics.median(torch_times(config, args.seed, args.warmup + steps,
                                                      n)[args.warmup:]) for n in (2, 1)]
+            floor.update({f"PyTorch, {n} thread{'s' * (n > 1)}": matmuls_ms(products,
+                                                                       torch_threads=n)
+                          for n in (2, 1)})
             versus = (f" | PyTorch {torch.__version__.split('+')[0]} eager, 2 threads / 1: "
                       f"median {medians[0]:.1f} / {medians[1]:.1f} ms; numpy's median is "
                       f"{statistics.median(on) / min(medians):.2f}x the faster (goal <= 0.5x)")
@@ -150,6 +202,16 @@ def main() -> None:
           f"(val loss, dead heads and neurons, every {cycle} steps)")
     print(f"a step's arithmetic:        {gflop:6.3f} GFLOP of matmuls (the timed batches' mean), "
           f"{gflop / median_off * 1e3:.0f} GFLOP/s at the median step without instruments")
+    print(f"the matmuls alone:           " + ", ".join(f"{ms:.2f} ms {who}" for who, ms in
+                                                    floor.items())
+          + f" ({median_shape[0]} real tokens, B={median_shape[1]}, T={median_shape[2]}: the "
+          f"timed batches' median; {len(products)} products, random operands)")
+    if len(floor) > 1:
+        goal = 0.5 * min(medians)
+        print(f"the goal's room:             0.5x PyTorch's step is {goal:.2f} ms: "
+              f"{goal - floor['numpy']:.2f} ms beside numpy's matmuls for the rest of the step "
+              f"(LayerNorm, GELU, softmax, RoPE, AdamW, the loss, the instruments, the calls), "
+              f"which takes {median_on - floor['numpy']:.2f} ms now")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS:                   {peak_mb:6.1f} MB")
 
