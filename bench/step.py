@@ -4,17 +4,19 @@
     python bench/step.py --steps 100 --no-torch
     python bench/step.py --no-threads --break bad-init
 
-Trains two runs of the same seed side by side, one with the instruments and one without, and
-alternates their steps so that both see the same load on a shared machine. Prints issue 24's
-rows in one run: the median and the mean ms a step (the mean over whole `eval_every` cycles,
-so the evaluation steps' extra work is amortised as in a real run) with, when PyTorch is
-importable, the same step in PyTorch eager side by side (same weights and batches, subnormals
-flushed as the engine flushes them, 2 threads and 1); the instruments' share of a step; an
-evaluation step; the step's arithmetic (the matmuls' GFLOP over the timed batches, padding
-included where the step computes it) and the rate that makes; the same step's matmuls alone
-(numpy's, and PyTorch's beside it), timed on random operands of the median batch's shapes; the
-room the step goal leaves beside numpy's matmuls for everything else; and the peak RSS of the
-process.
+Trains three runs of the same seed side by side and alternates their steps, so that all see
+the same load on a shared machine: one with the instruments, its records streamed as the app
+trains (`engine.train.records`: an evaluation goes on while the next steps train), the same
+with each record complete before the next step (`Trainer.step`), and one without instruments.
+Prints issue 24's rows in one run: the median and the mean ms a step (the mean over whole
+`eval_every` cycles, so the evaluation steps' extra work is amortised as in a real run) with,
+when PyTorch is importable, the same step in PyTorch eager side by side (same weights and
+batches, subnormals flushed as the engine flushes them, 2 threads and 1); the instruments'
+share of a step (wall and CPU); an evaluation alone; the step's arithmetic (the matmuls' GFLOP
+over the timed batches, padding included where the step computes it) and the rate that makes;
+the same step's matmuls alone (numpy's, and PyTorch's beside it), timed on random operands of
+the median batch's shapes; the room the step goal leaves beside numpy's matmuls for everything
+else; and the peak RSS of the process.
 
 A benchmark, not a test: numbers depend on the machine and on what else runs on it.
 """
@@ -22,39 +24,58 @@ A benchmark, not a test: numbers depend on the machine and on what else runs on 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import scenarios
 from diagnose.engine import Trainer, lr_at
+from diagnose.engine.train import records
 from diagnose.engine.corpus import PAD_ID
+from diagnose.engine.instruments import evaluate
+from diagnose.engine.model import quietly
 from diagnose.engine.runtime import denormals_flushable, denormals_flushed, tune_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def timed_steps(trainers: list[Trainer], steps: int,
+def timed_steps(runs: list[Callable[[], dict]], steps: int,
                 turn: int) -> tuple[list[list[float]], list[float]]:
-    """Wall ms of each step of each trainer, and each trainer's CPU ms a step (all threads),
-    the trainers taking turns `turn` steps at a time (long enough for each to run from its
-    own caches, short enough for both to share the machine's load)."""
-    times: list[list[float]] = [[] for _ in trainers]
-    cpu = [0.0 for _ in trainers]
+    """Wall ms of each record of each run (a call that returns its next step's record), and
+    each run's CPU ms a step (all threads), the runs taking turns `turn` steps at a time (long
+    enough for each to run from its own caches, short enough for all to share the machine's
+    load). A turn of whole evaluation cycles that starts on an evaluation step ends with no
+    evaluation still running, so a run's CPU is its own."""
+    times: list[list[float]] = [[] for _ in runs]
+    cpu = [0.0 for _ in runs]
     for _ in range(0, steps, turn):
-        for i, (trainer, out) in enumerate(zip(trainers, times, strict=True)):
+        for i, (run, out) in enumerate(zip(runs, times, strict=True)):
             cpu_start = time.process_time()
             for _ in range(turn):
                 start = time.perf_counter()
-                trainer.step()
+                run()
                 out.append((time.perf_counter() - start) * 1e3)
             cpu[i] += (time.process_time() - cpu_start) * 1e3
     return times, [total / len(out) for total, out in zip(cpu, times, strict=True)]
+
+
+def evaluation_ms(trainer: Trainer, repeats: int = 5) -> float:
+    """Median wall ms of one evaluation (the val loss and the probes) on the trainer's current
+    weights, alone on this thread."""
+    times = []
+    with denormals_flushed():
+        for _ in range(repeats):
+            start = time.perf_counter()
+            quietly(evaluate, trainer.params, trainer._probe, trainer._rest, trainer.config)
+            times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
 
 
 def step_gflop(N: int, B: int, T: int, config) -> float:
@@ -152,18 +173,23 @@ def main() -> None:
         config = scenarios.breaks()[args.slug].apply(config)
     malloc_kept, blas_single = tune_process()
     threads = not args.no_threads
-    watched = Trainer(config, args.seed, threads=threads)
-    blind = Trainer(config, args.seed, instruments=False, threads=threads)
+    # the same seed three times: streamed as the app trains (an evaluation goes on while the
+    # next steps train), each record complete before the next step, and without instruments
+    watched, stepwise, blind = (Trainer(config, args.seed, instruments=instruments,
+                                        threads=threads) for instruments in (True, True, False))
     shapes: list[tuple[int, int, int]] = []
     watched._batches = recording(watched._batches, shapes)
-    timed_steps([watched, blind], args.warmup, 1)
+    runs = [functools.partial(next, records(watched, 10 ** 9)), stepwise.step,
+            functools.partial(next, records(blind, 10 ** 9))]
+    timed_steps(runs, args.warmup, 1)
     # start the timed window on an evaluation step, and time whole eval cycles
     cycle = config.eval_every
-    while watched.step_index % cycle:
-        timed_steps([watched, blind], 1, 1)
-    first = watched.step_index
+    while stepwise.step_index % cycle:
+        timed_steps(runs, 1, 1)
+    first = stepwise.step_index
     steps = max(cycle, args.steps // cycle * cycle)
-    (on, off), (cpu_on, cpu_off) = timed_steps([watched, blind], steps, cycle)
+    (on, on_stepwise, off), (cpu_on, cpu_stepwise, cpu_off) = timed_steps(runs, steps, cycle)
+    evaluation = evaluation_ms(stepwise)
     gflop = statistics.fmean(step_gflop(*shape, config) for shape in shapes[first:])
 
     median_shape = sorted(shapes[first:])[len(shapes[first:]) // 2]   # by N, the real tokens
@@ -190,16 +216,20 @@ def main() -> None:
     print(f"config: {args.slug or 'healthy'}, B={config.batch_size}, {steps} steps from step "
           f"{first} (malloc kept: {malloc_kept}, single-threaded BLAS: {blas_single}, "
           f"subnormals flushed: {denormals_flushable()}, worker threads: {threads})")
+    mean_stepwise = statistics.fmean(on_stepwise)
     print(f"a step with instruments:    median {median_on:6.2f} ms, mean {mean_on:6.2f} ms "
           f"(CPU {cpu_on:6.2f} ms, every thread){versus}")
+    print(f"  each record complete before the next step: median "
+          f"{statistics.median(on_stepwise):6.2f} ms, mean {mean_stepwise:6.2f} ms (CPU "
+          f"{cpu_stepwise:6.2f} ms); an evaluation step {statistics.median(on_stepwise[::cycle]):.2f} ms")
     print(f"a step without instruments: median {median_off:6.2f} ms, mean {mean_off:6.2f} ms "
           f"(CPU {cpu_off:6.2f} ms)")
     print(f"instruments' share:         {100 * (mean_on - mean_off) / mean_on:5.1f} % of a "
           f"step's wall, {100 * (cpu_on - cpu_off) / cpu_on:.1f} % of its CPU (goal <= 10 %; "
-          f"median {100 * (median_on - median_off) / median_on:.1f} % off the evaluation steps)")
-    evals = on[::cycle]
-    print(f"an evaluation step:         {statistics.median(evals):6.2f} ms "
-          f"(val loss, dead heads and neurons, every {cycle} steps)")
+          f"{100 * (mean_stepwise - mean_off) / mean_stepwise:.1f} % of the wall with each "
+          f"record complete before the next step)")
+    print(f"an evaluation:              {evaluation:6.2f} ms alone on one thread (val loss, dead "
+          f"heads and neurons, every {cycle} steps: {evaluation / cycle:.2f} ms a step)")
     print(f"a step's arithmetic:        {gflop:6.3f} GFLOP of matmuls (the timed batches' mean), "
           f"{gflop / median_off * 1e3:.0f} GFLOP/s at the median step without instruments")
     print(f"the matmuls alone:           " + ", ".join(f"{ms:.2f} ms {who}" for who, ms in

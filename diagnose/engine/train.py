@@ -4,8 +4,8 @@
 diagnostics from there on) the instruments read what they need. Record s describes the
 weights step s's forward pass used (after s updates): the instruments read a copy of them taken
 before the update, so they can never touch the training. The lr and the post-clip norm are the
-ones applied at step s. `train(config, seed)` yields the records of a whole run; closing the
-generator cancels it between steps.
+ones applied at step s. `train(config, seed)` yields the records of a whole run in step order,
+each once it is complete; closing the generator cancels it between steps.
 
 The record has exactly `diagnose.metrics.STEP_KEYS`, in that order. A diverging run never
 raises: every step runs under `np.errstate(all="ignore")`, non-finite values are recorded as
@@ -15,14 +15,18 @@ the grad norms are always real) and the weights are bit-identical.
 A Trainer owns two worker threads (unless threads=False). One computes the weights'
 gradients while the main thread goes on down the backward pass, and the spectral norms of the
 copied weights; the other runs the evaluation steps' forward pass of val and the probes on
-the copy while the step trains. BLAS is single-threaded (`runtime.py`) and every job writes
-its own arrays, so the numbers do not depend on any of this.
+its own copy while the step trains and, when the record is streamed (`train`, `records`),
+while the next steps train too (at most AHEAD of them): its record follows once it is done,
+so a run does not stall on its evaluation steps. `step()` returns each record complete. BLAS
+is single-threaded (`runtime.py`) and every job writes its own arrays, so the numbers do not
+depend on any of this.
 
 `seed` decides the initialisation and the batch order; the corpus is the same for every seed.
 """
 
 from __future__ import annotations
 
+import collections
 import math
 import weakref
 from collections.abc import Iterator
@@ -97,15 +101,22 @@ class Trainer:
 
     def step(self) -> dict[str, Any]:
         """Run one training step and return its metrics record."""
+        return self.advance().result()
+
+    def advance(self) -> PendingRecord:
+        """Run one training step; its record, whose evaluation (an evaluation step's) may
+        still be running on the worker thread while the caller goes on to the next step."""
         config, s = self.config, self.step_index
         x, y = next(self._batches)
         lr = lr_at(s, config)
+        evaluation = None
         with np.errstate(all="ignore"), denormals_flushed():  # subnormals: runtime.py
             if self._instruments:  # a copy of the weights this step uses, measured meanwhile
                 np.copyto(self._seen_flat, self._flat)
                 spectral = submit(self._pool, self._spectral.measure, self._seen)
-                if self.is_eval_step(s):
-                    evaluation = submit(self._eval_pool, evaluate, self._seen, self._probe,
+                if self.is_eval_step(s):   # on its own copy: the next step overwrites _seen
+                    seen = point_into(self._seen_flat.copy(), config)
+                    evaluation = submit(self._eval_pool, evaluate, seen, self._probe,
                                         self._rest, config)
             loss, cache = forward_backward(self.params, x, y, config, self._grads, self._pool)
             if self._frozen.size:
@@ -122,13 +133,29 @@ class Trainer:
             if self._instruments:
                 record["act_mean_abs"] = act_mean_abs(cache)
                 record["spectral_norm"] = spectral.result()
-                if self.is_eval_step(s):
-                    val_loss, heads, neurons = evaluation.result()
-                    record["val_loss"] = val_loss
-                    record["dead_heads"] = int(heads.sum())
-                    record["dead_neurons_frac"] = float(neurons.mean())
         self.step_index += 1
-        return record
+        return PendingRecord(record, evaluation)
+
+
+class PendingRecord:
+    """A step's record, complete once its evaluation (if it has one) is done."""
+
+    def __init__(self, record: dict[str, Any], evaluation: Future | Deferred | None) -> None:
+        self._record, self._evaluation = record, evaluation
+
+    def done(self) -> bool:
+        """Whether `result()` returns without waiting for a worker thread."""
+        return self._evaluation is None or self._evaluation.done()
+
+    def result(self) -> dict[str, Any]:
+        if self._evaluation is not None:
+            with np.errstate(all="ignore"), denormals_flushed():   # a Deferred runs it here
+                val_loss, heads, neurons = self._evaluation.result()
+            self._record["val_loss"] = val_loss
+            self._record["dead_heads"] = int(heads.sum())
+            self._record["dead_neurons_frac"] = float(neurons.mean())
+            self._evaluation = None
+        return self._record
 
 
 class Deferred:
@@ -141,6 +168,9 @@ class Deferred:
     def result(self):
         return self.fn(*self.args)
 
+    def done(self) -> bool:
+        return True   # nothing to wait for: the caller computes it when it asks
+
 
 def submit(pool: ThreadPoolExecutor | None, fn, *args) -> Future | Deferred:
     """fn(*args) on the pool's thread, or later on the caller's without a pool."""
@@ -151,8 +181,23 @@ def train(config, seed: int, *, instruments: bool = True,
           threads: bool = True) -> Iterator[dict[str, Any]]:
     """Yield each step's record of a whole run as soon as the step is done."""
     trainer = Trainer(config, seed, instruments=instruments, threads=threads)
-    for _ in range(config.steps):
-        yield trainer.step()
+    yield from records(trainer, config.steps)
+
+
+AHEAD = 8   # steps that may train while an evaluation step's record waits for its evaluation
+
+
+def records(trainer: Trainer, steps: int) -> Iterator[dict[str, Any]]:
+    """Run `steps` steps of `trainer` and yield their records in step order, each as soon as
+    it is complete: with worker threads, an evaluation goes on while the next steps train (at
+    most AHEAD of them), and its record follows. The records are those of `step()`."""
+    waiting: collections.deque[PendingRecord] = collections.deque()
+    for _ in range(steps):
+        waiting.append(trainer.advance())
+        while waiting and (waiting[0].done() or len(waiting) > AHEAD):
+            yield waiting.popleft().result()
+    while waiting:
+        yield waiting.popleft().result()
 
 
 def run_header_fields(config) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 change nothing, and runs that diverge without raising."""
 
 import dataclasses
+import importlib
 import math
+import time
 import warnings
 
 import numpy as np
@@ -11,6 +13,10 @@ import pytest
 import scenarios
 from diagnose import metrics
 from diagnose.engine import Trainer, run_header_fields, train
+from diagnose.engine.instruments import evaluate
+from diagnose.engine.train import AHEAD, records
+
+train_module = importlib.import_module("diagnose.engine.train")  # `train` is also the function
 from diagnose.engine.corpus import build_corpus
 from diagnose.engine.instruments import validation_loss
 from diagnose.engine.model import flat_of, matrix_names
@@ -143,6 +149,44 @@ def test_train_streams_and_can_be_cancelled(small):
     run.close()
     with pytest.raises(StopIteration):
         next(run)
+
+
+@pytest.mark.parametrize("threads", [True, False])
+def test_streamed_records_are_the_step_records(small, threads):
+    stepped = Trainer(small, 7, threads=threads)
+    expected = [stepped.step() for _ in range(small.steps)]
+    streamed = list(records(Trainer(small, 7, threads=threads), small.steps))
+    assert repr(streamed) == repr(expected)                 # bit for bit, NaN included
+    assert [r["step"] for r in streamed] == list(range(small.steps))
+
+
+def test_an_evaluation_goes_on_while_the_next_steps_train(small, monkeypatch):
+    """The evaluation of step s reads its own copy of step s's weights: it may finish after
+    later steps have trained (at most AHEAD), and its record still says step s's values."""
+    config = dataclasses.replace(small, steps=AHEAD + 6)
+    trainer = Trainer(config, 3)
+    evaluated = [s for s in range(config.steps) if trainer.is_eval_step(s)]
+    seen_at: dict[int, int] = {}
+
+    def slow(params, probe, rest, config):
+        step = evaluated[len(seen_at)]                   # one evaluation thread: in order
+        until = min(step + 1 + AHEAD, config.steps)
+        deadline = time.monotonic() + 10
+        while trainer.step_index < until and time.monotonic() < deadline:
+            time.sleep(0.001)                           # until the run is AHEAD steps on
+        seen_at[step] = trainer.step_index
+        return evaluate(params, probe, rest, config)
+
+    monkeypatch.setattr(train_module, "evaluate", slow)
+    lags, streamed = [], []
+    for record in records(trainer, config.steps):
+        lags.append(trainer.step_index - 1 - record["step"])
+        streamed.append(record)
+    monkeypatch.undo()
+    assert seen_at[0] == 1 + AHEAD                          # the run trained on meanwhile
+    assert max(lags) == AHEAD                               # and never further
+    stepped = Trainer(config, 3)
+    assert repr(streamed) == repr([stepped.step() for _ in range(config.steps)])
 
 
 def test_header_fields(healthy):
