@@ -37,11 +37,11 @@ import numpy as np
 
 import scenarios
 from diagnose.engine import Trainer, lr_at
-from diagnose.engine.train import records
 from diagnose.engine.corpus import PAD_ID
 from diagnose.engine.instruments import evaluate
 from diagnose.engine.model import quietly
 from diagnose.engine.runtime import denormals_flushable, denormals_flushed, tune_process
+from diagnose.engine.train import records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -221,7 +221,8 @@ def main() -> None:
           f"(CPU {cpu_on:6.2f} ms, every thread){versus}")
     print(f"  each record complete before the next step: median "
           f"{statistics.median(on_stepwise):6.2f} ms, mean {mean_stepwise:6.2f} ms (CPU "
-          f"{cpu_stepwise:6.2f} ms); an evaluation step {statistics.median(on_stepwise[::cycle]):.2f} ms")
+          f"{cpu_stepwise:6.2f} ms); an evaluation step "
+          f"{statistics.median(on_stepwise[::cycle]):.2f} ms")
     print(f"a step without instruments: median {median_off:6.2f} ms, mean {mean_off:6.2f} ms "
           f"(CPU {cpu_off:6.2f} ms)")
     print(f"instruments' share:         {100 * (mean_on - mean_off) / mean_on:5.1f} % of a "
@@ -232,7 +233,7 @@ def main() -> None:
           f"heads and neurons, every {cycle} steps: {evaluation / cycle:.2f} ms a step)")
     print(f"a step's arithmetic:        {gflop:6.3f} GFLOP of matmuls (the timed batches' mean), "
           f"{gflop / median_off * 1e3:.0f} GFLOP/s at the median step without instruments")
-    print(f"the matmuls alone:           " + ", ".join(f"{ms:.2f} ms {who}" for who, ms in
+    print("the matmuls alone:           " + ", ".join(f"{ms:.2f} ms {who}" for who, ms in
                                                     floor.items())
           + f" ({median_shape[0]} real tokens, B={median_shape[1]}, T={median_shape[2]}: the "
           f"timed batches' median; {len(products)} products, random operands)")

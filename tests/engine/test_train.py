@@ -13,13 +13,12 @@ import pytest
 import scenarios
 from diagnose import metrics
 from diagnose.engine import Trainer, run_header_fields, train
-from diagnose.engine.instruments import evaluate
+from diagnose.engine.corpus import build_corpus
+from diagnose.engine.instruments import evaluate, validation_loss
+from diagnose.engine.model import flat_of, matrix_names
 from diagnose.engine.train import AHEAD, records
 
 train_module = importlib.import_module("diagnose.engine.train")  # `train` is also the function
-from diagnose.engine.corpus import build_corpus
-from diagnose.engine.instruments import validation_loss
-from diagnose.engine.model import flat_of, matrix_names
 
 
 @pytest.fixture(scope="module")
