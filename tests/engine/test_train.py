@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scenarios
 from diagnose import metrics
@@ -157,6 +159,21 @@ def test_streamed_records_are_the_step_records(small, threads):
     streamed = list(records(Trainer(small, 7, threads=threads), small.steps))
     assert repr(streamed) == repr(expected)                 # bit for bit, NaN included
     assert [r["step"] for r in streamed] == list(range(small.steps))
+
+
+@settings(settings.get_profile("engine"), max_examples=12)
+@given(steps=st.integers(1, 2 * AHEAD + 3), eval_every=st.integers(1, 6),
+       threads=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_any_run_streams_its_step_records_in_order(small, steps, eval_every, threads, seed):
+    """Whatever the run's length and evaluation cadence (every step, none but the first and
+    the last), streaming gives the records `step()` gives, bit for bit, in step order."""
+    config = dataclasses.replace(small, steps=steps, eval_every=eval_every)
+    stepped = Trainer(config, seed, threads=threads)
+    expected = [stepped.step() for _ in range(steps)]
+    streamed = list(records(Trainer(config, seed, threads=threads), steps))
+    assert repr(streamed) == repr(expected)
+    assert [r["val_loss"] is not None for r in streamed] == [
+        s % eval_every == 0 or s == steps - 1 for s in range(steps)]
 
 
 def test_an_evaluation_goes_on_while_the_next_steps_train(small, monkeypatch):
