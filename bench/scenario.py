@@ -118,14 +118,13 @@ def main() -> None:
 
 
 def train_alone(config, seed: int, instruments: bool) -> float:
-    """Train one run in this (worker) process, as a scenario's worker does (no helper threads),
-    and nothing else; its CPU seconds."""
-    from diagnose.engine import Trainer
+    """Train one run in this (worker) process through the generator a scenario's worker
+    reads (`diagnose.engine.train`, no helper threads), and nothing else; its CPU seconds."""
+    from diagnose.engine import train
 
     start = time.process_time()
-    trainer = Trainer(config, seed, instruments=instruments, threads=False)
-    for _ in range(config.steps):
-        trainer.step()
+    for _ in train(config, seed, instruments=instruments, threads=False):
+        pass
     return time.process_time() - start
 
 

@@ -24,8 +24,9 @@ arithmetic:
   the same records with and without it; the 42nd (unscaled-attention, seed 1000) did too in a
   fresh process, but after 27 other runs in the same process its records without the flush
   differ from its own in a fresh one (the buffers' alignment reaches BLAS's rounding).
-  The mode belongs to a thread, not the process: `Trainer.step` sets it around its own work
-  and restores the caller's, and the engine's helper threads set it when they start.
+  The mode belongs to a thread, not the process: `Trainer.advance` (a step) sets it around
+  its own work and restores the caller's, the engine's helper threads set it when they
+  start, and work deferred to the caller's thread (`train.Deferred`) sets it as it runs.
 
 `Trainer` calls `tune_process()` once for the first two. All three are best effort:
 elsewhere than glibc (and, for the third, than x86-64 or AArch64), and without a BLAS that

@@ -149,8 +149,7 @@ class PendingRecord:
 
     def result(self) -> dict[str, Any]:
         if self._evaluation is not None:
-            with np.errstate(all="ignore"), denormals_flushed():   # a Deferred runs it here
-                val_loss, heads, neurons = self._evaluation.result()
+            val_loss, heads, neurons = self._evaluation.result()
             self._record["val_loss"] = val_loss
             self._record["dead_heads"] = int(heads.sum())
             self._record["dead_neurons_frac"] = float(neurons.mean())
@@ -160,13 +159,16 @@ class PendingRecord:
 
 class Deferred:
     """fn(*args), computed when its result is asked for: a thread-less stand-in for a Future,
-    so that without threads the instruments run after the update, in the step's order."""
+    so that without threads the instruments run after the update, in the step's order. It
+    runs in the arithmetic a pool's thread would (errors ignored, subnormals flushed), wherever
+    the caller asks."""
 
     def __init__(self, fn, *args) -> None:
         self.fn, self.args = fn, args
 
     def result(self):
-        return self.fn(*self.args)
+        with denormals_flushed():
+            return quietly(self.fn, *self.args)
 
     def done(self) -> bool:
         return True   # nothing to wait for: the caller computes it when it asks
@@ -179,7 +181,8 @@ def submit(pool: ThreadPoolExecutor | None, fn, *args) -> Future | Deferred:
 
 def train(config, seed: int, *, instruments: bool = True,
           threads: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield each step's record of a whole run as soon as the step is done."""
+    """Yield each step's record of a whole run, in step order, as soon as it is complete
+    (`records`)."""
     trainer = Trainer(config, seed, instruments=instruments, threads=threads)
     yield from records(trainer, config.steps)
 
