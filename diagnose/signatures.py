@@ -14,7 +14,7 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
   override `checks` whole, as course decks written before `[[promises]]` do);
 - `needs`: the recorded fields (step keys, "entropy_floor") its vote reads, for `diagnose check`.
 
-The figures are `diagnose.diagnostician.figures`'s (one definition of each number); the helpers
+The figures are `diagnose.figures.figures`'s (one definition of each number); the helpers
 below (`over`, `under`, `check`, `said`, the `SHARED` sentences and the promises several breaks
 keep) are here once, and so are the shapes mirror breaks share (`InitScale`, `FloorLeak`,
 `LrPeak`, `WarmupStart`): a break derives one and writes only what is its own. A folder's
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from diagnose.figures import figure_names
 from diagnose.phrases import Phrase
 from scenarios import Break, CatalogError
 from scenarios.promises import COMPUTED, PromiseSpec
@@ -417,8 +418,6 @@ def _instantiate(module: Any, brk: Break, shown: str) -> Signature:
 def _check_figures(brk: Break) -> None:
     """Each `[[promises]]` bound names a figure the diagnostician computes (scenarios, which
     reads the table, cannot know them)."""
-    from diagnose.diagnostician import figure_names
-
     names = figure_names()
     for number, spec in enumerate(brk.promises, 1):
         if spec.comparison != COMPUTED and spec.name not in names:

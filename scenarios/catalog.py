@@ -4,8 +4,8 @@ frozen objects.
 A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
-a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.levels`): a break file
-names no level. The files ship inside this package and are read with `importlib.resources`, so
+a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_entries`): a break
+file names no level. The files ship inside this package and are read with `importlib.resources`, so
 an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
 shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
 break folders and the `levels.toml` that deals them) joins the built-in one through the same
@@ -37,16 +37,17 @@ from scenarios.config import (
 from scenarios.files import loads_toml, read_small_text
 from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
-from scenarios.levels import (
+from scenarios.level_entries import (
+    HEALTHY,
     LEVELS_FILE,
     Level,
+    find_level,
     levels_file,
     parse_levels,
     refuse_clashing_words,
 )
 from scenarios.promises import PromiseSpec, parse_promises
 
-HEALTHY = "healthy"  # the decoy's slug: a run that holds no break
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
 REVEAL_KEYS = ("changed", "panels", "engine_differs", "real_world")
@@ -492,9 +493,5 @@ def breaks(level: int | None = 1) -> dict[str, Break]:
     catalog = default_catalog()
     if level is None:
         return dict(catalog.breaks)
-    if not isinstance(level, int) or isinstance(level, bool) or level not in catalog.levels:
-        from scenarios.levels import level as find_level
-
-        find_level(level)  # raises, naming the levels there are
-    slugs = catalog.levels[level].slugs
+    slugs = find_level(catalog.levels, level).slugs
     return {slug: brk for slug, brk in catalog.breaks.items() if slug in slugs}

@@ -10,7 +10,7 @@ matrices) shows their per-layer summary, which scrolls.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from diagnose.panels import Panel, format_number
 from diagnose.tui.drawing.frames import DETAIL_ROWS, panel_frame, shown_series
+from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import VIEW_BINDINGS, Spoken
 from diagnose.tui.widgets.axes import AXIS_WIDTH, StepAxis
 from diagnose.tui.widgets.footer import KeyFooter
@@ -28,14 +29,20 @@ from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.workspace import REFERENCE
 from scenarios.words import N_, say
 
-if TYPE_CHECKING:
-    from diagnose.tui.viewing import ViewApp
+
+class Viewed(Protocol):
+    """What this screen reads of its app (`diagnose.tui.viewing.ViewApp` is one): the screen
+    knows no app class, so the app may open it without a circle of imports."""
+
+    store: RunStore
+    view: View
+    lang: str
 
 
 class DetailScreen(Spoken, Screen[None]):
     BINDINGS = [*VIEW_BINDINGS, Binding("escape,enter", "app.pop_screen", N_("back"))]
 
-    def __init__(self, panel: Panel, play: ViewApp) -> None:
+    def __init__(self, panel: Panel, play: Viewed) -> None:
         super().__init__()
         self.panel, self.play = panel, play
         self._mounting = 0  # plots asked for and not mounted yet
