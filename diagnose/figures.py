@@ -12,13 +12,15 @@ from __future__ import annotations
 import functools
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from diagnose.metrics import StepRecord
 
 EARLY = range(1, 6)   # the steps where a missing warmup shows (steps 1-5)
 FIRST = range(0, 6)   # steps 0-5
 
-Records = Sequence[dict[str, Any]]
+Records = Sequence[Mapping[str, Any]]  # a run's step records (`diagnose.metrics.StepRecord`)
 
 
 def _finite(values: Sequence[Any]) -> list[float]:
@@ -36,7 +38,7 @@ def _last(records: Records, key: str) -> float:
     return values[-1] if values else math.nan
 
 
-def _spectral(record: dict[str, Any]) -> list[float]:
+def _spectral(record: Mapping[str, Any]) -> list[float]:
     return _finite(list(record["spectral_norm"].values())) if record["spectral_norm"] else []
 
 
@@ -46,9 +48,10 @@ def figures(run: Records, reference: Records, header: dict[str, Any]) -> dict[st
             **_quoted_figures(run, reference, header)}
 
 
-_BLANK = {"step": 0, "lr": math.nan, "train_loss": math.nan, "val_loss": None,
-          "grad_norm_preclip": math.nan, "grad_norm_postclip": math.nan, "act_mean_abs": [],
-          "spectral_norm": {}, "dead_heads": None, "dead_neurons_frac": None}
+_BLANK: StepRecord = {"step": 0, "lr": math.nan, "train_loss": math.nan, "val_loss": None,
+                      "grad_norm_preclip": math.nan, "grad_norm_postclip": math.nan,
+                      "act_mean_abs": [], "spectral_norm": {}, "dead_heads": None,
+                      "dead_neurons_frac": None}
 
 
 @functools.cache
@@ -195,7 +198,7 @@ def _act_at(records: Records, step: int, index: int) -> float:
     acts = records[step]["act_mean_abs"] if records else None
     if not acts or not math.isfinite(acts[index]):
         return math.nan
-    return acts[index]
+    return float(acts[index])
 
 
 def _jump(records: Records) -> float:

@@ -24,23 +24,73 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final, NotRequired, TypedDict, cast
 
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
 
 SCHEMA = "diagnose.metrics/1"
 SCHEMA_OWN = "diagnose.metrics/1.1"  # a user's own run: optional keys (see the docstring)
-HEADER_KEYS = ("schema", "run", "steps", "params", "vocab_size", "lr_max", "eval_every",
-               "entropy_floor", "ln_vocab")
-STEP_KEYS = ("step", "lr", "train_loss", "val_loss", "grad_norm_preclip", "grad_norm_postclip",
-             "act_mean_abs", "spectral_norm", "dead_heads", "dead_neurons_frac")
+
+
+class Header(TypedDict):
+    """A metrics file's first line, as read. A game run's (/1) holds every key but `recorded`
+    and the /1.1 extras; an own run's (/1.1) holds `recorded`, and a key it did not write reads
+    as None (so the game-only keys are Optional here)."""
+
+    schema: str
+    run: str
+    steps: int
+    params: int | None
+    vocab_size: int | None
+    lr_max: float
+    eval_every: int | None
+    entropy_floor: float | None
+    ln_vocab: float | None
+    recorded: NotRequired[list[str]]       # /1.1: the optional step keys it records
+    heads_total: NotRequired[int | None]   # /1.1 extras (OWN_HEADER_EXTRA)
+    neurons_total: NotRequired[int | None]
+    model: NotRequired[str | None]
+    data: NotRequired[str | None]
+
+
+class StepRecord(TypedDict):
+    """One step's line, as read: non-finite numbers as floats; None where a sparse key was not
+    measured at this step (`SPARSE`) or an own run does not record the key (`recorded`)."""
+
+    step: int
+    lr: float
+    train_loss: float
+    val_loss: float | None
+    grad_norm_preclip: float | None
+    grad_norm_postclip: float | None
+    act_mean_abs: list[float] | None       # one mean |x| per block, then the final norm's
+    spectral_norm: dict[str, float] | None  # matrix name -> its largest singular value
+    dead_heads: float | None
+    dead_neurons_frac: float | None
+
+
+# The step keys by name, for code that picks one (a key of `StepRecord`, checked by mypy).
+STEP: Final = "step"
+LR: Final = "lr"
+TRAIN_LOSS: Final = "train_loss"
+VAL_LOSS: Final = "val_loss"
+GRAD_NORM_PRECLIP: Final = "grad_norm_preclip"
+GRAD_NORM_POSTCLIP: Final = "grad_norm_postclip"
+ACT_MEAN_ABS: Final = "act_mean_abs"
+SPECTRAL_NORM: Final = "spectral_norm"
+DEAD_HEADS: Final = "dead_heads"
+DEAD_NEURONS_FRAC: Final = "dead_neurons_frac"
+
+_OWN_ONLY = ("recorded", "heads_total", "neurons_total", "model", "data")
+HEADER_KEYS = tuple(k for k in Header.__annotations__ if k not in _OWN_ONLY)  # /1's, in order
+STEP_KEYS = tuple(StepRecord.__annotations__)  # in the file's order
 # /1.1: what every own run has; the rest of HEADER_KEYS, and these, may be absent
 OWN_HEADER_REQUIRED = ("schema", "run", "steps", "lr_max", "recorded")
-OWN_HEADER_EXTRA = ("heads_total", "neurons_total", "model", "data")
-STEP_REQUIRED = ("step", "lr", "train_loss")
+OWN_HEADER_EXTRA = _OWN_ONLY[1:]
+STEP_REQUIRED = (STEP, LR, TRAIN_LOSS)
 STEP_OPTIONAL = tuple(k for k in STEP_KEYS if k not in STEP_REQUIRED)
 MAX_BYTES = 256 << 20  # a default run's file is about 200 KB; refuse what cannot be one
 NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
@@ -51,7 +101,7 @@ class MetricsError(UserError, ValueError):
     """A metrics file is missing, truncated or not of this schema; one line naming the file."""
 
 
-SPARSE = ("val_loss", "dead_heads", "dead_neurons_frac")  # may be None at a step (not measured)
+SPARSE = (VAL_LOSS, DEAD_HEADS, DEAD_NEURONS_FRAC)  # may be None at a step (not measured)
 MAX_NAME = 200  # a run's, model's or data's name, a matrix's
 
 
@@ -173,32 +223,33 @@ def dumps_fixed(value: Any) -> str:
     return json.dumps(encode(value), allow_nan=False).ljust(VALUE_WIDTH)
 
 
-def make_header(run: str, **fields: Any) -> dict[str, Any]:
+def make_header(run: str, **fields: Any) -> Header:
     header = {"schema": SCHEMA, "run": run, **fields}
     missing = [k for k in HEADER_KEYS if k not in header]
     extra = [k for k in header if k not in HEADER_KEYS]
     if missing or extra:
         raise ValueError(f"metrics header: missing {missing}, unexpected {extra}")
-    return {k: header[k] for k in HEADER_KEYS}
+    return cast(Header, {k: header[k] for k in HEADER_KEYS})
 
 
 class MetricsWriter:
     """Append step records to an open metrics file, header first; flushes every line."""
 
-    def __init__(self, stream: IO[str], header: dict[str, Any]) -> None:
+    def __init__(self, stream: IO[str], header: Mapping[str, Any]) -> None:
         self._stream = stream
         stream.write(dumps_fixed(make_header(**{k: v for k, v in header.items()
                                                  if k != "schema"})) + "\n")
         stream.flush()
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         if tuple(record) != STEP_KEYS:
             raise ValueError(f"metrics record: expected keys {STEP_KEYS}, got {tuple(record)}")
         self._stream.write(dumps_fixed(record) + "\n")
         self._stream.flush()
 
 
-def write_metrics(path: Path, header: dict[str, Any], records: Iterable[dict[str, Any]]) -> None:
+def write_metrics(path: Path, header: Mapping[str, Any],
+                  records: Iterable[Mapping[str, Any]]) -> None:
     """Write a whole metrics file atomically (`scenarios.files.atomic_write`)."""
     buffer = io.StringIO(newline="\n")
     writer = MetricsWriter(buffer, header)
@@ -207,9 +258,10 @@ def write_metrics(path: Path, header: dict[str, Any], records: Iterable[dict[str
     atomic_write(Path(path), buffer.getvalue(), error=MetricsError)
 
 
-def recorded(header: dict[str, Any], key: str) -> bool:
+def recorded(header: Mapping[str, Any], key: str) -> bool:
     """Whether the run records step key `key` at all (a game run records every key)."""
-    return key in STEP_REQUIRED or key in header.get("recorded", STEP_OPTIONAL)
+    listed: Sequence[str] = header.get("recorded", STEP_OPTIONAL)
+    return key in STEP_REQUIRED or key in listed
 
 
 class MetricsParser:
@@ -220,8 +272,8 @@ class MetricsParser:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.header: dict[str, Any] | None = None
-        self.records: list[dict[str, Any]] = []
+        self.header: Header | None = None
+        self.records: list[StepRecord] = []
         self._values: StepValues | None = None  # a /1.1 file's value checks
 
     def feed(self, number: int, line: str) -> None:
@@ -249,15 +301,15 @@ class MetricsParser:
         record = {k: decode(obj.get(k)) for k in STEP_KEYS}
         if self._values is not None:
             record |= self._values.check(record, where)
-        self.records.append(record)
+        self.records.append(cast(StepRecord, record))
 
-    def _header(self, obj: dict[str, Any], where: str) -> dict[str, Any]:
+    def _header(self, obj: dict[str, Any], where: str) -> Header:
         schema = obj.get("schema")
         if schema == SCHEMA:
             missing = [k for k in HEADER_KEYS if k not in obj]
             if missing:
                 raise MetricsError(f"{where}: header lacks {', '.join(missing)}")
-            return decode(obj)
+            return cast(Header, decode(obj))
         if schema != SCHEMA_OWN:
             raise MetricsError(f"{where}: expected a header with schema {SCHEMA!r} or "
                                f"{SCHEMA_OWN!r}, got {schema!r}")
@@ -272,15 +324,15 @@ class MetricsParser:
         header = {k: decode(obj.get(k)) for k in (*HEADER_KEYS, *OWN_HEADER_EXTRA)}
         header["recorded"] = [k for k in STEP_OPTIONAL if k in listed]
         self._values = StepValues(header["recorded"])
-        return header
+        return cast(Header, header)
 
-    def result(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def result(self) -> tuple[Header, list[StepRecord]]:
         if self.header is None:
             raise MetricsError(f"{self.path}: empty metrics file")
         return self.header, self.records
 
 
-def read_metrics(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read_metrics(path: Path) -> tuple[Header, list[StepRecord]]:
     """Read a metrics file: (header, step records), non-finite strings back to floats; in a
     /1.1 file an absent key reads as None (`recorded` tells the two Nones apart)."""
     path = Path(path)

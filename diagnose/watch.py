@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from diagnose.metrics import MAX_BYTES, MetricsError, MetricsParser, recorded
+from diagnose.metrics import MAX_BYTES, Header, MetricsError, MetricsParser, StepRecord, recorded
 from diagnose.panels import Panel, Series, build_panels, matrix_layer
 from diagnose.phrases import Phrase
 from scenarios.langs import LANGS
@@ -43,10 +43,10 @@ class MetricsTail:
         self._line = 0
 
     @property
-    def header(self) -> dict[str, Any] | None:
+    def header(self) -> Header | None:
         return self.parser.header
 
-    def poll(self) -> list[dict[str, Any]]:
+    def poll(self) -> list[StepRecord]:
         try:
             info = self.path.stat()
         except FileNotFoundError:

@@ -465,7 +465,7 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
         standing = [say(lang, LATER, score=past.first["score"], max=past.first["max_score"],
                         date=str(past.first.get("time", ""))[:10], n=past.attempts + 1)]
         tests = _tests(course, past.first, lang, results)
-    counted = after.first
+    counted = upload if past.first is None else past.first  # after.first
     lines = [say(lang, HEADER, code=entry.code, file=name),
              say(lang, SCORE, score=counted["score"], max=counted["max_score"]), *standing,
              *notes(reading, scenario.ids, lang)]
@@ -512,7 +512,8 @@ def _metadata(root: Path) -> dict[str, Any]:
 def _broken(root: Path, lang: str = "en") -> dict[str, Any]:
     """The result when the autograder itself cannot grade (its zip or Gradescope's metadata):
     the latest graded submission's score and record ride on, so no upload lowers a score."""
-    score, carried = 0, None
+    score: float = 0
+    carried = None
     try:
         previous = _metadata(root).get("previous_submissions") or []
         score, carried = _last_score(previous), _carried_as_is(previous)

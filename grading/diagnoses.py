@@ -261,11 +261,11 @@ class _SectionReader:
     def _line(self, line: md.Line) -> None:
         """A line outside a table's keyed rows: it opens, closes or fills the open section."""
         if line.id:
-            current = self.current = self.open_section(line.id, line.depth or md.ROW_DEPTH)
+            opened = self.current = self.open_section(line.id, line.depth or md.ROW_DEPTH)
             if line.role == md.ANSWER:
-                current.answer(line.label, line.value)
+                opened.answer(line.label, line.value)
             elif line.value:
-                current.headline.append(md.strip_emphasis(line.value))
+                opened.headline.append(md.strip_emphasis(line.value))
             return
         current = self.current
         if current is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from grading.attempts import Attempt
 from grading.diagnoses import (
@@ -232,7 +233,7 @@ class Report:
         return say(self.lang, LATER, score=first.score, max=first.max_score, date=first.date,
                    n=self.attempt)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         first = self.first
         return {
             "score": self.score,
@@ -280,7 +281,7 @@ class Check:
     def named(self) -> int:
         return sum(a.status == NAMED for a in self.answers)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "code": self.code,

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from grading.attempts import Attempt, Attempts, append_attempt, load_attempts
 from grading.diagnoses import GradeError, Reading, read_diagnoses
@@ -174,7 +175,7 @@ def _utc(now: datetime | None) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def sealing(scenario: Scenario, secret: bytes) -> dict:
+def sealing(scenario: Scenario, secret: bytes) -> dict[str, Any]:
     """How this scenario's attempts are sealed: under the instructor's secret in a dealt bundle,
     not at all in self-study. Keyword arguments for `load_attempts` and `append_attempt`."""
     return {"secret": secret, "code": scenario.code} if scenario.key == "instructor" else {}

@@ -39,7 +39,6 @@ from grading.attempts import Attempt, append_record, numbered, rewrite_attempts,
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import SCORE, Report
 from grading.grade import (
-    DEFAULT_DIR,
     GradeOptions,
     Scenario,
     attempt_of,
@@ -51,7 +50,7 @@ from grading.grade import (
     same_code,
     sealing,
 )
-from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
+from grading.layout import DEAL_SETTINGS, DEFAULT_DIR, MANIFEST, SCENARIO_FILE, printable
 from grading.ledger import (
     Kept,
     Standing,
@@ -97,9 +96,12 @@ class Graded:
     problems: tuple[str, ...] = ()
 
 
-class Roster(tuple):
+class Roster(tuple[Student, ...]):
     """The students of a class, in manifest order, found by name key or by scenario code in
     constant time (a class of 1,000 is matched in linear time)."""
+
+    by_key: dict[str, Student]
+    by_code: dict[str, Student]
 
     def __new__(cls, students: Iterable[Student]) -> Roster:
         roster = super().__new__(cls, students)
@@ -269,7 +271,7 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
             previous = replace(state.attempts, records=state.attempts.records + before)
             report = grade_reading(reading, file, scenario, secret, options, previous)
         except UserError as err:
-            graded.append(Graded(one_line(str(file)), placed and placed.name, None,
+            graded.append(Graded(one_line(str(file)), placed.name if placed else None, None,
                                  one_line(str(err))))
             continue
         new.setdefault(placed.name, []).append(attempt_of(report, scenario))
@@ -420,7 +422,7 @@ def write_gradescope(rows: Sequence[Row], graded: Sequence[Graded], out: Path,
             continue
         report = reports.get(row.student)
         same = report is not None and report.sha256 == row.first.sha256
-        feedback = {r.id: r.feedback for r in report.results} if same else {}
+        feedback = {r.id: r.feedback for r in report.results} if same and report else {}
         tests = []
         for run_id in sorted(row.truth):
             right = run_id in row.first.correct

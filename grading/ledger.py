@@ -29,6 +29,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from grading.attempts import Attempt, Attempts, digest
 from grading.diagnoses import GradeError
@@ -78,7 +79,7 @@ class Standing:
     restore: bool = False
 
 
-def _ledger_mac(students: Mapping, secret: bytes) -> str:
+def _ledger_mac(students: Mapping[str, Any], secret: bytes) -> str:
     body = json.dumps(students, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     key = derive_key(secret, b"diagnose attempts ledger")
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
@@ -91,7 +92,7 @@ def _record(data: object) -> Attempt:
     return attempt
 
 
-def _entry(schema: str, entry: Mapping) -> Kept:
+def _entry(schema: str, entry: Mapping[str, Any]) -> Kept:
     if schema == FORMAT_1 or "records" not in entry:  # format 1, or its entry carried over
         first = entry["first"] and _record(entry["first"])
         if not (isinstance(entry["count"], int) and isinstance(entry["digest"], str)):
@@ -191,6 +192,7 @@ def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
         whole = (len(log.records) >= kept.count
                  and digest(log.records[:kept.count]) == kept.digest)
         theirs = () if kept.first is None else (kept.first,)
+    lost: tuple[str, ...]
     if whole:
         records, lost = log.records, ()
     else:

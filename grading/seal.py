@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scenarios.catalog import SLUG_MAX
 from scenarios.errors import UserError
@@ -153,10 +153,11 @@ def seal(code: str, assignment: dict[str, str], secret: bytes) -> str:
 
 def sealed_code(text: str) -> str:
     """The scenario code a sealed key claims, without opening it."""
-    return _envelope(text)["code"]
+    code: str = _envelope(text)["code"]
+    return code
 
 
-def _envelope(text: str) -> dict:
+def _envelope(text: str) -> dict[str, Any]:
     try:
         data = loads_json(text)
     except (ValueError, TypeError):
@@ -194,7 +195,7 @@ def unseal_scenario(text: str, key: bytes, code: str) -> dict[str, str]:
     return _open(data, fernet)
 
 
-def _open(data: dict, fernet: Fernet) -> dict[str, str]:
+def _open(data: dict[str, Any], fernet: Fernet) -> dict[str, str]:
     from cryptography.fernet import InvalidToken
 
     try:

@@ -26,7 +26,7 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scenarios import Break, Catalog
@@ -131,7 +131,7 @@ class Vocabulary:
             for first, last, phrase in found)
 
 
-def _fold_with_origin(text: str):
+def _fold_with_origin(text: str) -> tuple[str, Callable[[int], int]]:
     """The folded text, and a function from a folded position to the original one.
 
     Most characters fold to one character, so positions only shift around the few that fold

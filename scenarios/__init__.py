@@ -9,8 +9,6 @@ stdlib only: this package imports neither numpy nor textual, nor anything of `gr
 """
 
 from scenarios.catalog import (
-                               HEALTHY,
-                               LANGS,
                                Break,
                                Catalog,
                                Reveal,
@@ -20,6 +18,8 @@ from scenarios.catalog import (
                                load_catalog,
 )
 from scenarios.config import MAX_STEPS, CatalogError, Config
+from scenarios.langs import LANGS
+from scenarios.level_entries import HEALTHY
 from scenarios.levels import Level, LevelError, all_levels, first_level, following_level, level
 
 __all__ = ["HEALTHY", "LANGS", "MAX_STEPS", "Break", "Catalog", "CatalogError", "Config", "Level",

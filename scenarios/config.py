@@ -130,7 +130,7 @@ class Config:
         return dataclasses.asdict(self)
 
 
-FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Config)}
+FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(Config)}
 SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(f.metadata["section"] for f in FIELDS.values()))
 
 

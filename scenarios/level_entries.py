@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from scenarios.config import CatalogError
 from scenarios.errors import UserError
@@ -84,7 +84,7 @@ def _fail(shown: str, where: str, problem: str) -> CatalogError:
     return CatalogError(f"{shown}: {where}: {problem}")
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

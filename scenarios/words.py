@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import gettext
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from scenarios.langs import LANGS
 
@@ -29,7 +30,7 @@ DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
 
 
-def catalog_path(lang: str, suffix: str = ".mo"):
+def catalog_path(lang: str, suffix: str = ".mo") -> Traversable:
     """The packaged catalog of `lang` (a `.mo` or its `.po`), as an importlib resource."""
     return files("scenarios").joinpath("locale", lang, "LC_MESSAGES", DOMAIN + suffix)
 

@@ -81,3 +81,16 @@ def test_a_contract_catches_an_import_inside_a_function(tmp_path):
     assert result.returncode == 1
     assert "grading is not allowed to import numpy" in result.stdout
     assert "scenarios.langs -> diagnose.cli" in result.stdout
+
+
+def test_the_types_check():
+    """mypy, as pyproject.toml's [tool.mypy] says: strict on scenarios/ and grading/, and on
+    diagnose's records (metrics, record, figures) and the modules that read them."""
+    try:
+        import mypy  # noqa: F401
+    except ImportError:
+        pytest.skip("mypy is not installed (pip install -e '.[test]' brings it)")
+    result = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
