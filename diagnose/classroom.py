@@ -65,7 +65,7 @@ from diagnose.workspace import (
 )
 from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
 from grading.manifest import ManifestRow, read_manifest, write_manifest
-from grading.seal import SealError, fingerprint, sealed_code, unseal
+from grading.seal import SealedBy, SealError, fingerprint, sealed_code, unseal
 from scenarios import all_levels, first_level, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 from scenarios.langs import LANGS
@@ -418,7 +418,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
             resumed = code is not None
             if code is None:
                 code = fresh_code(student)
-                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
+                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key=SealedBy.INSTRUCTOR,
                                     level=int(student.level))
                 create_scenario(target, spec, secret=secret, callbacks=callbacks,
                                 workers=Workers(pool=pool, prefix=f"{student.name}/"))
@@ -458,7 +458,7 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
             with workspace_lock(order.target):
                 check_target(order.target, force=False)
                 spec = ScenarioSpec(code=order.code, steps=plan.steps, lang=plan.lang,
-                                    key="instructor", level=order.level)
+                                    key=SealedBy.INSTRUCTOR, level=order.level)
                 write_workspace(order.target, spec, secret=secret, deal=trained.deal,
                                 records=trained.records)
             dealt(students[order.student], order.code, False)

@@ -548,10 +548,15 @@ def _echo_json(data: object) -> None:
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str, as_json: bool) -> None:
     import grading
+    from diagnose.routes import Route, grading_route, hand_in
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
-    if check:
+    if found is None and not check:
+        raise UserError(f"no scenario found next to {file} or in "
+                                   f"{grading.DEFAULT_DIR}; pass --dir")
+    route = grading_route(found, check=check, key_given=key_file is not None)
+    if route is Route.CHECK:
         from grading.grade import check_against
 
         result = check_against(file, found, lang=lang, reading=reading)
@@ -560,13 +565,12 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         else:
             _echo(result.render(_grade_style))
         return
-    if found is None:
-        raise UserError(f"no scenario found next to {file} or in "
-                                   f"{grading.DEFAULT_DIR}; pass --dir")
-    if key_file is not None:
+    if route is Route.WITH_KEY:
         _grade_with_key(file, reading, grading.read_scenario(found),
                         grading.read_key_file(key_file), lang, as_json)
         return
+    if route is Route.HAND_IN:
+        raise hand_in(file, found)
     from diagnose.self_study import grade_self_study
 
     graded = grade_self_study(file, found, lang, reading)

@@ -21,7 +21,7 @@ from diagnose.home import self_study_secret
 from diagnose.workspace import REFERENCE, Workspace, WorkspaceError, open_workspace
 from grading.grade import GradeOptions, known_breaks
 from grading.layout import KEY_FILE
-from grading.seal import unseal
+from grading.seal import SealedBy, unseal
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
 from scenarios.words import N_, say
@@ -120,7 +120,7 @@ def reveal_scenario(directory: Path, lang: str = "en") -> tuple[Workspace, dict[
     the workspace, ID -> slug and the solutions file. An instructor's bundle is refused: its
     key opens with the instructor's only."""
     workspace = open_workspace(directory)
-    if workspace.key == "instructor":
+    if workspace.key == SealedBy.INSTRUCTOR:
         raise UserError(f"{directory}: this scenario was dealt by an instructor; its answers "
                         "open with the instructor's key (hand in your diagnoses file)")
     assignment = open_assignment(workspace)

@@ -46,7 +46,7 @@ from diagnose.workspace import (
     open_workspace,
 )
 from grading.grade import scenario_json
-from grading.seal import seal
+from grading.seal import SEALERS, SealedBy, seal
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UserError
 from scenarios.files import LockBusy, exclusive_lock
@@ -441,7 +441,7 @@ class ScenarioSpec:
     code: str | None = None
     steps: int | None = None
     lang: str = "en"
-    key: str = "self-study"
+    key: str = SealedBy.SELF_STUDY
     level: int | None = None
 
     def __post_init__(self) -> None:
@@ -451,7 +451,7 @@ class ScenarioSpec:
         if self.lang not in scenarios.LANGS:
             raise ScenarioError(f"--lang must be one of {', '.join(scenarios.LANGS)}, "
                                 f"got {self.lang!r}")
-        if self.key not in ("self-study", "instructor"):
+        if self.key not in SEALERS:
             raise ScenarioError(f"key must be self-study or instructor, got {self.key!r}")
         object.__setattr__(self, "code",
                            check_code(self.code) if self.code is not None else new_code())

@@ -19,10 +19,11 @@ from pathlib import Path
 from diagnose.home import self_study_secret
 from diagnose.levels import level_after, load_progress, record_report
 from diagnose.reveal import feedback_options, reveal_after_grading
+from diagnose.routes import hand_in
 from grading.diagnoses import Reading, read_diagnoses
 from grading.feedback import Report
 from grading.grade import grade_reading, read_scenario, record_attempt
-from scenarios.errors import UserError
+from grading.seal import SealedBy
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,8 @@ def grade_self_study(file: Path, workspace: Path, lang: str,
     """Grade `file` against the self-study scenario in `workspace`; see the module docstring.
     `reading`: the file already read (the CLI reads it first to find its scenario)."""
     scenario = read_scenario(workspace)
-    if scenario.key == "instructor":
-        raise UserError(
-            f"{workspace}: this scenario was dealt by an instructor and only their key opens "
-            f"it; check your file with `diagnose grade {file} --check` and hand it in")
+    if scenario.key == SealedBy.INSTRUCTOR:
+        raise hand_in(file, workspace)
     reading = reading or read_diagnoses(Path(file))
     secret = self_study_secret()
     report = grade_reading(reading, Path(file), scenario, secret, feedback_options(lang, secret))

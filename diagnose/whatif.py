@@ -29,6 +29,7 @@ import scenarios
 from diagnose.metrics import MetricsError, make_header, read_metrics, write_metrics
 from diagnose.panels import format_number, panel_axis, panels_for, summarize
 from diagnose.workspace import REFERENCE, Workspace
+from grading.seal import SealedBy
 from scenarios.errors import UserError
 from scenarios.words import N_, say
 
@@ -92,7 +93,7 @@ def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
 
     if run == REFERENCE:
         raise WhatIfError(say(lang, "the reference has no break to vary; choose an ID"))
-    if not workspace.revealed or workspace.key != "self-study":
+    if not workspace.revealed or workspace.key != SealedBy.SELF_STUDY:
         raise WhatIfError(say(lang, "run {run} is still sealed: what-if comes after the reveal "
                                     "(`diagnose reveal`, or grading)", run=run))
     secret = secret if secret is not None else self_study_secret()

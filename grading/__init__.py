@@ -43,6 +43,7 @@ _HOME = {
     "Result": "grading.feedback",
     "Row": "grading.gradebook",
     "Scenario": "grading.grade",
+    "Status": "grading.diagnoses",
     "SealError": "grading.seal",
     "UNSURE": "grading.diagnoses",
     "Vocabulary": "grading.words",
@@ -80,7 +81,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AMBIGUOUS", "DEFAULT_DIR", "EMPTY", "MAX_BYTES", "MISSING", "NAMED", "NOTHING", "UNSURE",
     "Answer", "Attempt", "Attempts", "Check", "DiagnosesError", "GradeError", "GradeOptions",
-    "Graded", "Mention", "Reading", "Report", "Result", "Row", "Scenario", "SealError",
+    "Graded", "Mention", "Reading", "Report", "Result", "Row", "Scenario", "SealError", "Status",
     "Vocabulary", "check_file",
     "dealt_students", "describe", "find_scenario", "format_diagnoses", "grade_bundles",
     "grade_reading", "grade_workspace", "gradebook_rows", "load_attempts", "normalise_evidence",

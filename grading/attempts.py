@@ -35,12 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from grading.layout import ATTEMPTS_FILE
-from grading.seal import derive_key
+from grading.seal import SEALERS, derive_key
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small
 
 SCHEMA = "diagnose.attempt/1"
-BY = ("self-study", "instructor")
+BY = SEALERS
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAC_PURPOSE = b"diagnose attempts"
@@ -55,7 +55,7 @@ class Attempt:
     score: int
     max_score: int
     after_reveal: bool
-    by: str  # "self-study" or "instructor"
+    by: str  # a SealedBy value
     answers: dict[str, str | None]
     correct: tuple[str, ...]
     n: int = 0  # the line's place in the file; 0 in records written before it was kept

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from grading import markdown as md
@@ -35,9 +36,29 @@ from scenarios.files import read_small
 
 MAX_BYTES = 1024 * 1024
 
-NAMED, AMBIGUOUS, NOTHING, EMPTY, UNSURE, MISSING = (
-    "named", "ambiguous", "nothing", "empty", "unsure", "missing")
-FROM_LABEL, FROM_HEADING, FROM_TEXT = "label", "heading", "text"
+
+
+class Status(StrEnum):
+    """How one ID's answer was read (the value is what JSON results and records say)."""
+
+    NAMED = "named"          # exactly one break
+    AMBIGUOUS = "ambiguous"  # two or more
+    NOTHING = "nothing"      # words, but no break's
+    EMPTY = "empty"          # no words at all
+    UNSURE = "unsure"        # "I don't know" (UNSURE_WORDS)
+    MISSING = "missing"      # no section for the ID
+
+
+class Source(StrEnum):
+    """What decided an answer: its answer line, its heading after the ID, or its free text."""
+
+    LABEL = "label"
+    HEADING = "heading"
+    TEXT = "text"
+
+
+NAMED, AMBIGUOUS, NOTHING, EMPTY, UNSURE, MISSING = Status  # the package's names since 0.1
+FROM_LABEL, FROM_HEADING, FROM_TEXT = Source
 
 # Answers that say "I don't know" (folded words), told apart from answers naming no break.
 UNSURE_WORDS = frozenset({
@@ -60,9 +81,9 @@ class Answer:
     """How one ID's section was read."""
 
     id: str
-    status: str  # NAMED, AMBIGUOUS, NOTHING, EMPTY, UNSURE or MISSING
+    status: Status
     slug: str | None  # the break named, when exactly one was
-    source: str = ""  # FROM_LABEL, FROM_HEADING or FROM_TEXT: what decided
+    source: Source | None = None  # what decided; None for a missing section
     label: str = ""  # the answer label as written ("Diagnóstico"), for FROM_LABEL
     read: str = ""  # the answer's words (label value or heading text); "" for free text
     mentions: tuple[Mention, ...] = ()  # the breaks named by what decided

@@ -95,7 +95,7 @@ def _words(mentions: Sequence[Mention], lang: str, limit: int = 3) -> str:
 
 def describe(answer: Answer, lang: str = "en") -> str:
     """One sentence: the words read for this ID and what they were taken to mean."""
-    if answer.status == MISSING:
+    if answer.status == MISSING or answer.source is None:
         return say(lang, "No section for {id} was found.", id=answer.id)
     listing = "; ".join(
         f"{slug} ({_words([m for m in answer.mentions if slug in m.slugs], lang)})"

@@ -37,7 +37,7 @@ from grading.layout import (
     SCENARIO_SCHEMA,
     printable,
 )
-from grading.seal import TAMPERED, SealError, unseal
+from grading.seal import SEALERS, TAMPERED, SealedBy, SealError, unseal
 from scenarios.files import loads_json, read_small_text
 from scenarios.langs import LANGS
 from scenarios.levels import LevelError, all_levels, first_level, level
@@ -53,7 +53,7 @@ class Scenario:
     path: Path
     code: str
     ids: tuple[str, ...]
-    key: str  # "self-study" or "instructor": which secret sealed it
+    key: str  # a SealedBy value: which secret sealed it
     steps: int
     engine_version: str
     level: int = UNNAMED_LEVEL  # the level its breaks were dealt from (architecture §5)
@@ -91,7 +91,7 @@ def read_scenario(path: Path) -> Scenario:
             or not isinstance(data.get("code"), str) or not data["code"]
             or not isinstance(ids, list) or not ids
             or not all(isinstance(i, str) and RUN_ID.match(i) for i in ids)
-            or data.get("key") not in ("self-study", "instructor")
+            or data.get("key") not in SEALERS
             or not isinstance(data.get("steps"), int) or isinstance(data["steps"], bool)
             or data["steps"] < 1 or not isinstance(data.get("engine_version"), str)):
         raise GradeError(f"{file}: corrupt (expected schema {SCENARIO_SCHEMA} with code, ids, "
@@ -178,7 +178,7 @@ def _utc(now: datetime | None) -> str:
 def sealing(scenario: Scenario, secret: bytes) -> dict[str, Any]:
     """How this scenario's attempts are sealed: under the instructor's secret in a dealt bundle,
     not at all in self-study. Keyword arguments for `load_attempts` and `append_attempt`."""
-    return {"secret": secret, "code": scenario.code} if scenario.key == "instructor" else {}
+    return {"secret": secret, "code": scenario.code} if scenario.key == SealedBy.INSTRUCTOR else {}
 
 
 def history(scenario: Scenario, secret: bytes) -> Attempts:

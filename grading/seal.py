@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import os
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,16 @@ from scenarios.files import atomic_create, loads_json, read_small, readable_by_o
 FORMAT = "diagnose.answer-key/1"
 KEY_FILE_MAX = 4096
 TAMPERED = "the answer key has been changed or belongs to another scenario"
+
+
+class SealedBy(StrEnum):
+    """Whose secret seals a scenario's answers: `scenario.json`'s "key" and an attempt's "by"."""
+
+    SELF_STUDY = "self-study"  # the player's own (diagnose.home): they grade and reveal it
+    INSTRUCTOR = "instructor"  # the instructor's key file: a dealt bundle, graded by them
+
+
+SEALERS = tuple(SealedBy)  # what a file may say
 
 if TYPE_CHECKING:  # imported where a key is used: opening a scenario to play needs none
     from cryptography.fernet import Fernet

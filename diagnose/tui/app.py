@@ -37,6 +37,7 @@ from diagnose.tui.screens.play import PlayScreen
 from diagnose.tui.training import FreshScenario, fresh_runs, prepare, train_into
 from diagnose.tui.viewing import ViewApp
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
+from grading.seal import SealedBy
 from scenarios.words import say
 
 REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
@@ -117,7 +118,7 @@ class PlayApp(ViewApp):
         from diagnose.levels import level_after, load_progress, passed_message
 
         assert self.workspace is not None
-        if not self.workspace.revealed or self.workspace.key != "self-study":
+        if not self.workspace.revealed or self.workspace.key != SealedBy.SELF_STUDY:
             return
         progress, _ = load_progress()  # its warnings are the progress screen's to show
         if progress[self.level].passed:
@@ -329,7 +330,7 @@ class PlayApp(ViewApp):
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
-        if self.workspace.key != "self-study":  # a check, not a grade: it reveals nothing
+        if self.workspace.key != SealedBy.SELF_STUDY:  # a check, not a grade: it reveals nothing
             self._with_name(self._grade_saved)
             return
         from diagnose.tui.screens.confirm import ConfirmScreen
@@ -370,12 +371,14 @@ class PlayApp(ViewApp):
         """Grade off the UI thread (the feedback reads every run's metrics). An instructor's
         bundle cannot be graded here, only checked: its key never leaves the instructor."""
         from diagnose.home import HomeError
+        from diagnose.routes import Route, grading_route
         from diagnose.tui.screens.grade import GradeScreen, check, grade
         from diagnose.workspace import WorkspaceError
         from grading import GradeError, SealError
 
-        judge = grade if workspace.key == "self-study" else check
         try:
+            route = grading_route(workspace.path)
+            judge = grade if route is Route.SELF_STUDY else check
             graded = judge(path, workspace, self.lang)
         except (GradeError, SealError, HomeError, WorkspaceError, OSError) as err:
             self.call_from_thread(self.notify, say(self.lang, "Could not grade: {reason}",
@@ -385,7 +388,7 @@ class PlayApp(ViewApp):
                               self._after_grade)
         for warning in graded.warnings:
             self.call_from_thread(self.notify, warning, severity="warning", timeout=10)
-        if judge is check:
+        if route is Route.HAND_IN:
             self.call_from_thread(self.notify, say(self.lang, "This is an instructor's bundle: "
                                                               "hand in {path}; your instructor "
                                                               "grades it.", path=path),
