@@ -26,7 +26,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, NotRequired, TypedDict, cast
+from typing import IO, Any, Final, TypedDict, cast
 
 from scenarios.errors import UserError
 from scenarios.files import atomic_write, loads_json, read_small_text
@@ -35,10 +35,20 @@ SCHEMA = "diagnose.metrics/1"
 SCHEMA_OWN = "diagnose.metrics/1.1"  # a user's own run: optional keys (see the docstring)
 
 
-class Header(TypedDict):
-    """A metrics file's first line, as read. A game run's (/1) holds every key but `recorded`
-    and the /1.1 extras; an own run's (/1.1) holds `recorded`, and a key it did not write reads
-    as None (so the game-only keys are Optional here)."""
+class _OwnHeaderKeys(TypedDict, total=False):
+    """The keys only an own run's header (/1.1) holds."""
+
+    recorded: list[str]       # the optional step keys it records
+    heads_total: int | None   # OWN_HEADER_EXTRA
+    neurons_total: int | None
+    model: str | None
+    data: str | None
+
+
+class Header(_OwnHeaderKeys):
+    """A metrics file's first line, as read. A game run's (/1) holds these keys; an own run's
+    (/1.1) holds `recorded` too, and a key it did not write reads as None (so the game-only
+    keys are Optional here)."""
 
     schema: str
     run: str
@@ -49,11 +59,6 @@ class Header(TypedDict):
     eval_every: int | None
     entropy_floor: float | None
     ln_vocab: float | None
-    recorded: NotRequired[list[str]]       # /1.1: the optional step keys it records
-    heads_total: NotRequired[int | None]   # /1.1 extras (OWN_HEADER_EXTRA)
-    neurons_total: NotRequired[int | None]
-    model: NotRequired[str | None]
-    data: NotRequired[str | None]
 
 
 class StepRecord(TypedDict):
@@ -84,7 +89,7 @@ SPECTRAL_NORM: Final = "spectral_norm"
 DEAD_HEADS: Final = "dead_heads"
 DEAD_NEURONS_FRAC: Final = "dead_neurons_frac"
 
-_OWN_ONLY = ("recorded", "heads_total", "neurons_total", "model", "data")
+_OWN_ONLY = tuple(_OwnHeaderKeys.__annotations__)
 HEADER_KEYS = tuple(k for k in Header.__annotations__ if k not in _OWN_ONLY)  # /1's, in order
 STEP_KEYS = tuple(StepRecord.__annotations__)  # in the file's order
 # /1.1: what every own run has; the rest of HEADER_KEYS, and these, may be absent

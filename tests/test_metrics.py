@@ -110,3 +110,46 @@ def test_not_a_file(tmp_path):
     (tmp_path / "bin").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(MetricsError, match="not UTF-8 text"):
         read_metrics(tmp_path / "bin")
+
+
+def _conforms(value, hint) -> bool:
+    """`value` is of the annotated type (float admits int, as PEP 484's numeric tower does)."""
+    import types
+    import typing
+
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, h) for h in typing.get_args(hint))
+    if origin is typing.NotRequired:
+        return _conforms(value, typing.get_args(hint)[0])
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(hint)
+        return isinstance(value, dict) and all(
+            _conforms(k, key) and _conforms(v, item) for k, v in value.items())
+    return isinstance(value, hint) and not isinstance(value, bool)
+
+
+@given(rows=records())
+def test_what_is_read_is_what_the_typed_dicts_say(tmp_path_factory, rows):
+    """`Header` and `StepRecord` (diagnose.metrics) type the values read back, key by key."""
+    import typing
+
+    from diagnose.metrics import Header, StepRecord
+
+    path = tmp_path_factory.mktemp("m") / "metrics.jsonl"
+    write_metrics(path, HEADER, rows)
+    header, back = read_metrics(path)
+    header_hints = typing.get_type_hints(Header)
+    step_hints = typing.get_type_hints(StepRecord)
+    assert set(header) <= set(header_hints) and Header.__required_keys__ <= set(header)
+    assert all(_conforms(v, header_hints[k]) for k, v in header.items()), header
+    for record in back:
+        assert set(record) == set(step_hints)
+        assert all(_conforms(v, step_hints[k]) for k, v in record.items()), record
