@@ -85,10 +85,13 @@ def test_a_time_that_is_not_utc_is_refused_and_nothing_recorded(bundles, when):
     assert not (bundles / LEDGER).exists()
 
 
+UTC_TIMES = st.datetimes(min_value=datetime(2000, 1, 1)).map(
+    lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
 @settings(max_examples=30)
-@given(st.lists(st.tuples(st.sampled_from(sorted(CODES)),
-                          st.datetimes(min_value=datetime(2000, 1, 1)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
-                          st.text(max_size=20)), max_size=6))
+@given(st.lists(st.tuples(st.sampled_from(sorted(CODES)), UTC_TIMES, st.text(max_size=20)),
+                max_size=6))
 def test_every_showing_is_kept_in_time_order(tmp_path_factory, events):
     folder = tmp_path_factory.mktemp("deal")
     for name, when, what in events:
@@ -96,5 +99,6 @@ def test_every_showing_is_kept_in_time_order(tmp_path_factory, events):
     kept = read_ledger(folder, KEY)
     for name in CODES:
         mine = sorted((w, x) for n, w, x in events if n == name)
-        got = list(zip(kept[name].shown, kept[name].shown_what)) if name in kept else []
+        mark = kept.get(name)
+        got = list(zip(mark.shown, mark.shown_what, strict=True)) if mark else []
         assert got == mine
