@@ -198,7 +198,7 @@ def bundle_dir(out: Path, student: str) -> Path:
 
 
 def bundle_agrees(out: Path, row: ManifestRow, secret: bytes) -> str | None:
-    """Why the bundle of `row`'s student in `out` is not the scenario the manifest's `row` deals, or None:
+    """Why the bundle of `row`'s student in `out` is not the scenario `row` deals, or None:
     compared with what the key and the row derive, never read to decide."""
     from grading.dealt import derive, disagreements
     from grading.diagnoses import GradeError
