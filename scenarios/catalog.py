@@ -8,10 +8,11 @@ a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_en
 file names no level. The files ship inside this package and are read with `importlib.resources`, so
 an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
 shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
-break folders and the `levels.toml` that deals them) joins the built-in one through the same
-loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names another levels
-file. Every problem is one `CatalogError` line naming the file, the key and what was expected.
-Nothing here trains, grades or runs a break's code.
+break folders and a `levels.toml` that extends the package's levels) joins the built-in one
+through the same loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names
+another levels file, which replaces the package's. Every problem is one `CatalogError` line
+naming the file, the key and what was expected. Nothing here trains, grades or runs a break's
+code.
 """
 
 from __future__ import annotations

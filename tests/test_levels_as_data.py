@@ -211,3 +211,18 @@ def test_no_break_file_names_a_level_or_a_file_that_is_not_there():
             for named in re.findall(r"[\w./-]+\.toml", line):
                 assert any((where / named).is_file() for where in (
                     path.parent, ROOT / "scenarios")), (path, named)  # healthy.toml, levels.toml
+
+
+def test_the_readmes_table_of_levels_is_the_levels_file():
+    """README.md's levels are `tools/levels_table.py`'s table of scenarios/levels.toml."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import levels_table
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert levels_table.rewritten(readme) == readme
+    for level in _packaged().values():
+        assert f"| {level.number} | {level.name['en']}: " in readme
