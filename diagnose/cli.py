@@ -866,7 +866,7 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.levels import erase_progress, load_progress, progress_path, render
+    from diagnose.progress import erase_progress, load_progress, progress_path, render
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")
