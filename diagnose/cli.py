@@ -9,7 +9,9 @@ textual are imported inside the commands that need them, so `diagnose --help` st
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,6 +23,7 @@ from diagnose.params import (
     Bounded,
     BoundedFloat,
     LevelChoice,
+    LevelOption,
     PathArg,
 )
 from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, printable
@@ -28,7 +31,11 @@ from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
+from scenarios.level_entries import LEVELS_FILE
 from scenarios.words import say
+
+if TYPE_CHECKING:
+    from scenarios.catalog import Break
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(LANGS)
@@ -55,10 +62,10 @@ class DiagnoseGroup(click.Group):
 def cli(deck: Path | None) -> None:
     """diagnose: learn how training failures look.
 
-    A tiny GPT is trained four times, once healthy and three times behind the opaque IDs
-    01 02 03: at level 1 each holds one designed bug (bad initialisation, missing warmup,
-    broken causal mask); from level 2 on, one may hold none (a healthy decoy). Read the six
-    dashboard panels, diagnose each run, and get graded.
+    A tiny GPT is trained once healthy and again behind opaque IDs (01 02 03): each holds one
+    designed bug from its level's deck (at a level with the healthy decoy, maybe none). Read
+    the six dashboard panels, diagnose each run, and get graded. `diagnose breaks` lists the
+    levels and their breaks.
 
     An instructor adds breaks of their own with --deck DIR (or DIAGNOSE_DECK=DIR): each is
     validated as the built-in ones are, and its code runs only on the machine that has it.
@@ -73,6 +80,12 @@ def cli(deck: Path | None) -> None:
         from diagnose.signatures import check_course_deck
 
         check_course_deck()  # refused here, before any command writes or trains
+        from scenarios.catalog import default_catalog, undealt
+
+        for brk in undealt(default_catalog()):
+            _echo(f"Warning: {brk.slug} ({brk.source}) is dealt by no level; add it to one in "
+                  f"{deck / LEVELS_FILE} ([[level]] number = N, add = [\"{brk.slug}\"])",
+                  err=True)
 
 
 @cli.command()
@@ -81,31 +94,37 @@ def cli(deck: Path | None) -> None:
 def breaks(lang: str) -> None:
     """List the deck by level: slug, titles and a one-line summary of each break.
 
-    The levels are scenarios/levels.toml's (DIAGNOSE_LEVELS, or a course deck's levels.toml,
-    names another file). Level 1 is the lab's three breaks. Level 2 deals three of a pool of
-    subtle breaks (an init too large or too small, a warmup too short, a peak learning rate too
-    high, one head that sees the future) and the healthy decoy. Level 3 deals three of five new
-    bugs and the decoy. A course's own breaks (diagnose --deck DIR, or DIAGNOSE_DECK) join the
-    levels its levels.toml deals them in, each marked with its folder.
+    The levels are scenarios/levels.toml's, each with its name and the breaks it deals
+    (DIAGNOSE_LEVELS names another file). A course deck's levels.toml extends them: it adds
+    levels, adds breaks to a level (add = [...]) or restates one. A course's own breaks
+    (diagnose --deck DIR, or DIAGNOSE_DECK) join the levels it deals them in, each marked with
+    its folder; a break no level deals is listed last, with a warning.
 
     \b
     Example:
       diagnose breaks --lang es
       diagnose --deck course-breaks breaks
     """
-    from scenarios import all_levels
+    from scenarios import all_levels, default_catalog
     from scenarios import breaks as deck
+    from scenarios.catalog import undealt
 
-    for level in all_levels():
-        heading = say(lang, "Level {number}: {name}", number=level.number, name=level.name[lang])
+    def listed(heading: str, breaks: Iterable[Break]) -> None:
         click.echo(click.style(heading, bold=True, underline=True))
-        for brk in deck(level.number).values():
+        for brk in breaks:
             click.echo(click.style(brk.slug, bold=True))
             for code in LANGS:
                 click.echo(f"  {code}: {brk.title[code]}")
             click.echo(f"  {brk.summary[lang]}")
             if brk.course:
                 click.echo("  " + say(lang, "from the course deck: {folder}", folder=brk.folder))
+
+    for level in all_levels():
+        listed(say(lang, "Level {number}: {name}", number=level.number, name=level.name[lang]),
+               deck(level.number).values())
+    left = undealt(default_catalog())
+    if left:
+        listed(say(lang, "Dealt by no level (a levels file's deck lists none of these)"), left)
 
 
 DIR_OPTION = click.option(
@@ -114,12 +133,10 @@ DIR_OPTION = click.option(
 
 
 LEVEL_OPTION = click.option(
-    "--level", type=LevelChoice(), default=None,
-    help="Deal from this level's deck, one of `diagnose breaks`' levels (1 the lab's breaks; "
-         "2 three of a pool of subtle breaks, their mirrors and a healthy decoy; 3 new bugs and "
-         "maybe a healthy decoy). Without --dir, level N>1 lives in "
-         "experiments/19-break-it-level-N. Default: the first level, or the level of the "
-         "scenario in --dir.")
+    "--level", type=LevelChoice(), default=None, cls=LevelOption,
+    help="Deal from this level's deck, one of {levels_and_folders}. Without --dir each level "
+         "plays in the folder named here; `diagnose breaks` lists their breaks. Default: the "
+         "first level, or the level of the scenario in --dir.")
 
 
 def _level_dir(directory: Path, level: int | None) -> Path:
@@ -315,9 +332,9 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
               help=f"Or: this many numbered students, 1 to {COUNT_MAX:,}.")
 @STEPS_OPTION
 @JOBS_OPTION
-@click.option("--level", type=LevelChoice(), default=None,
+@click.option("--level", type=LevelChoice(), default=None, cls=LevelOption,
               help="The deck dealt to a student whose roster row names no level: one of "
-                   "`diagnose breaks`' levels (default: the first).")
+                   "{levels} (default: the first; `diagnose breaks` lists their breaks).")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the dashboards' labels.")
 @click.option("--scheduler", metavar="ADDRESS", callback=_scheduler_syntax,
@@ -356,7 +373,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,
     --lang and key, and deal each student already there the same level; it adds students,
-    never drops them. A roster's level column (1, 2, 3) picks each student's deck. With
+    never drops them. A roster's level column (a level's number) picks each student's deck. With
     --scheduler the training runs on a Dask cluster's workers (same bundles, byte for byte, at
     every level); your key stays here, and only workers of this diagnose version get tasks
     (any other is named in a warning). A course's own breaks join the levels they name with
@@ -790,9 +807,9 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
     draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
     experiments/ (else in the current directory), g grades it, ? explains every panel.
 
-    Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
-    and the grade then offers the next (n). --level N goes to any level at once; each lives
-    in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+    Levels: it starts at the first level; a level is passed with 3/3 on a scenario's first
+    grading, and the grade then offers the next (n). --level N goes to any level at once; each
+    lives in its own folder (see --level). `diagnose progress` shows them.
     --steps trains a fresh scenario shorter (a quick try; a scenario in --dir keeps its own).
 
     \b
@@ -851,7 +868,7 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.levels import erase_progress, load_progress, progress_path, render
+    from diagnose.progress import erase_progress, load_progress, progress_path, render
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")

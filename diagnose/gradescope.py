@@ -224,13 +224,11 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
 
 
 def grader_file(name: str, path: Path) -> bytes:
-    """A file of the grader as it runs here: the levels file in use (`DIAGNOSE_LEVELS`, or the
-    course deck's) stands in for the package's levels.toml, so the zip reads every level dealt
-    here."""
-    from scenarios.catalog import levels_in_use
+    """A file of the grader as it runs here: the levels in use (`DIAGNOSE_LEVELS`'s file, or the
+    package's as a course deck extends them) stand in for the package's levels.toml, so the
+    zip reads every level dealt here."""
+    from scenarios.catalog import levels_file_in_use
     from scenarios.levels import LEVELS_FILE
 
-    chosen = levels_in_use()
-    if name == f"scenarios/{LEVELS_FILE}" and chosen is not None:
-        return read_small(chosen, "a levels file", COPIED_MAX)
-    return path.read_bytes()
+    chosen = levels_file_in_use() if name == f"scenarios/{LEVELS_FILE}" else None
+    return path.read_bytes() if chosen is None else chosen

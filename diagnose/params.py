@@ -8,7 +8,10 @@ line, before anything is read, written or trained):
 - `PathArg()`: a path that is not empty or blank (click reads `""` as the current folder), has
   no NUL character and is at most `PATH_MAX` characters long;
 - `LevelChoice()`: the number of a level of levels.toml (`scenarios.levels`), read when the
-  option is parsed, so `--help` reads no catalog.
+  option is parsed, so importing the CLI reads no catalog;
+- `LevelOption`: an option (`--level`) whose help says `{levels}` where the levels in use go,
+  filled in when its `--help` is shown (`levels_in_help`): a level added to a levels file, a
+  course deck's included, is in every help text that names the levels, with no code changed.
 
 The caps themselves (`COUNT_MAX`, `TIMEOUT_MAX`, ...) live here, beside the rule, so that
 `tests/test_params.py` can check every option of every command against it.
@@ -22,7 +25,8 @@ from typing import Any
 
 import click
 
-from grading.layout import MAX_STUDENTS
+from grading.layout import DEFAULT_DIR, MAX_STUDENTS
+from scenarios.errors import UserError
 
 COUNT_MAX = MAX_STUDENTS  # deal --count: students dealt at once, as many as a roster holds
 JOBS_MAX = 64            # --jobs: training processes at once
@@ -73,6 +77,39 @@ class LevelChoice(click.ParamType):
             self.fail(f"{value!r} is not a level (the levels: {', '.join(numbers)}; "
                       "`diagnose breaks` lists them)", param, ctx)
         return int(text)
+
+
+def levels_in_help(folders: bool = False) -> str:
+    """The levels in use, as --help names them: "1 (the lab), 2 (...)"; with `folders`, each
+    level's default folder too. A catalog that cannot be read says where to look instead (its
+    error is the command's to say, once it runs)."""
+    from scenarios.levels import all_levels
+
+    try:
+        levels = all_levels()
+    except UserError:
+        return "see `diagnose breaks`"
+    return ", ".join(f"{level.number} ({level.name['en']}"
+                     + (f", in {level.folder(Path(DEFAULT_DIR))})" if folders else ")")
+                     for level in levels)
+
+
+class LevelOption(click.Option):
+    """An option whose help names the levels in use: `{levels}` in its help becomes
+    `levels_in_help()`, and `{levels_and_folders}` the same with each level's folder."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        written = self.help
+        if written is not None:
+            if "{levels_and_folders}" in written:
+                written = written.replace("{levels_and_folders}", levels_in_help(folders=True))
+            if "{levels}" in written:
+                written = written.replace("{levels}", levels_in_help())
+        saved, self.help = self.help, written
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = saved
 
 
 class PathArg(click.Path):

@@ -32,6 +32,7 @@ from typing import Any
 from diagnose.metrics import (
     MAX_BYTES,
     SCHEMA_OWN,
+    STEP,
     STEP_OPTIONAL,
     STEP_REQUIRED,
     MetricsError,
@@ -163,9 +164,8 @@ class Recorder:
                 why = ("not recorded by this run: list it in recorded=" if key in STEP_OPTIONAL
                        else f"not a metrics key ({', '.join(k for k in allowed if k != 'step')})")
                 raise RecordError(f"{at}: {key!r:.60}: {why}")
-        record = {"step": self._step, **self._values.check(values, at)}
-        return {k: record[k] for k in ("step", "lr", "train_loss", *STEP_OPTIONAL)
-                if k in record}
+        record = {STEP: self._step, **self._values.check(values, at)}
+        return {k: record[k] for k in (*STEP_REQUIRED, *STEP_OPTIONAL) if k in record}
 
     def close(self) -> None:
         if self._fd is not None:

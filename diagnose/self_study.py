@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose.home import self_study_secret
-from diagnose.levels import level_after, load_progress, record_report
+from diagnose.progress import level_after, load_progress, record_report
 from diagnose.reveal import feedback_options, reveal_after_grading
 from diagnose.routes import hand_in
 from grading.diagnoses import Reading, read_diagnoses

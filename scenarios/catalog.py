@@ -8,10 +8,11 @@ a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_en
 file names no level. The files ship inside this package and are read with `importlib.resources`, so
 an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
 shape (the tests use it for broken catalogs); a course's own deck (`DIAGNOSE_DECK`, a folder of
-break folders and the `levels.toml` that deals them) joins the built-in one through the same
-loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names another levels
-file. Every problem is one `CatalogError` line naming the file, the key and what was expected.
-Nothing here trains, grades or runs a break's code.
+break folders and a `levels.toml` that extends the package's levels) joins the built-in one
+through the same loader and bounds, a clash of slugs or words refused; `DIAGNOSE_LEVELS` names
+another levels file, which replaces the package's. Every problem is one `CatalogError` line
+naming the file, the key and what was expected. Nothing here trains, grades or runs a break's
+code.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from scenarios.config import (
     check_consistency,
     validate_value,
 )
-from scenarios.files import loads_toml, read_small_text
+from scenarios.files import loads_toml, read_small, read_small_text
 from scenarios.folding import fold, unreadable
 from scenarios.langs import LANGS
 from scenarios.level_entries import (
@@ -43,6 +44,7 @@ from scenarios.level_entries import (
     Level,
     find_level,
     levels_file,
+    levels_toml,
     parse_levels,
     refuse_clashing_words,
 )
@@ -400,8 +402,8 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
                  deck: Path | None = None, levels: Path | None = None) -> Catalog:
     """Read and validate `root/healthy.toml`, every `root/breaks/<slug>/break.toml`, when
     given a course's own deck (`deck/<slug>/break.toml`, validated by the same rules), and the
-    levels: the file `levels` (`DIAGNOSE_LEVELS`), else the deck's `levels.toml`, else
-    `root/levels.toml`."""
+    levels: the file `levels` (`DIAGNOSE_LEVELS`) alone, else `root/levels.toml` as the deck's
+    `levels.toml`, when it has one, extends it (`scenarios.level_entries.parse_levels`)."""
     root = Path(root) if isinstance(root, str) else root
     healthy_path = root / "healthy.toml"
     if not healthy_path.is_file():
@@ -424,9 +426,11 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
             raise _fail(brk.source, f"slug: {brk.slug!r} is already used by "
                         f"{found[brk.slug].source}")
         found[brk.slug] = brk
-    if levels is None and deck is not None and (deck / LEVELS_FILE).is_file():
-        levels = deck / LEVELS_FILE
     decks = read_levels(root, shown_root, levels, found)
+    if levels is None and deck is not None and (deck / LEVELS_FILE).is_file():
+        extension = deck / LEVELS_FILE
+        decks = parse_levels(_read_toml(extension, str(extension)), str(extension), found,
+                             words=False, base=decks)
     breaks = with_levels(found, decks)
     refuse_word_clashes(breaks)  # a course break's own words first: the clearer line
     for level in decks.values():
@@ -458,19 +462,29 @@ def course_deck() -> Path | None:
     return Path(value) if value.strip() else None
 
 
-def levels_in_use() -> Path | None:
-    """The levels file that replaces the package's: `DIAGNOSE_LEVELS`'s, else the course
-    deck's `levels.toml`; None when the package's is in use."""
+def levels_file_in_use() -> bytes | None:
+    """The levels file the Gradescope zip carries instead of the package's: `DIAGNOSE_LEVELS`'s
+    bytes, else the levels in use written whole when a course deck's `levels.toml` extends the
+    package's (`levels_toml`); None when the package's own file is in use."""
+    named = levels_file()
+    if named is not None:
+        return read_small(named, "a levels file", CATALOG_FILE_MAX, error=CatalogError)
     deck = course_deck()
-    if levels_file() is not None or deck is None or not (deck / LEVELS_FILE).is_file():
-        return levels_file()
-    return deck / LEVELS_FILE
+    if deck is None or not (deck / LEVELS_FILE).is_file():
+        return None
+    return levels_toml(default_catalog().levels).encode("utf-8")
+
+
+def undealt(catalog: Catalog) -> tuple[Break, ...]:
+    """The breaks of `catalog` that no level deals (a course break its deck's levels.toml does
+    not add), the healthy decoy aside: loaded and checked, but never in a scenario."""
+    return tuple(b for b in catalog.breaks.values() if not b.levels and not b.healthy)
 
 
 def default_catalog() -> Catalog:
-    """The package's catalog, with the course deck of `DIAGNOSE_DECK` and the levels file of
-    `DIAGNOSE_LEVELS` when they name one."""
-    deck, levels = course_deck(), levels_in_use()
+    """The package's catalog, with the course deck of `DIAGNOSE_DECK` (its levels.toml
+    extending the package's) and the levels file of `DIAGNOSE_LEVELS` when they name one."""
+    deck, levels = course_deck(), levels_file()
     return _catalog_with(str(deck) if deck is not None else None,
                          str(levels) if levels is not None else None)
 

@@ -13,10 +13,11 @@ This module reads no catalog: `scenarios.catalog` calls it while loading one, an
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
@@ -39,6 +40,8 @@ LEVELS_FILE = "levels.toml"
 LEVELS_SETTING = "DIAGNOSE_LEVELS"  # a path: another levels file replaces the package's
 DEAL_RULES = ("permutation", "draw")
 LEVEL_KEYS = ("number", "name", "deck", "decoy", "deal", "runs", "suffix", "in_title")
+ADD = "add"  # in a course deck's levels.toml: breaks added to a level of the package's
+ADD_KEYS = ("number", ADD)
 NUMBER_MAX = 99
 RUNS_MAX = 99   # IDs are two digits
 MIN_BREAKS = 3  # a level deals from at least three breaks (the decoy aside)
@@ -185,9 +188,14 @@ def refuse_clashing_words(level: Level, breaks: Mapping[str, Dealt]) -> None:
 
 
 def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Dealt],
-                 words: bool = True) -> dict[int, Level]:
+                 words: bool = True, base: Mapping[int, Level] | None = None) -> dict[int, Level]:
     """Every `[[level]]` of a levels file, by number, in number order; `words`: with each
-    level's words checked (`refuse_clashing_words`) too."""
+    level's words checked (`refuse_clashing_words`) too.
+
+    With `base` (the package's levels), the file extends them, as a course deck's levels.toml
+    does: an entry of a new number adds a level, a whole entry of a number `base` has replaces
+    that level (so a full copy of the package's file reads as itself), and an entry of a
+    number and `add = [...]` alone adds those breaks to `base`'s level."""
     extra = set(data) - {"level"}
     if extra:
         raise CatalogError(f"{shown}: {sorted(extra)[0]!r}: unknown key, expected [[level]] "
@@ -195,12 +203,18 @@ def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Dealt],
     entries = data.get("level")
     if not isinstance(entries, list) or not entries:
         raise CatalogError(f"{shown}: expected at least one [[level]] table")
-    found: dict[int, Level] = {}
+    found: dict[int, Level] = dict(base or {})
+    listed: set[int] = set()
     for entry in entries:
-        level = parse_level(entry, shown, breaks)
-        if level.number in found:
+        if base is not None and isinstance(entry, dict) and ADD in entry:
+            level = _added_to(entry, shown, breaks, base)
+        else:
+            level = parse_level(entry, shown, breaks)
+        if level.number in listed:
             raise _fail(shown, f"level {level.number}", "number: listed twice")
-        same = next((other for other in found.values() if other.suffix == level.suffix), None)
+        listed.add(level.number)
+        same = next((other for other in found.values() if other.suffix == level.suffix
+                     and other.number != level.number), None)
         if same is not None:
             raise _fail(shown, f"level {level.number}", f"suffix: {level.suffix!r} is level "
                         f"{same.number}'s too; each level needs folders of its own")
@@ -208,6 +222,69 @@ def parse_levels(data: dict[str, Any], shown: str, breaks: Mapping[str, Dealt],
     for level in found.values() if words else ():
         refuse_clashing_words(level, breaks)
     return dict(sorted(found.items()))
+
+
+def _added_to(entry: dict[str, Any], shown: str, breaks: Mapping[str, Dealt],
+              base: Mapping[int, Level]) -> Level:
+    """`number = N` and `add = [...]`: level N of `base` with those breaks added to its deck,
+    validated as a whole entry is (a permutation then deals every break of the longer deck)."""
+    number = entry.get("number")
+    where = f"level {number}"
+    for key in entry:
+        if key not in (ADD_KEYS):
+            raise _fail(shown, where, f"{key!r}: an entry that adds breaks holds number and "
+                        f"add only; restate the whole level (its {', '.join(LEVEL_KEYS[1:4])}, "
+                        "...) to change more")
+    if not _whole(number) or number not in base:
+        raise CatalogError(f"{shown}: [[level]] number: {number!r} is not a level of "
+                           f"{_sources(base)} to add breaks to; a new level is a whole entry "
+                           f"({', '.join(LEVEL_KEYS[:3])}, deal)")
+    added = entry[ADD]
+    if not isinstance(added, list) or not added or not all(isinstance(s, str) for s in added):
+        raise _fail(shown, where, "add: expected a list of break slugs")
+    level = base[number]
+    for slug in added:
+        if slug in level.deck:
+            raise _fail(shown, where, f"add: {slug!r} is already in the deck of "
+                        f"{level.source}")
+    whole = {**level_entry(level), "deck": [*level.deck, *added]}
+    return replace(parse_level(whole, shown, breaks), source=shown)
+
+
+def _sources(levels: Mapping[int, Level]) -> str:
+    return ", ".join(sorted({level.source for level in levels.values()})) or "the levels"
+
+
+def level_entry(level: Level) -> dict[str, Any]:
+    """The `[[level]]` table that reads back as `level` (`parse_level`)."""
+    entry: dict[str, Any] = {"number": level.number, "name": dict(level.name),
+                             "deck": list(level.deck), "decoy": level.decoy, "deal": level.deal}
+    if level.deal != "permutation":
+        entry["runs"] = level.runs
+    entry["suffix"] = level.suffix
+    entry["in_title"] = level.in_title
+    return entry
+
+
+def levels_toml(levels: Mapping[int, Level]) -> str:
+    """A levels file that reads back as `levels` (what the Gradescope zip carries when a course
+    deck's levels.toml extends the package's: the levels in use, whole)."""
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)  # a TOML basic string, escapes and all
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+
+    tables = ["[[level]]\n" + "".join(f"{key} = {value(v)}\n"
+                                      for key, v in level_entry(level).items())
+              for level in levels.values()]
+    return ("# The levels in use: the package's, as a course deck's levels.toml extends them.\n\n"
+            + "\n".join(tables))
 
 
 def levels_file() -> Path | None:

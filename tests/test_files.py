@@ -280,7 +280,7 @@ SETTINGS_279BF2F = ('{"schema": "diagnose.deal/1", "steps": 60, "lang": "es", "k
 
 
 def test_progress_as_written_by_279bf2f_opens(tmp_path):
-    from diagnose.levels import load_progress
+    from diagnose.progress import load_progress
 
     path = tmp_path / "progress.json"
     path.write_text(PROGRESS_279BF2F, encoding="utf-8")

@@ -289,7 +289,7 @@ def _cli(*args: str, input: str | None = None):
 
 
 def test_progress_records_first_attempts_and_the_passing_rule(private_home):
-    from diagnose.levels import load_progress, next_level, record_grading
+    from diagnose.progress import load_progress, next_level, record_grading
 
     assert record_grading(1, "A", 2, 3, counts=True) == (False, [])
     assert record_grading(1, "A", 3, 3, counts=False) == (False, [])  # after the reveal
@@ -317,7 +317,7 @@ def test_a_corrupt_progress_file_is_moved_aside_with_a_warning(private_home):
 
 
 def test_progress_reset_asks_first(private_home):
-    from diagnose.levels import record_grading
+    from diagnose.progress import record_grading
 
     record_grading(2, "A", 1, 3, counts=True)
     out = _cli("progress", "--reset", input="n\n")

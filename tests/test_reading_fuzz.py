@@ -72,7 +72,7 @@ def _workspace(tmp_path: Path) -> Path:
 
 def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]]:
     """name -> (kind, the file it reads, a call that reads it)."""
-    from diagnose import classroom, gradescope, levels
+    from diagnose import classroom, gradescope, progress
     from diagnose.metrics import read_metrics
     from diagnose.tui.drafts import Drafts
     from diagnose.workspace import open_workspace
@@ -100,7 +100,7 @@ def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]
         "attempts.jsonl": ("json", ws / "attempts.jsonl",
                            lambda: load_attempts(ws, ("01", "02", "03"))),
         "progress.json": ("json", tmp_path / "home" / "progress.json",
-                          lambda: levels.load_progress(tmp_path / "home" / "progress.json")),
+                          lambda: progress.load_progress(tmp_path / "home" / "progress.json")),
         "drafts": ("json", ws / ".drafts.json", lambda: Drafts.load(ws)),
         "a what-if cache": ("json", ws / "whatif" / "01" / "x" / "metrics.jsonl",
                             lambda: read_metrics(ws / "whatif" / "01" / "x" / "metrics.jsonl")),

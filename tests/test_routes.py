@@ -65,3 +65,18 @@ def test_the_words_in_files_stay_what_they_were():
     answer = parse_diagnoses("# 01\nDiagnosis: not sure\n").answer("01")
     assert answer.status == "unsure" and answer.source == "label"
     assert json.dumps({"status": answer.status}) == '{"status": "unsure"}'
+
+
+def test_the_old_name_of_the_progress_module_warns_and_is_the_same_module():
+    import importlib
+    import sys
+
+    import diagnose.progress
+
+    sys.modules.pop("diagnose.levels", None)
+    with pytest.warns(DeprecationWarning, match="diagnose.levels is now diagnose.progress"):
+        old = importlib.import_module("diagnose.levels")
+    assert old is diagnose.progress
+    from diagnose.levels import load_progress
+
+    assert load_progress is diagnose.progress.load_progress

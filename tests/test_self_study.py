@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from diagnose.cli import cli
 from diagnose.home import self_study_secret
-from diagnose.levels import load_progress
+from diagnose.progress import load_progress
 from diagnose.self_study import grade_self_study
 from diagnose.workspace import open_workspace
 from grading.grade import open_key, read_scenario

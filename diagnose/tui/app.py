@@ -115,7 +115,7 @@ class PlayApp(ViewApp):
 
     def _offer_next_level(self) -> None:
         """A graded scenario of a passed level reopened: say what comes next, as grading did."""
-        from diagnose.levels import level_after, load_progress, passed_message
+        from diagnose.progress import level_after, load_progress, passed_message
 
         assert self.workspace is not None
         if not self.workspace.revealed or self.workspace.key != SealedBy.SELF_STUDY:
@@ -129,7 +129,7 @@ class PlayApp(ViewApp):
     def action_next_level(self) -> None:
         """`n`: the next level once this one is passed (on the grade screen, or at any time
         after it); else a notice saying why not."""
-        from diagnose.levels import level_after, load_progress
+        from diagnose.progress import level_after, load_progress
 
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))

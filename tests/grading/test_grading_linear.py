@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCANNED = sorted([*ROOT.glob("grading/*.py"), *ROOT.glob("scenarios/*.py"),
                   *(ROOT / "diagnose" / name for name in (
                       "classroom.py", "show.py", "cluster.py", "scenario.py", "cli.py",
-                      "gradescope.py", "home.py", "workspace.py", "run_bars.py", "levels.py",
+                      "gradescope.py", "home.py", "workspace.py", "run_bars.py", "progress.py",
                       "tui/diagnoses.py", "tui/drafts.py"))])
 RE_CALLS = {"compile", "match", "fullmatch", "search", "sub", "subn", "findall", "finditer",
             "split"}

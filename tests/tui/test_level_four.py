@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import scenarios
 from diagnose.cli import cli
-from diagnose.levels import load_progress
+from diagnose.progress import load_progress
 from diagnose.reveal import open_assignment
 from diagnose.tui.app import PlayApp
 from diagnose.workspace import open_workspace

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Static
 
 import scenarios
-from diagnose.levels import load_progress
+from diagnose.progress import load_progress
 from diagnose.reveal import open_assignment
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.form import FormScreen
@@ -102,7 +102,7 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, 
 
 
 async def test_the_progress_screen_shows_each_level(workspace):
-    from diagnose.levels import record_grading
+    from diagnose.progress import record_grading
     from diagnose.tui.screens.progress import ProgressScreen
 
     record_grading(1, "A", 3, 3, counts=True)
@@ -134,7 +134,7 @@ async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspac
 
 
 async def test_reopening_a_graded_scenario_of_a_passed_level_offers_the_next(workspace):
-    from diagnose.levels import record_grading
+    from diagnose.progress import record_grading
     from diagnose.reveal import write_solutions
 
     record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)

@@ -45,7 +45,7 @@ async def test_n_opens_the_next_level_after_the_grade_dialog_was_closed(workspac
 
 
 async def test_n_opens_the_next_level_from_a_reopened_passed_scenario(workspace):
-    from diagnose.levels import record_grading
+    from diagnose.progress import record_grading
     from diagnose.reveal import write_solutions
 
     record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)

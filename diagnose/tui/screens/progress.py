@@ -1,5 +1,5 @@
 """`ProgressScreen`: `diagnose progress` inside the app (p): each level's scenarios, scores and
-what is next, read from the progress file (`diagnose.levels`). It never says what a run holds."""
+what is next, read from the progress file (`diagnose.progress`). It never says what a run holds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from diagnose.levels import load_progress, render
+from diagnose.progress import load_progress, render
 from diagnose.tui.keys import Spoken
 from scenarios.words import N_, say
 

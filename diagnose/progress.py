@@ -45,7 +45,8 @@ class ProgressError(UserError):
 
 @dataclass
 class LevelProgress:
-    scenarios: dict[str, dict] = field(default_factory=dict)  # code -> first, best, attempts
+    # code -> first, best, attempts
+    scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def played(self) -> int:
