@@ -34,7 +34,7 @@ from grading.seal import new_secret, scenario_key, unseal_scenario, write_key_fi
 from grading.writer import format_diagnoses
 
 sys.path.insert(0, str(Path(__file__).parent / "grading"))
-from grading_testkit import make_workspace  # noqa: E402
+from grading_testkit import dealing_secret, make_workspace  # noqa: E402
 
 TRUTH = {
     "ana": {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"},
@@ -49,6 +49,9 @@ MANIFEST = ("student,code,email,level,lang\n"
             "chen,CCCC-4444,chen@uni.example,,\n")
 
 
+SECRET = dealing_secret({CODES[s]: TRUTH[s] for s in CODES})  # as `deal` derives each truth
+
+
 def wrong(student: str) -> dict[str, str]:
     """0/3: each ID answered with the next ID's break."""
     truth = TRUTH[student]
@@ -60,7 +63,7 @@ def wrong(student: str) -> dict[str, str]:
 def course(tmp_path_factory):
     """Three dealt bundles (sealed, untrained), the key file, and the zip the CLI wrote."""
     root = tmp_path_factory.mktemp("course")
-    secret = new_secret()
+    secret = SECRET
     key = root / "course.key"
     write_key_file(key, secret)
     bundles = root / "bundles"
@@ -507,15 +510,15 @@ def test_a_swapped_bundle_is_named_and_left_out_and_an_older_manifest_reads(tmp_
         cli, ["gradescope-autograder", "--key", str(tmp_path / "course.key"), "--bundles",
               str(bundles), "--out", str(out), "--lang", "es"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert result.stderr == ("Left out: ana: the bundle holds scenario BBBB-3333, but the "
-                             "manifest deals AAAA-2222; restore or re-deal that bundle, then "
-                             "build again.\n")
-    assert "for 1 students" in result.stdout
+    assert result.stderr.startswith("Warning: ana: ")  # said, never believed (issue 34)
+    assert "says scenario BBBB-3333 for AAAA-2222" in result.stderr
+    assert "for 2 students" in result.stdout
     with zipfile.ZipFile(out) as archive:
         data = json.loads(archive.read("course/autograder.json"))
-        assert not [n for n in archive.namelist() if n.startswith("course/bundles/ana/")]
+        packed = json.loads(archive.read("course/bundles/ana/scenario.json"))
+    assert packed["code"] == "AAAA-2222"  # written from the manifest, not copied
     assert [(s["student"], s["code"], s["lang"]) for s in data["students"]] == [
-        ("bob", "BBBB-3333", "es")]
+        ("ana", "AAAA-2222", "es"), ("bob", "BBBB-3333", "es")]
 
 
 def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
@@ -567,9 +570,9 @@ def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
     """"sano" names the healthy decoy only at level 3: the autograder reads the bundle's level."""
     from grading.autograder import main
 
-    secret = new_secret()
-    write_key_file(tmp_path / "course.key", secret)
     truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
+    secret = dealing_secret({"LVL3-0001": truth}, level=3)  # as `deal` derives it
+    write_key_file(tmp_path / "course.key", secret)
     bundle = make_workspace(tmp_path / "bundles" / "ana" / "experiments" / "19-break-it",
                             secret, code="LVL3-0001", truth=truth, key="instructor")
     scenario = json.loads((bundle / "scenario.json").read_text())
