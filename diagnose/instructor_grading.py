@@ -28,6 +28,7 @@ from grading.gradebook import (
     deal_of,
     grade_bundles,
     gradebook_rows,
+    parse_deadline,
     refused_rows,
     write_gradebook,
     write_gradescope,
@@ -101,15 +102,38 @@ class ClassGrade:
 
 
 def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str,
-                gradebook: Path | None = None, gradescope: Path | None = None) -> ClassGrade:
-    """Grade each file into its student's bundle under `bundles`; then write the gradebook CSV
-    and Gradescope's results, when asked for (both destinations checked first)."""
+                gradebook: Path | None = None, gradescope: Path | None = None,
+                deadline: str | None = None) -> ClassGrade:
+    """Grade each file for its student of `bundles`; then write the gradebook CSV and
+    Gradescope's results, when asked for (both destinations checked first). No files: grade
+    nothing and rebuild the gradebook from the ledger. `deadline` (as typed): files collected
+    after it are marked late in the gradebook."""
+    when = parse_deadline(deadline) if deadline else None
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
-    graded = grade_bundles(files, bundles, secret, class_options(lang))
-    rows = gradebook_rows(bundles, secret) if gradebook or gradescope else []
+    graded = grade_bundles(files, bundles, secret, class_options(lang)) if files else []
+    rows = gradebook_rows(bundles, secret, when) if gradebook or gradescope else []
     written: list[Path] = []
     if gradebook:
         write_gradebook(rows + refused_rows(graded), gradebook)
     if gradescope:
         written = write_gradescope(rows, graded, gradescope, lang)
     return ClassGrade(graded, len(rows), written)
+
+
+def cancel(bundles: Path, secret: bytes, student: str, number: int, why: str) -> str:
+    """Mark `student`'s attempt `number` void in the deal folder's ledger (kept, shown in the
+    gradebook, never counted); returns the sentence that says so."""
+    from datetime import UTC, datetime
+
+    from grading.gradebook import check_key, dealt_students
+    from grading.ledger import cancel_attempt
+
+    check_key(Path(bundles), secret)
+    if student not in {s.name for s in dealt_students(Path(bundles))}:
+        raise UserError(f"{student}: not a student of {Path(bundles) / 'manifest.csv'}")
+    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    kept = cancel_attempt(Path(bundles), secret, student, number, why=why, when=when)
+    attempt = kept.attempts[number - 1]
+    return (f"{student}: attempt {number} ({attempt.file}, {attempt.score}/{attempt.max_score}, "
+            f"graded {attempt.time}) cancelled: {' '.join(why.split())}. It stays in the ledger "
+            "and the gradebook, and never counts.")

@@ -368,10 +368,27 @@ class Row:
     file: str = ""  # for a refused file
     level: int | None = None  # the level dealt (None: unknown)
     counted_n: int = 0  # the number of the attempt that counts (0: none)
+    late: bool = False  # the counted file was collected after the deadline
 
 
-def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
-    """A row per student of the manifest, from the key, the manifest and the ledger alone."""
+def parse_deadline(text: str) -> str:
+    """A deadline as ISO-8601 UTC ("2026-12-04T23:59:00Z"): an ISO date and time, with a zone
+    or in UTC; a date alone is the end of that day (UTC). GradeError otherwise."""
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise GradeError(f"--deadline {text!r}: not an ISO-8601 date or time (2026-12-04 or "
+                         "2026-12-04T23:59:00Z)") from None
+    if len(text.strip()) == 10:  # a date alone: its whole day
+        when = when.replace(hour=23, minute=59, second=59)
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) -> list[Row]:
+    """A row per student of the manifest, from the key, the manifest and the ledger alone
+    (grading nothing: this is also how a gradebook is rebuilt). `deadline` (ISO-8601 UTC,
+    `parse_deadline`): files collected after it are marked late."""
     bundles = Path(bundles)
     check_key(bundles, secret)
     ledger = read_ledger(bundles, secret)
@@ -396,9 +413,14 @@ def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
             problems.append(f"an older ledger kept only the first of {kept.count} attempts")
         problems += [f"answers shown on {t[:10]} ({w})"
                      for t, w in zip(kept.shown, kept.shown_what, strict=True)] if kept else []
+        late = [i for i, r in enumerate(records)
+                if deadline is not None and (r.collected or r.time) > deadline]
+        problems += [f"attempt {i + 1} collected after the deadline "
+                     f"({records[i].collected or records[i].time})" for i in late]
         rows.append(Row(student.name, dealt.code, counted, len(records), dealt.truth,
                         problems=tuple(map(one_line, problems)), level=dealt.level,
-                        counted_n=(decision.counted or 0) + 1 if counted else 0))
+                        counted_n=(decision.counted or 0) + 1 if counted else 0,
+                        late=decision.counted in late))
     return rows
 
 
@@ -435,13 +457,15 @@ def check_destinations(gradebook: Path | None, gradescope: Path | None) -> None:
 
 
 def write_gradebook(rows: Sequence[Row], path: Path) -> None:
-    """CSV: student, code, score, max_score, first_attempt, attempts, file, then per ID its
-    answer and truth, a note when the bundle or the file could not be read, the problems
-    found in the records, and the level dealt. Written whole or not at all."""
+    """CSV: student, code, score, max_score, first_attempt (when the attempt that counts was
+    graded), attempts, file, then per ID its answer and truth, a note when the file could not
+    be read, what the records say (cancelled, flagged, late, answers shown), the level dealt,
+    the number of the attempt that counts, when its file was collected, and whether that was
+    after the deadline. Written whole or not at all."""
     ids = sorted({i for row in rows for i in row.truth})
     header = ["student", "code", "score", "max_score", "first_attempt", "attempts", "file"]
     header += [f"{kind}_{i}" for i in ids for kind in ("answer", "truth")]
-    header += ["note", "records", "level"]
+    header += ["note", "records", "level", "counted_attempt", "collected", "late"]
     stream = io.StringIO()
     out = csv.writer(stream)
     out.writerow(header)
@@ -455,7 +479,9 @@ def write_gradebook(rows: Sequence[Row], path: Path) -> None:
         note = row.error or ("" if first else "no submission graded")
         out.writerow([spreadsheet_safe(one_line(c) if isinstance(c, str) else c)
                       for c in [*line, note, "; ".join(row.problems),
-                                "" if row.level is None else row.level]])
+                                "" if row.level is None else row.level,
+                                row.counted_n or "", first.collected if first else "",
+                                "late" if row.late else ""]])
     atomic_write(Path(path), stream.getvalue(), error=GradeError)
 
 

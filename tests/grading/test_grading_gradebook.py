@@ -121,7 +121,8 @@ def test_gradebook_and_gradescope(course, tmp_path):
         table = list(csv.DictReader(stream))
     assert list(table[0]) == ["student", "code", "score", "max_score", "first_attempt",
                               "attempts", "file", "answer_01", "truth_01", "answer_02",
-                              "truth_02", "answer_03", "truth_03", "note", "records", "level"]
+                              "truth_02", "answer_03", "truth_03", "note", "records", "level",
+                              "counted_attempt", "collected", "late"]
     borja, ana, luis = table
     assert borja["level"] == ana["level"] == "1"
     assert (borja["score"], borja["attempts"]) == ("3", "2")
