@@ -585,8 +585,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
             _echo(result.render(_grade_style))
         return
     if route is Route.WITH_KEY:
-        _grade_with_key(file, reading, grading.read_scenario(found),
-                        grading.read_key_file(key_file), lang, as_json)
+        _grade_with_key(file, reading, found, grading.read_key_file(key_file), lang, as_json)
         return
     if route is Route.HAND_IN:
         raise hand_in(file, found)
@@ -606,12 +605,12 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
+def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str,
                     as_json: bool) -> None:
     """Print `instructor_grading.grade_with_key`'s result."""
     from diagnose.instructor_grading import grade_with_key
 
-    graded = grade_with_key(file, reading, scenario, secret, lang)
+    graded = grade_with_key(file, reading, workspace, secret, lang)
     if as_json:
         _echo_json({**graded.report.to_json(), "solutions": None,
                     "ledger": graded.ledger and str(graded.ledger),
@@ -623,7 +622,8 @@ def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
-                 as_json: bool, destinations: tuple[Path | None, Path | None]) -> None:
+                 as_json: bool, destinations: tuple[Path | None, Path | None],
+                 deadline: str | None = None) -> None:
     """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
     the Gradescope folder, each None when not asked for."""
     import grading
@@ -631,7 +631,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
 
     gradebook, gradescope = destinations
     result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
-                         gradebook=gradebook, gradescope=gradescope)
+                         gradebook=gradebook, gradescope=gradescope, deadline=deadline)
     graded = result.graded
     if as_json:
         _echo_json({
@@ -642,7 +642,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
             "gradebook": gradebook and str(gradebook),
             "gradescope": [str(p) for p in result.gradescope_files]})
     else:
-        width = max(len(g.student or "") for g in graded)
+        width = max((len(g.student or "") for g in graded), default=0)
         for g in graded:
             if g.report:
                 r = g.report
@@ -680,17 +680,22 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
               help="With --bundles: write the class's grades to this CSV file.")
 @click.option("--gradescope", type=PathArg(), metavar="DIR",
               help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+@click.option("--deadline", metavar="WHEN",
+              help="With --gradebook: mark files collected (modified) after WHEN late, an "
+                   "ISO-8601 date or time (2026-12-04 is that whole day; no zone: UTC).")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
-          gradescope: Path | None) -> None:
+          gradescope: Path | None, deadline: str | None) -> None:
     """Grade a diagnoses file against its scenario's sealed answer key.
 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
-    grading of a scenario is the one that counts. In self-study, grading also reveals the
-    solutions. With --key, the instructor's ledger in the deal folder (.attempts-ledger.json)
-    records the attempt first and is the truth; a bundle whose code is not the one
-    manifest.csv deals its student is not graded. Exit 0 when graded, whatever the score; 1
+    grading of a scenario is the one that counts in self-study, where grading also reveals
+    the solutions. With --key, each student's scenario comes from your key and manifest.csv
+    (never from a bundle), the ledger in the deal folder (.attempts-ledger.json) is the only
+    record of attempts, and a corrected file handed in later replaces a draft until you show
+    the answers; the same file graded again is no new attempt. --bundles with --gradebook and
+    no FILE rebuilds the gradebook from the ledger. Exit 0 when graded, whatever the score; 1
     for a problem to fix; 2 for bad usage.
 
     \b
@@ -700,10 +705,14 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
       diagnose grade borja-diagnoses.md --lang es --json
       diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
       diagnose grade --key course.key --bundles bundles submissions/*.md \\
-          --gradebook grades.csv --gradescope gradescope/
+          --gradebook grades.csv --gradescope gradescope/ --deadline 2026-12-04T23:59Z
+      diagnose grade --key course.key --bundles bundles --gradebook grades.csv  # rebuild
     """
-    if not files:
+    if not files and not (bundles is not None and gradebook is not None):
         raise click.UsageError("Missing argument 'FILE...'.")
+    if deadline is not None and gradebook is None:
+        raise click.UsageError("--deadline marks late files in the gradebook: it goes with "
+                               "--gradebook.")
     if bundles is not None and key_file is None:
         raise click.UsageError("--bundles needs --key (the instructor's key file).")
     if bundles is not None and (directory is not None or check):
@@ -714,9 +723,44 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
     if bundles is not None:
-        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope))
+        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope), deadline)
     else:
         _grade_one(files[0], directory, key_file, check, lang, as_json)
+
+
+@cli.group()
+def attempts() -> None:
+    """Instructor: the attempts your ledger keeps (cancel one, keeping it on record).
+
+    \b
+    Example:
+      diagnose attempts cancel ana 2 --why "handed in by mistake" --key course.key \\
+          --bundles bundles
+    """
+
+
+@attempts.command("cancel")
+@click.argument("student")
+@click.argument("number", metavar="N", type=click.IntRange(1, 1_000_000))
+@click.option("--why", required=True, help="Why it is cancelled: kept with it in the ledger.")
+@click.option("--key", "key_file", type=PathArg(), required=True,
+              help="Your key file (from `diagnose keygen`).")
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote (its ledger holds the attempts).")
+def attempts_cancel(student: str, number: int, why: str, key_file: Path,
+                    bundles: Path) -> None:
+    """Mark STUDENT's attempt N (1 for the first) void: it stays in the ledger and the
+    gradebook, with why, and never counts. Nothing is deleted.
+
+    \b
+    Example:
+      diagnose attempts cancel ana 2 --why "uploaded a classmate's file by mistake" \\
+          --key course.key --bundles bundles
+    """
+    from diagnose.instructor_grading import cancel
+    from grading.seal import read_key_file
+
+    click.echo(cancel(bundles, read_key_file(key_file), student, number, why))
 
 
 @cli.command("gradescope-autograder")
@@ -742,8 +786,9 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     holds setup.sh, run_autograder, the grader (this installation's own grading and scenarios
     packages), the manifest, each bundle's scenario.json and sealed key, one key per scenario
     (derived from yours, which is never packed) and each run's feedback numbers. Keep the zip
-    as private as the bundles' answers. A bundle that holds another scenario than the
-    manifest deals its student is named and left out.
+    as private as the bundles' answers. Each student's scenario is derived from your key and
+    the manifest, never read from a bundle: a bundle that disagrees is named, and its student
+    packed all the same. Turn groups off for the assignment: one score per submission.
 
     \b
     Example:
@@ -757,8 +802,7 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     secret = read_key_file(key_file)
     packed = build_autograder(out, bundles, secret, visibility=visibility, lang=lang)
     for line in packed.left_out:
-        click.echo(f"Left out: {line}; restore or re-deal that bundle, then build again.",
-                   err=True)
+        click.echo(f"Warning: {line}", err=True)
     click.echo(f"Wrote {out} for {packed.students} students. Upload it in Gradescope: the "
                "assignment's Configure Autograder, Zip file upload; set its points to the "
                "number of IDs.")

@@ -182,9 +182,10 @@ def read_settings(folder: Path) -> dict[str, Any] | None:
 def deck_record() -> dict[str, str | None]:
     """The course deck in use (`DIAGNOSE_DECK`) and the levels file, as a deal keeps them:
     their folder and a sha256 over every file (names and bytes). The package's own: None."""
-    from scenarios.catalog import course_deck, levels_in_use
+    from scenarios.catalog import course_deck
+    from scenarios.level_entries import levels_file
 
-    deck, levels = course_deck(), levels_in_use()
+    deck, levels = course_deck(), levels_file()
     if deck is None and levels is None:
         return {"folder": None, "sha256": None}
     hasher = hashlib.sha256()
