@@ -50,7 +50,7 @@ from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable
 from grading.seal import SealError, unseal_scenario
 from scenarios.files import atomic_write, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
-from scenarios.names import name_key
+from scenarios.names import NameIndex, name_key
 from scenarios.words import N_, say
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
@@ -105,9 +105,15 @@ class Course:
         return self.folder / BUNDLES / entry.student
 
     def named(self, name: str) -> Entry | None:
-        """The student a name names (`name_key`), else None."""
-        key = name_key(name)
-        return next((e for e in self.entries if name_key(e.student) == key), None)
+        """The student a name names (`scenarios.names.same_student`), else None; Refused when
+        it names two (a manifest dealt before the rule that tells them apart)."""
+        found = NameIndex((e.student, e) for e in self.entries).find(name)
+        if len(found) > 1:
+            raise Refused(N_("{name} names several students of this course ({names}), who "
+                             "look alike; ask your instructor to grade this upload by hand."),
+                          name=printable(name, one_line=True),
+                          names=", ".join(printable(e.student, one_line=True) for e in found))
+        return found[0] if found else None
 
 
 def load_course(source: Path) -> Course:
