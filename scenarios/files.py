@@ -301,7 +301,8 @@ def check_output_target(path: Path, error: ErrorType = UserError) -> None:
         return  # missing (or unreachable: the write itself will say why)
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        raise error(f"{path}: is {kind}, not a regular file; nothing was written there")
+        raise error(f"{path}: cannot be written (it is {kind}, not a regular file); left as "
+                    "it was")
 
 
 @contextlib.contextmanager

@@ -82,8 +82,8 @@ def test_a_target_that_is_not_a_regular_file_is_refused_and_left_as_it_was(tmp_p
         else:
             with atomic_output(target) as partial:
                 partial.write_bytes(b"data")
-    assert str(caught.value) == (f"{target}: is {what}, not a regular file; nothing was "
-                                 "written there")
+    assert str(caught.value) == (f"{target}: cannot be written (it is {what}, not a regular "
+                                 "file); left as it was")
     assert _snapshot(target) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary file left
 
@@ -126,7 +126,7 @@ def test_gradescope_autograder_out_on_a_device_fifo_socket_or_folder_is_one_line
         "gradescope-autograder", "--key", str(dealt / "course.key"), "--bundles",
         str(dealt / "bundles"), "--out", str(target)], catch_exceptions=False)
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: {target}: is {what}")  # a folder: its own words
+    assert result.output.startswith(f"Error: {target}: ") and what in result.output
     assert len(result.output.splitlines()) == 1
     assert _snapshot(target) == before
 
@@ -140,7 +140,7 @@ def test_a_gradebook_on_a_fifo_is_refused_in_one_line_and_stays_a_fifo(dealt):
     result = CliRunner().invoke(cli, [
         "grade", "--key", str(dealt / "course.key"), "--bundles", str(dealt / "bundles"),
         str(sub / "ana.md"), "--gradebook", str(gradebook)], catch_exceptions=False)
-    assert f"{gradebook}: is a FIFO, not a regular file; nothing was written there" in (
-        result.output)
+    assert (f"{gradebook}: cannot be written (it is a FIFO, not a regular file); left as it "
+            "was") in result.output
     assert result.exit_code == 1
     assert stat.S_ISFIFO(os.lstat(gradebook).st_mode)

