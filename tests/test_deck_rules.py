@@ -142,3 +142,12 @@ def test_check_with_a_deck_whose_vote_fails_is_one_error_line_never_exit_0(tmp_p
     assert out.exit_code == 1
     assert out.output.count("\n") == 1
     assert out.output.startswith(f"Error: {deck}/{SLUG}/signature.py: HugeInit.vote failed: ")
+
+
+def test_a_deck_whose_levels_deal_one_of_its_breaks_nowhere_is_refused(tmp_path, monkeypatch):
+    deck = write_course_deck(tmp_path / "deck", levels=())
+    monkeypatch.setenv(DECK_SETTING, str(deck))
+    out = CliRunner().invoke(cli, ["breaks"], catch_exceptions=False)
+    assert out.exit_code == 1
+    assert out.output == (f"Error: {deck}/{SLUG}/break.toml: no level deals 'huge-init': list "
+                          "it in a level's deck in the deck's levels.toml\n")
