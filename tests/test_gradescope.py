@@ -683,3 +683,22 @@ def test_a_group_upload_after_a_counted_attempt_keeps_the_score_and_the_history(
     gradescope.users = gradescope.users[:1]
     alone = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
     assert alone["score"] == 3 and "(intento 2) no cuenta" in alone["output"]
+
+
+def test_an_upload_s_escape_and_bidi_characters_reach_no_output(course, tmp_path, capsys):
+    """A file name and Evidence lines carrying ESC, a C1 CSI and U+202E: results.json and the
+    autograder's stdout show them as escapes (`scenarios.escape`), never as they are."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(course["zip"]) as archive:
+        archive.extractall(root / "source")
+    hostile = "\x1b[2J\x9b31m\u202e"
+    text = format_diagnoses("borja", CODES["borja"],
+                            {i: (slug, f"Panel 2 {hostile} says so.")
+                             for i, slug in TRUTH["borja"].items()})
+    results = Gradescope(root, "borja", real=False).upload(
+        {f"borja{hostile}.md": text.replace("Panel 2", f"Diagnosis {hostile}").encode()})
+    raw = (root / "results" / "results.json").read_text(encoding="utf-8")
+    printed = capsys.readouterr().out
+    for output in (raw, printed, json.dumps(results, ensure_ascii=False)):
+        assert not any(c in output for c in "\x1b\x9b\u202e"), output
+    assert "\\x1b[2J" in raw and results["score"] == 3
