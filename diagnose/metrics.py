@@ -215,7 +215,10 @@ def recorded(header: dict[str, Any], key: str) -> bool:
 
 # What a header's fields may hold: read from a file anyone can write, each checked once here, so
 # no view divides by a zero lr_max or sizes a chart by a `steps` of 10**12.
-MAX_RUN_STEPS = MAX_BYTES // 32  # a step line is at least 32 bytes: no file holds more
+# The longest run the views draw: `watch` sizes its charts by `steps` (at 8 million it spent
+# 600 MB in 20 s and drew nothing; at a million, 145 MB), and a run of a million steps is a
+# file of 60-200 MB, within MAX_BYTES.
+MAX_RUN_STEPS = 1_000_000
 HEADER_COUNTS = {"steps": (1, MAX_RUN_STEPS), "eval_every": (1, MAX_RUN_STEPS),
                  "params": (0, 10**15), "vocab_size": (1, 10**9), "heads_total": (0, 10**9),
                  "neurons_total": (0, 10**12)}
