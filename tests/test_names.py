@@ -144,6 +144,28 @@ def test_a_letter_swapped_for_any_confusable_is_the_same_student_or_refused(pair
         unicodedata.normalize("NFC", name), unicodedata.normalize("NFC", swapped))
 
 
+SINGLE_SCRIPT_RANGES = [(first, last) for first, last, value in data.SCRIPTS
+                        if len(value.split()) == 1 and value not in ("Zyyy", "Zinh")]
+
+
+@st.composite
+def any_script_name_and_confusable(draw):
+    """A name drawn from any one range of letters Unicode gives a single script, and the
+    same name with one character swapped for any of its confusables."""
+    first, last = draw(st.sampled_from(SINGLE_SCRIPT_RANGES))
+    letters = st.integers(first, last).map(chr).filter(str.isalnum)
+    name = "".join(draw(st.lists(letters, min_size=1, max_size=6)))
+    where = draw(st.integers(0, len(name) - 1))
+    swapped = draw(st.sampled_from(confusables_of(name[where]) or [name[where]]))
+    return name, name[:where] + swapped + name[where + 1:]
+
+
+@given(any_script_name_and_confusable())
+def test_in_any_script_a_confusable_swap_is_the_same_student_or_refused(pair):
+    name, swapped = pair
+    assert refused(swapped) or same_student(name, swapped)
+
+
 @given(st.sampled_from(ALPHABETS).flatmap(
     lambda alphabet: st.text(st.sampled_from(alphabet), min_size=1, max_size=8)),
        st.sampled_from(IGNORABLES), st.integers(0, 8))
