@@ -246,3 +246,42 @@ def test_the_table_names_its_unicode_versions_and_is_what_the_tool_makes():
         pytest.skip(f"fonttools has scripts {version}; the table {data.SCRIPTS_VERSION}")
     assert tuple(ranges) == data.SCRIPTS and names == data.SCRIPT_NAMES
     assert tuple(tool.default_ignorables()) == data.DEFAULT_IGNORABLE
+
+
+def test_class_grading_of_a_file_matching_two_dealt_look_alikes_names_both(tmp_path):
+    """`ana` and `ɑnɑ` (Latin alpha) dealt by an older version: grading `ANA.md` records
+    nothing and says whom it matches; `berta.md` is graded as before."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+    from grading.seal import new_secret, write_key_file
+    from grading.writer import format_diagnoses
+
+    sys.path.insert(0, str(ROOT / "tests" / "grading"))
+    from grading_testkit import make_workspace
+
+    secret = new_secret()
+    write_key_file(tmp_path / "course.key", secret)
+    truth = {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"}
+    bundles = tmp_path / "bundles"
+    codes = {"ana": "AAAA-2222", "\u0251n\u0251": "BBBB-3333", "berta": "CCCC-4444"}
+    for student, code in codes.items():
+        make_workspace(bundles / student / "experiments" / "19-break-it", secret, code=code,
+                       truth=truth, key="instructor")
+    (bundles / "manifest.csv").write_text(
+        "student,code\n" + "".join(f"{s},{c}\n" for s, c in codes.items()), encoding="utf-8")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, student in (("ANA.md", "ana"), ("berta.md", "berta")):
+        (subs / name).write_text(format_diagnoses(student, codes[student], {
+            i: (slug, "Panel 2.") for i, slug in truth.items()}), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["grade", "--key", str(tmp_path / "course.key"),
+                                      "--bundles", str(bundles), str(subs / "ANA.md"),
+                                      str(subs / "berta.md")], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert "'ANA' names 'ana' and 'ɑnɑ', who look alike in manifest.csv; nothing recorded" in (
+        result.output)
+    assert "berta" in result.output and "3/3" in result.output
+    assert not (bundles / "ana" / "experiments" / "19-break-it" / "attempts.jsonl").exists()
