@@ -80,8 +80,8 @@ class Signature:
 
     needs: tuple[str, ...] = ()  # recorded fields its vote reads: step keys, "entropy_floor"
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
         for name in GUARDED:
             if name in cls.__dict__:
                 setattr(cls, name, _guarded(name, cls.__dict__[name]))
@@ -142,12 +142,12 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     raises, exits or answers with the wrong kind; the package's own code is left to fail
     loudly (a bug of ours, found by the suite)."""
 
-    def guarded(self: Signature, *args: Any, **kwargs: Any) -> Any:
+    def guarded(self: Signature, *args: Any) -> Any:  # a signature's methods: positional
         if not self.brk.course:
-            return method(self, *args, **kwargs)
+            return method(self, *args)
         shown = self.brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
         try:
-            result = method(self, *args, **kwargs)
+            result = method(self, *args)
         except CatalogError:
             raise
         except (Exception, SystemExit) as err:  # noqa: BLE001 - a course's code, any mistake
