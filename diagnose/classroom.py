@@ -29,9 +29,10 @@ A roster is CSV: `name`, then optional `email`, `level` and `lang` columns (`lev
 feedback language, en or es, written to the manifest for the graders: the dashboards keep the
 deal's `--lang`); a header row `name,email,level,lang` (any of them, name first) is optional,
 and a plain one-name-per-line file is a roster too. Names are compared by
-`scenarios.names.name_key` (`Jose`, `José`, `ＪＯＳＥ` and a Cyrillic-lettered `Јоsе` are one
-student), a name mixing Latin with Cyrillic or Greek letters is refused, and names are kept in
-NFC, the form used for the folder's name.
+`scenarios.names.same_student` (UTS #39 skeletons: `Jose`, `José`, `ＪＯＳＥ`, Cyrillic `Јоѕе`
+and Cherokee `ᎫᎾᏚᎬ` are one student), a name that mixes scripts or holds an invisible character
+is refused (`scenarios.names.name_problem`), and names are kept in NFC, the form used for the
+folder's name.
 
 Not here: grading the class (`grading.gradebook`) and the training itself (`diagnose.scenario`).
 """
@@ -74,7 +75,7 @@ from grading.seal import SealedBy, fingerprint
 from scenarios import all_levels, first_level, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 from scenarios.langs import LANGS
-from scenarios.names import mixed_scripts, name_key
+from scenarios.names import NameIndex, name_problem, same_student
 
 ROSTER_MAX_BYTES = 1024 * 1024
 SETTINGS_FILE = DEAL_SETTINGS  # the graders find a deal folder by it too
@@ -86,7 +87,7 @@ SAFE_NAME = re.compile(r"^[^\W_][\w.-]{0,63}$")
 EMAIL = re.compile(r"^[^@\s,<>]++@(?=[^@\s,<>]++$)[^@\s,<>]+?\.[^@\s,<>]")
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10))}
-FOLDER_FILES = {name_key(name) for name in (MANIFEST, SETTINGS_FILE)}
+FOLDER_FILES = (MANIFEST, SETTINGS_FILE)
 
 
 def level_names() -> tuple[str, ...]:
@@ -108,13 +109,9 @@ def check_name(name: str) -> str | None:
                 "letter or digit, at most 64 characters")
     if name.split(".")[0].lower() in RESERVED:
         return "a reserved device name on Windows"
-    if name_key(name) in FOLDER_FILES:
+    if any(same_student(name, own) for own in FOLDER_FILES):
         return f"the bundles folder's own {MANIFEST} and {SETTINGS_FILE} use it"
-    scripts = mixed_scripts(name)
-    if scripts:
-        return (f"it mixes {' and '.join(s.title() for s in scripts)} letters, which look "
-                "alike; write it in one alphabet")
-    return None
+    return name_problem(name)
 
 
 def _roster_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
@@ -146,7 +143,7 @@ def read_roster(path: Path) -> list[RosterEntry]:
                                 f"{','.join(ROSTER_COLUMNS)} (name first), got {','.join(header)}")
         columns = tuple(c.casefold() for c in header)
     students: list[RosterEntry] = []
-    seen: dict[str, tuple[str, int]] = {}
+    seen: NameIndex[tuple[str, int]] = NameIndex()
     emails: dict[str, tuple[str, int]] = {}
     for number, cells in rows:
         if len(cells) > len(columns):
@@ -158,14 +155,14 @@ def read_roster(path: Path) -> list[RosterEntry]:
         if problem:
             raise ScenarioError(f"{path}:{number}: {name!r} is not a safe directory name: "
                                 f"{problem}")
-        key = name_key(name)
-        if key in seen:
-            first, line = seen[key]
+        earlier = seen.find(name)
+        if earlier:
+            first, line = earlier[0]
             same = "repeats" if first.casefold() == name.casefold() else "is the same student as"
             raise ScenarioError(f"{path}:{number}: {name!r} {same} {first!r} (line {line}); "
                                 "names must differ in more than case, accents, width or "
                                 "letters that look alike")
-        seen[key] = (name, number)
+        seen.add(name, (name, number))
         email, level = fields.get("email", ""), fields.get("level", "")
         lang = fields.get("lang", "")
         if email and not EMAIL.match(email):
@@ -292,12 +289,13 @@ def listed_by_student(out: Path) -> dict[str, ManifestRow]:
 def _check_against_manifest(students: Sequence[RosterEntry],
                             listed: dict[str, ManifestRow]) -> None:
     """A roster name that is an already dealt student's in another spelling is refused."""
-    by_key = {name_key(name): name for name in listed}
+    dealt = NameIndex((name, name) for name in listed)
     for student in students:
-        known = by_key.get(name_key(student.name))
-        if known is not None and student.name not in listed:
-            raise ScenarioError(f"{student.name!r} is the same student as {known!r}, already "
-                                f"dealt in {MANIFEST}; use that spelling")
+        known = dealt.find(student.name)
+        if known and student.name not in listed:
+            raise ScenarioError(f"{student.name!r} is the same student as "
+                                f"{' and '.join(map(repr, known))}, already dealt in "
+                                f"{MANIFEST}; use that spelling")
 
 
 # --- the deal --------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ textual are imported inside the commands that need them, so `diagnose --help` st
 from __future__ import annotations
 
 import os
+import re
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -539,13 +541,23 @@ GRADE_STYLES = {"title": {"bold": True}, "right": {"fg": "green", "bold": True},
                 "note": {"fg": "yellow"}}
 
 
+# A style is marked while a grading's text is assembled and applied after it is escaped, so a
+# student's ESC or bidi control is shown, never obeyed; the marks carry a per-process nonce, so
+# no file's text can forge one.
+_MARK = f"\ue000{secrets.token_hex(8)}"
+_STYLED = re.compile(re.escape(_MARK) + r"(\w+)\ue001(.*?)" + re.escape(_MARK) + "\ue002",
+                     re.DOTALL)
+
+
 def _grade_style(text: str, role: str) -> str:
-    return click.style(text, **GRADE_STYLES.get(role, {}))
+    return f"{_MARK}{role}\ue001{text}{_MARK}\ue002"
 
 
 def _echo(text: str, err: bool = False) -> None:
-    """click.echo of a grading's text: names that are not UTF-8 are shown escaped."""
-    click.echo(printable(text), err=err)
+    """click.echo of a grading's text: every control and bidi character escaped
+    (`scenarios.escape`), then the styles `_grade_style` marked applied."""
+    click.echo(_STYLED.sub(lambda m: click.style(m[2], **GRADE_STYLES.get(m[1], {})),
+                           printable(text)), err=err)
 
 
 def _echo_json(data: object) -> None:

@@ -43,19 +43,21 @@ CRYPTOGRAPHY = "cryptography>=42,<51"  # all the grader needs beyond the stdlib 
 SETUP_SH = f"""\
 #!/usr/bin/env bash
 # diagnose autograder: Gradescope runs this once, when it builds the autograder's image.
-# The grader (grader/ in this zip) is pure Python: it needs Python 3.11 or newer and
-# {CRYPTOGRAPHY}, nothing else. A Python the image already has comes first, then the
-# distribution's own package, then the deadsnakes PPA. AUTOGRADER_ROOT replaces /autograder.
+# The grader (grader/ in this zip) is pure Python: it needs a released Python 3.11 or newer
+# (never a release candidate, such as Ubuntu 22.04's python3.11) and {CRYPTOGRAPHY}, nothing
+# else. A Python the image already has comes first, then the distribution's own package, then
+# the deadsnakes PPA; it says which. AUTOGRADER_ROOT replaces /autograder.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-version_of() {{  # "3 11" for a Python 3.11, nothing for anything else
-  "$1" -c 'import sys; print("%d %d" % sys.version_info[:2])' 2>/dev/null || true
+version_of() {{  # "3 11 final" for a released Python 3.11, "3 11 candidate" for its rc
+  "$1" -c 'import sys; v = sys.version_info; print(v.major, v.minor, v.releaselevel)' \
+    2>/dev/null || true
 }}
-recent() {{
-  local major minor
-  read -r major minor <<< "$(version_of "$1")"
-  [ "${{major:-0}}" -eq 3 ] && [ "${{minor:-0}}" -ge 11 ]
+recent() {{  # a released Python 3.11 or newer: jammy's python3.11 package is 3.11.0rc1
+  local major minor level
+  read -r major minor level <<< "$(version_of "$1")"
+  [ "${{major:-0}}" -eq 3 ] && [ "${{minor:-0}}" -ge 11 ] && [ "${{level:-}}" = final ]
 }}
 PYTHON=""
 for candidate in python3.14 python3.13 python3.12 python3.11 python3; do
@@ -69,8 +71,12 @@ if [ -z "$PYTHON" ]; then
   for version in 3.13 3.12 3.11; do
     if apt-cache show "python$version-venv" >/dev/null 2>&1; then
       apt-get install -y -q "python$version" "python$version-venv"
-      PYTHON="python$version"
-      break
+      if recent "python$version"; then
+        PYTHON="python$version"
+        break
+      fi
+      echo "diagnose autograder: python$version here is a pre-release" \
+        "($("python$version" --version 2>&1 || true)); not used"
     fi
   done
 fi
@@ -79,11 +85,16 @@ if [ -z "$PYTHON" ]; then
   add-apt-repository -y ppa:deadsnakes/ppa
   apt-get update -q
   apt-get install -y -q python3.11 python3.11-venv
+  if ! recent python3.11; then
+    echo "diagnose autograder: no released Python 3.11 or newer could be installed" >&2
+    exit 1
+  fi
   PYTHON=python3.11
 fi
+echo "diagnose autograder: using $PYTHON ($("$PYTHON" --version 2>&1 || true))"
 if ! "$PYTHON" -m venv "$ROOT/venv" >/dev/null 2>&1; then  # Debian ships venv apart
   rm -rf "$ROOT/venv"
-  read -r major minor <<< "$(version_of "$PYTHON")"
+  read -r major minor _ <<< "$(version_of "$PYTHON")"
   apt-get update -q
   apt-get install -y -q "python$major.$minor-venv"
   "$PYTHON" -m venv "$ROOT/venv"

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, Final, TypedDict, cast
 
 from scenarios.errors import UserError
+from scenarios.escape import escape
 from scenarios.files import atomic_write, loads_json, read_small_text
 
 SCHEMA = "diagnose.metrics/1"
@@ -269,6 +270,50 @@ def recorded(header: Mapping[str, Any], key: str) -> bool:
     return key in STEP_REQUIRED or key in listed
 
 
+# What a header's fields may hold: read from a file anyone can write, each checked once here, so
+# no view divides by a zero lr_max or sizes a chart by a `steps` of 10**12.
+# The longest run the views draw: `watch` sizes its charts by `steps` (at 8 million it spent
+# 600 MB in 20 s and drew nothing; at a million, 145 MB), and a run of a million steps is a
+# file of 60-200 MB, within MAX_BYTES.
+MAX_RUN_STEPS = 1_000_000
+HEADER_COUNTS = {"steps": (1, MAX_RUN_STEPS), "eval_every": (1, MAX_RUN_STEPS),
+                 "params": (0, 10**15), "vocab_size": (1, 10**9), "heads_total": (0, 10**9),
+                 "neurons_total": (0, 10**12)}
+HEADER_TEXTS = ("run", "model", "data")
+
+
+def _header_field(key: str, value: Any, where: str) -> Any:
+    """A header field's value once checked (None stays None); MetricsError saying why."""
+    what = f"{where}: header's {key}"
+    if key in HEADER_TEXTS:
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+            raise MetricsError(f"{what}: expected a name of at most {MAX_NAME} characters")
+        return escape(value)  # shown on terminals: a control or bidi character as an escape
+    got = number(value, what)
+    if key in HEADER_COUNTS:
+        low, high = HEADER_COUNTS[key]
+        if not (math.isfinite(got) and got == int(got) and low <= got <= high):
+            raise MetricsError(f"{what}: expected a whole number from {low} to {high:,}, got "
+                               f"{value!r:.60}")
+        return int(got)
+    if not math.isfinite(got) or got < 0 or (key == "lr_max" and got == 0):
+        bound = "above 0" if key == "lr_max" else "of at least 0"
+        raise MetricsError(f"{what}: expected a finite number {bound}, got {value!r:.60}")
+    return got
+
+
+HEADER_REQUIRED = ("run", "steps", "lr_max")  # in every header of either schema
+HEADER_CHECKED = (*HEADER_TEXTS, *HEADER_COUNTS, "lr_max", "entropy_floor", "ln_vocab")
+
+
+def _checked_header(header: dict[str, Any], where: str) -> dict[str, Any]:
+    """`header` with each field it may hold checked (`_header_field`); an optional field
+    absent or null stays None, and a key this version does not know is kept as it is."""
+    return {k: _header_field(k, v, where) if k in HEADER_CHECKED and (
+                v is not None or k in HEADER_REQUIRED) else v
+            for k, v in header.items()}
+
+
 class MetricsParser:
     """Reads a metrics file line by line: the header first, then step records in order.
 
@@ -314,7 +359,7 @@ class MetricsParser:
             missing = [k for k in HEADER_KEYS if k not in obj]
             if missing:
                 raise MetricsError(f"{where}: header lacks {', '.join(missing)}")
-            return cast(Header, decode(obj))
+            return cast(Header, _checked_header(decode(obj), where))
         if schema != SCHEMA_OWN:
             raise MetricsError(f"{where}: expected a header with schema {SCHEMA!r} or "
                                f"{SCHEMA_OWN!r}, got {schema!r}")
@@ -326,7 +371,8 @@ class MetricsParser:
                 or not set(listed) <= set(STEP_OPTIONAL)):
             raise MetricsError(f"{where}: header's recorded must list some of "
                                f"{', '.join(STEP_OPTIONAL)}")
-        header = {k: decode(obj.get(k)) for k in (*HEADER_KEYS, *OWN_HEADER_EXTRA)}
+        header = _checked_header({k: decode(obj.get(k))
+                                  for k in (*HEADER_KEYS, *OWN_HEADER_EXTRA)}, where)
         header["recorded"] = [k for k in STEP_OPTIONAL if k in listed]
         self._values = StepValues(header["recorded"])
         return cast(Header, header)

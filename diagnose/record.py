@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnose.metrics import (
+    HEADER_COUNTS,
     MAX_BYTES,
     SCHEMA_OWN,
     STEP,
@@ -60,9 +61,12 @@ def _positive(value: Any, what: str) -> float:
 
 
 def _count(value: Any, what: str) -> int:
+    most = HEADER_COUNTS[what][1] if what in HEADER_COUNTS else math.inf
     got = _number(value, what)
     if not (math.isfinite(got) and got == int(got) and got >= 1):
         raise RecordError(f"{what}: expected a whole number of at least 1, got {value!r:.60}")
+    if got > most:  # what the readers refuse (diagnose.metrics.HEADER_COUNTS)
+        raise RecordError(f"{what}: expected at most {most:,}, got {value!r:.60}")
     return int(got)
 
 

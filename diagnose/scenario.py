@@ -352,6 +352,10 @@ def write_workspace(target: Path, spec: ScenarioSpec, *, secret: bytes, deal: di
         (staging / KEY_FILE).write_text(seal(code, deal, secret), encoding="utf-8")
         _same_mtime(staging)
         _move_into_place(staging, target)
+    except OSError as err:  # a full disk, a quota: one line, and nothing half-written kept
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ScenarioError(f"{target}: cannot be written ({err.strerror or err}); nothing "
+                            "was kept") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

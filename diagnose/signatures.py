@@ -30,6 +30,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import math
+import numbers
 import string
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ from typing import Any
 from diagnose.figures import figure_names
 from diagnose.phrases import Phrase
 from scenarios import Break, CatalogError
+from scenarios.escape import escape
 from scenarios.promises import COMPUTED, PromiseSpec
 from scenarios.words import N_
 
@@ -71,9 +73,19 @@ class Promise:
 
 
 class Signature:
-    """One break's reading of the panels. Subclass it once in the break's `signature.py`."""
+    """One break's reading of the panels. Subclass it once in the break's `signature.py`.
+
+    A course deck's code is guarded (`_guarded`): whatever its `vote`, `findings`, `computed`
+    or `checks` raise (`sys.exit` included), or a result of another kind, is one
+    `CatalogError` line naming its `signature.py`, at any stage (deal, reveal, check)."""
 
     needs: tuple[str, ...] = ()  # recorded fields its vote reads: step keys, "entropy_floor"
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        for name in GUARDED:
+            if name in cls.__dict__:
+                setattr(cls, name, _guarded(name, cls.__dict__[name]))
 
     def __init__(self, brk: Break) -> None:
         self.brk = brk  # its break.toml, for thresholds that follow its own override
@@ -110,6 +122,46 @@ class Signature:
         figure alone; break.toml places each by its name (`computed = "<name>"`). Those of
         `EVERY_BREAKS` need no code: any break.toml may place them."""
         return []
+
+
+def _vote_kind(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _list_of(kind: type) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list | tuple) and all(
+        isinstance(v, kind) for v in value)
+
+
+GUARDED: dict[str, Callable[[Any], bool]] = {
+    "vote": _vote_kind, "findings": _list_of(Finding), "computed": _list_of(Promise),
+    "checks": _list_of(Promise)}
+
+
+def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """`method` of a signature class, made to end in one line when a course deck's code
+    raises, exits or answers with the wrong kind; the package's own code is left to fail
+    loudly (a bug of ours, found by the suite)."""
+
+    def guarded(self: Signature, *args: Any) -> Any:  # a signature's methods: positional
+        if not self.brk.course:
+            return method(self, *args)
+        shown = self.brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
+        try:
+            result = method(self, *args)
+        except CatalogError:
+            raise
+        except (Exception, SystemExit) as err:  # noqa: BLE001 - a course's code, any mistake
+            raise CatalogError(f"{shown}: {type(self).__name__}.{name} failed: "
+                               f"{type(err).__name__}: {escape(str(err))[:200]}") from None
+        if not GUARDED[name](result):
+            raise CatalogError(f"{shown}: {type(self).__name__}.{name} returned "
+                               f"{type(result).__name__}, not what a signature's {name} "
+                               "returns")
+        return result
+
+    guarded.__name__, guarded.__doc__ = method.__name__, method.__doc__
+    return guarded
 
 
 # --- what votes are made of --------------------------------------------------------------
@@ -389,9 +441,10 @@ def _run_module(path: Any, brk: Break, shown: str) -> Any:
     sys.modules[name] = module  # dataclasses and pickling look a class's module up there
     try:
         spec.loader.exec_module(module)
-    except Exception as err:  # a course's own code: its mistake is one line, not a traceback
-        del sys.modules[name]
-        raise CatalogError(f"{shown}: cannot be loaded: {type(err).__name__}: {err}") from None
+    except (Exception, SystemExit) as err:  # a course's own code: one line, never a traceback
+        del sys.modules[name]                # nor a silent exit 0 (`sys.exit(0)` at import)
+        raise CatalogError(f"{shown}: cannot be loaded: {type(err).__name__}: "
+                           f"{escape(str(err))[:200]}") from None
     return module
 
 

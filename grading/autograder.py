@@ -51,9 +51,10 @@ from grading.feedback import (
 from grading.grade import read_scenario, same_code
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, printable
 from grading.seal import SealError, unseal_scenario
+from scenarios.escape import escape_json
 from scenarios.files import atomic_write, loads_json, read_small, read_small_text
 from scenarios.langs import LANGS
-from scenarios.names import name_key
+from scenarios.names import NameIndex, name_key
 from scenarios.words import N_, say
 
 COURSE = "course"  # inside the zip, and so inside /autograder/source
@@ -110,9 +111,15 @@ class Course:
         return self.folder / BUNDLES / entry.student
 
     def named(self, name: str) -> Entry | None:
-        """The student a name names (`name_key`), else None."""
-        key = name_key(name)
-        return next((e for e in self.entries if name_key(e.student) == key), None)
+        """The student a name names (`scenarios.names.same_student`), else None; Refused when
+        it names two (a manifest dealt before the rule that tells them apart)."""
+        found = NameIndex((e.student, e) for e in self.entries).find(name)
+        if len(found) > 1:
+            raise Refused(N_("{name} names several students of this course ({names}), who "
+                             "look alike; ask your instructor to grade this upload by hand."),
+                          name=printable(name, one_line=True),
+                          names=", ".join(printable(e.student, one_line=True) for e in found))
+        return found[0] if found else None
 
 
 def load_course(source: Path) -> Course:
@@ -564,17 +571,6 @@ def _broken(root: Path, lang: str = "en") -> dict[str, Any]:
             "extra_data": {"diagnose": carried} if carried else {}}
 
 
-def _printable(value: Any) -> Any:
-    """Every string of a result as UTF-8 can carry it (`printable`): nothing can fail to write."""
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, dict):
-        return {printable(str(k)): _printable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_printable(v) for v in value]
-    return value
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """`run_autograder`'s body: grade, write results.json, say what happened on stdout (which
     Gradescope shows to instructors only). It exits 0 whenever results.json is written, even
@@ -592,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # noqa: BLE001 - a bug; the student still gets a result
         traceback.print_exc(file=sys.stdout)
         results = _broken(root)
-    atomic_write(results_file, json.dumps(_printable(results), ensure_ascii=False, indent=2)
+    atomic_write(results_file, json.dumps(escape_json(results), ensure_ascii=False, indent=2)
                  + "\n")
     record = results.get("extra_data", {}).get("diagnose") or {}
     confirmed = "" if record.get("confirmed", True) else "; first attempt NOT confirmed"

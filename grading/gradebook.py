@@ -6,7 +6,8 @@ and attempts ledger, and the files handed in. A student's scenario is derived fr
 the manifest's row (`grading.dealt`); the bundle is the student's copy, compared and reported
 when it disagrees, never read to decide. A submission is placed by the name the instructor
 collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` -> borja,
-compared by `scenarios.names.name_key`); what is inside is only cross-checked: a title naming
+compared by `scenarios.names.same_student`; a name matching two students of an older
+manifest is refused naming both); what is inside is only cross-checked: a title naming
 another student of the roster, or a scenario comment that is not that student's code, is a
 mismatch, reported, and records nothing for anyone; the rest go on.
 
@@ -63,7 +64,7 @@ from scenarios.errors import UserError
 from scenarios.files import atomic_write
 from scenarios.levels import all_levels
 from scenarios.levels import level as entry
-from scenarios.names import name_key
+from scenarios.names import NameIndex, fold
 from scenarios.words import say
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
@@ -100,17 +101,24 @@ class Roster(tuple[Student, ...]):
     """The students of a class, in manifest order, found by name key or by scenario code in
     constant time (a class of 1,000 is matched in linear time)."""
 
-    by_key: dict[str, Student]
+    by_name: NameIndex[Student]
     by_code: dict[str, Student]
 
     def __new__(cls, students: Iterable[Student]) -> Roster:
         roster = super().__new__(cls, students)
-        roster.by_key = {name_key(s.name): s for s in roster}
+        roster.by_name = NameIndex((s.name, s) for s in roster)
         roster.by_code = {code_key(s.code): s for s in roster}
         return roster
 
     def named(self, name: str) -> Student | None:
-        return self.by_key.get(name_key(name))
+        """The student `name` names (`scenarios.names.same_student`), else None; GradeError
+        when it names two (a manifest dealt before the rule that tells them apart)."""
+        found = self.by_name.find(name)
+        if len(found) > 1:
+            raise GradeError(f"{name!r} names {' and '.join(repr(s.name) for s in found)}, "
+                             f"who look alike in {MANIFEST}; nothing recorded",
+                             hint="grade it with --dir <bundles>/<student>/experiments/19-break-it")
+        return found[0] if found else None
 
     def owner(self, code: str) -> Student | None:
         return self.by_code.get(code_key(code))
@@ -161,18 +169,24 @@ def as_typed(name: str) -> str:
         return name
 
 
+def _without(text: str, suffix: str) -> str:
+    """`text` less `suffix`, compared without case (`-Diagnoses`, `-LEVEL-2`)."""
+    tail = text[len(text) - len(suffix):]
+    return text[:len(text) - len(suffix)] if tail.casefold() == suffix.casefold() else text
+
+
 def named_student(file: Path, roster: Roster) -> Student | None:
     """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names; a name
     the app wrote at a level with a suffix (`ana-diagnoses-level-2.md`, `Level.named`) too."""
     file = Path(as_typed(str(file)))
-    whole = name_key(file.stem)
-    stems = [whole, *(whole.removesuffix(name_key(level.suffix)) for level in all_levels()
-                      if level.suffix and whole.endswith(name_key(level.suffix)))]
+    whole = fold(file.stem)
+    stems = [whole, *(_without(whole, fold(level.suffix)) for level in all_levels()
+                      if level.suffix and _without(whole, fold(level.suffix)) != whole)]
     for stem in stems:
         for suffix in NAME_SUFFIXES:
             for joint in ("-", "_", " ", "."):
-                stem = stem.removesuffix(joint + suffix)
-        if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
+                stem = _without(stem, joint + suffix)
+        if stem.casefold() in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
             stem = file.parent.name
         student = roster.named(stem)
         if student is not None:

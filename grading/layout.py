@@ -7,6 +7,8 @@ without loading the grader (or cryptography) just to print `--help`.
 import re
 from pathlib import Path
 
+from scenarios import escape
+
 DEFAULT_DIR = Path("experiments") / "19-break-it"
 DEFAULT_IDS = ("01", "02", "03")
 SCENARIO_FILE = "scenario.json"
@@ -39,36 +41,9 @@ DEAL_SETTINGS = "deal-settings.json"  # beside the manifest: the settings of the
 MAX_STUDENTS = 10_000  # students of one deal: a roster's rows, `deal --count`
 
 
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def printable(text: str, *, one_line: bool = False) -> str:
-    """`text` as UTF-8 can carry it: a byte of a file name that is not UTF-8 (which Python holds
-    as a lone surrogate, os.fsdecode's surrogateescape) is shown as `\\xff`, any other lone
-    surrogate as `\\ud800`. Every name a grading writes to a terminal, a CSV or JSON goes
-    through here, so no output can fail to encode it; text that is UTF-8 comes back as is.
-
-    `one_line`: also a control character (a newline, a carriage return, an escape that would
-    drive the terminal) or a bidirectional override, shown as `\\x0a` or `\\u202e`, so a
-    file's name or a line about it is one line that shows what it is."""
-    def shown(c: str) -> str:
-        if "\udc80" <= c <= "\udcff":
-            return f"\\x{ord(c) - 0xDC00:02x}"
-        if "\ud800" <= c <= "\udfff" or (one_line and c in BIDI_CONTROLS):
-            return f"\\u{ord(c):04x}"
-        if one_line and (c < " " or "\x7f" <= c <= "\x9f"):
-            return f"\\x{ord(c):02x}"
-        return c
-
-    if text.isprintable() if one_line else text.isascii():
-        return text
-    if not one_line:
-        try:
-            text.encode("utf-8")
-            return text
-        except UnicodeEncodeError:
-            pass
-    return "".join(map(shown, text))
+# The one escaper lives in scenarios.escape; these names stay for their importers.
+BIDI_CONTROLS = escape.BIDI_CONTROLS
+printable = escape.printable
 
 
 # Gradescope's visibility settings for a result's tests (its autograder specification)

@@ -81,6 +81,7 @@ def read_key_file(path: Path) -> bytes:
     if mode is not None:
         raise SealError(f"{path}: permissions {mode} let others read the key; "
                         f"run `chmod 600 {path}`")
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM, as Windows editors save UTF-8
     if not data.strip():
         raise SealError(f"{path}: an empty key file, left by a write cut short (a full disk?); "
                         "nothing was ever sealed with it",

@@ -30,6 +30,8 @@ from typing import Any
 from scenarios.config import (
     FIELDS,
     SECTIONS,
+    SHAPE_KEYS,
+    SHAPE_SECTIONS,
     CatalogError,
     Config,
     check_consistency,
@@ -109,6 +111,15 @@ class WhatIf:
 WHATIF_MAX = 6  # doses: each is a full training run
 
 
+def _refuse_shape(shown: str, where: str, key: str) -> None:
+    """A break may not override the run's length, evaluations or the model's shape
+    (`scenarios.config.SHAPE_KEYS`, `SHAPE_SECTIONS`): one line naming the file and key."""
+    if key in SHAPE_KEYS or FIELDS[key].metadata["section"] in SHAPE_SECTIONS:
+        raise _fail(shown, f"{where} {key}: a break changes how the model learns, never the "
+                    "run's length, evaluations or model shape (every run of a scenario writes "
+                    "files of one size)")
+
+
 def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Config
                  ) -> WhatIf | None:
     if table is None:
@@ -120,6 +131,7 @@ def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Conf
     if field_name not in FIELDS:
         raise _fail(shown, f"[whatif] field: expected a key of healthy.toml, got "
                     f"{field_name!r}")
+    _refuse_shape(shown, "[whatif] field:", field_name)
     if not isinstance(doses, list) or not 2 <= len(doses) <= WHATIF_MAX:
         raise _fail(shown, f"[whatif] doses: expected a list of 2 to {WHATIF_MAX} values")
     checked = []
@@ -295,6 +307,7 @@ def _override(data: dict[str, Any], shown: str, decoy: bool, healthy: Config
     for key, value in override_table.items():
         if key not in FIELDS:
             raise _fail(shown, f"[override] {_name(key)}: not a key of healthy.toml")
+        _refuse_shape(shown, "[override]", key)
         try:
             override[key] = validate_value(key, value)
         except CatalogError as err:
@@ -432,6 +445,10 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
         decks = parse_levels(_read_toml(extension, str(extension)), str(extension), found,
                              words=False, base=decks)
     breaks = with_levels(found, decks)
+    idle = next((b for b in breaks.values() if b.course and not b.levels), None)
+    if idle is not None:  # a course break no level deals would be listed and never played
+        raise _fail(idle.source, f"no level deals {idle.slug!r}: list it in a level's deck "
+                    f"in the deck's {LEVELS_FILE}")
     refuse_word_clashes(breaks)  # a course break's own words first: the clearer line
     for level in decks.values():
         refuse_clashing_words(level, breaks)

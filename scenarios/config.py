@@ -28,6 +28,15 @@ MAX_PARAMS = 4_000_000
 MAX_STEP_BYTES = 1024 * 1024 * 1024  # `step_bytes`: the memory one training step may need
 
 
+# What a break may not override: the run's length and evaluation cadence (the metrics file's
+# line count, where its evaluations fall) and the model's shape (its header's `params` and
+# `vocab_size`, the length of `act_mean_abs`, the matrices of `spectral_norm`). Every run of a
+# scenario writes files of one size and one line count, so the size never names the break;
+# a break changes how the model learns (init, optimizer, schedule, mask, data), never this.
+SHAPE_SECTIONS = ("model",)
+SHAPE_KEYS = ("steps", "eval_every")
+
+
 class CatalogError(UserError, ValueError):
     """A catalog file is malformed; the message is one line naming the file and the key."""
 

@@ -6,6 +6,10 @@ device, a folder) before opening it, so `/dev/zero` cannot eat the memory, and i
 `max_bytes` + 1 bytes, so a file that grows after the check is still refused. Every file the
 packages write goes through `atomic_write`: a temporary file beside the target, flushed, then
 renamed over it, so a crash or a kill leaves the old file or the new one, never half of one.
+Every output is a regular file: `atomic_write`, `atomic_output` and `atomic_create` first
+refuse a target that exists as anything else (a device such as `/dev/null`, a FIFO, a socket,
+a folder), in one line, and leave it as it was (`check_output_target`): renaming over
+`/dev/null` as root would replace the machine's.
 
 `WINDOWS` is the project's one platform flag: `readable_by_others` (may others read it?) asks
 POSIX permission bits where they mean something and nothing on Windows, whose ACLs a mode does
@@ -283,6 +287,24 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
     return path
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def check_output_target(path: Path, error: ErrorType = UserError) -> None:
+    """Refuse to write `path` when it exists as anything but a regular file (followed through
+    a symbolic link), saying what it is; a missing `path` is fine."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing (or unreachable: the write itself will say why)
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise error(f"{path}: cannot be written (it is {kind}, not a regular file); left as "
+                    "it was")
+
+
 @contextlib.contextmanager
 def atomic_output(path: Path, *, error: ErrorType = UserError,
                   sync: bool = True) -> Iterator[Path]:
@@ -291,6 +313,7 @@ def atomic_output(path: Path, *, error: ErrorType = UserError,
     `path`, whole or not at all. An OSError becomes `error("<path>: cannot be written (...)")`;
     no temporary file stays, whatever ends the block."""
     path = Path(path)
+    check_output_target(path, error)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         yield tmp
@@ -318,6 +341,7 @@ def atomic_create(path: Path, data: bytes, *, mode: int = 0o600,
     Raises FileExistsError when `path` exists; any other failure is `error(...)`.
     """
     path = Path(path)
+    check_output_target(path, error)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:

@@ -467,6 +467,43 @@ def test_a_slurm_cluster_renders_its_job_script():
     assert "--nthreads 1" in script  # one core per worker: a task trains in its own process
 
 
+def _readme_slurm_cluster() -> str:
+    """The README's `SLURMCluster(...)` call, as the instructor copies it."""
+    import ast
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+                if "SLURMCluster(" in b]
+    calls = [node for node in ast.walk(ast.parse(block)) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == "SLURMCluster"]
+    assert len(calls) == 1
+    return ast.unparse(calls[0])
+
+
+def test_the_readme_s_slurm_recipe_runs_the_venv_s_python_and_keeps_the_dashboard_local():
+    """The recipe's workers start with `python=` (dask-jobqueue otherwise writes this
+    Python's path into the job script), and its scheduler's dashboard, a web page with no
+    password, listens on 127.0.0.1 only; the shell recipe's `dask scheduler` too."""
+    import psutil
+
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    recipe = _readme_slurm_cluster()
+    assert "python=" in recipe and "127.0.0.1" in recipe
+    with eval(recipe, {"SLURMCluster": jobqueue.SLURMCluster}) as slurm:  # noqa: S307
+        script = slurm.job_script()
+        port = slurm.scheduler.service_ports["dashboard"]
+        listening = [c.laddr for c in psutil.Process().net_connections(kind="tcp")
+                     if c.status == psutil.CONN_LISTEN and c.laddr.port == port]
+    worker = next(line for line in script.splitlines() if "dask_worker" in line)
+    assert worker.startswith("$HOME/venv/bin/python -m distributed.cli.dask_worker ")
+    assert sys.executable not in script
+    assert listening and {addr.ip for addr in listening} == {"127.0.0.1"}
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    scheduler = readme[readme.index("dask scheduler --tls"):].split("# prints", 1)[0]
+    assert "--dashboard-address 127.0.0.1:8787" in scheduler
+
+
 def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
     from diagnose import diagnostician
 

@@ -133,7 +133,8 @@ def test_the_zip_holds_the_installed_grader_and_never_the_instructor_key(course)
 STUB_PYTHON = """#!/bin/bash
 PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
 echo "$(basename "$0") $*" >> "$STUB_LOG"
-if [ "$1" = "-c" ]; then echo "{version}"; exit 0; fi
+if [ "$1" = "-c" ]; then echo "{version} {level}"; exit 0; fi
+if [ "$1" = "--version" ]; then echo "Python {shown}"; exit 0; fi
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   [ -e "$STUB_STATE/python{dotted}-venv" ] || exit 1  # Debian: venv is a package apart
   mkdir -p "$3/bin" && cp "$STUB_STATE/venv-python" "$3/bin/python" && exit 0
@@ -168,6 +169,7 @@ STUB_PPA = """#!/bin/bash
 PATH="$STUB_TOOLS"  # the stubs' own tools, not the script's
 echo "add-apt-repository $*" >> "$STUB_LOG"
 touch "$STUB_STATE/repo/python3.11" "$STUB_STATE/repo/python3.11-venv"
+cp "$STUB_STATE/installs/ppa-python3.11" "$STUB_STATE/installs/python3.11"  # a release
 """
 
 
@@ -195,13 +197,15 @@ def wheelhouse(tmp_path_factory) -> Path:
 
 
 def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_ready=(),
-                stub_python: bool = True, wheelhouse: Path | None = None
+                stub_python: bool = True, wheelhouse: Path | None = None, rc=()
                 ) -> tuple[subprocess.CompletedProcess, list[str]]:
     """Run the zip's setup.sh in `tmp` (its /autograder) with only stubs on PATH.
 
     `pythons`: command -> "3 12" already in the image; `repo`: packages the distribution
-    offers; `venv_ready`: versions whose venv module is installed; `wheelhouse`: where the
-    real pip finds its wheels. Returns the run and the commands it called, in order."""
+    offers; `venv_ready`: versions whose venv module is installed; `rc`: versions ("3.11")
+    whose image or distribution build is a release candidate (jammy's python3.11; the PPA's
+    is a release); `wheelhouse`: where the real pip finds its wheels. Returns the run and the
+    commands it called, in order."""
     root, bin_, state = tmp / "autograder", tmp / "bin", tmp / "state"
     for folder in (bin_, state / "repo", state / "installs"):
         folder.mkdir(parents=True)
@@ -210,8 +214,13 @@ def setup_image(course, tmp: Path, *, pythons: dict[str, str], repo=(), venv_rea
     _stub(state / "venv-python", STUB_VENV_PYTHON.format(python=sys.executable))
     for version in ("3 10", "3 11", "3 12", "3 13"):
         dotted = version.replace(" ", ".")
+        candidate = dotted in rc
         _stub(state / "installs" / f"python{dotted}",
-              STUB_PYTHON.format(version=version, dotted=dotted))
+              STUB_PYTHON.format(version=version, dotted=dotted,
+                                 level="candidate" if candidate else "final",
+                                 shown=f"{dotted}.0rc1" if candidate else f"{dotted}.9"))
+    _stub(state / "installs" / "ppa-python3.11",
+          STUB_PYTHON.format(version="3 11", dotted="3.11", level="final", shown="3.11.9"))
     for command, version in pythons.items():
         if stub_python:
             shutil.copy(state / "installs" / f"python{version.replace(' ', '.')}",
@@ -262,17 +271,40 @@ IMPORT = "venv-python -c import cryptography.fernet, grading.autograder"
         "apt-cache show python3.11-venv", "apt-get install -y -q software-properties-common",
         "add-apt-repository -y ppa:deadsnakes/ppa", "apt-get update -q",
         "apt-get install -y -q python3.11 python3.11-venv", "python3.11 -m venv {root}/venv"]),
-], ids=["image-3.12", "image-3.12-no-venv", "image-3.10-distro-3.11", "image-3.10-ppa"])
+    ({"python3": "3 10"}, ("python3.11", "python3.11-venv"), (), [
+        "apt-get update -q", "apt-cache show python3.13-venv", "apt-cache show python3.12-venv",
+        "apt-cache show python3.11-venv", "apt-get install -y -q python3.11 python3.11-venv",
+        "apt-get install -y -q software-properties-common",
+        "add-apt-repository -y ppa:deadsnakes/ppa", "apt-get update -q",
+        "apt-get install -y -q python3.11 python3.11-venv", "python3.11 -m venv {root}/venv"]),
+    ({"python3": "3 11"}, (), (), [
+        "apt-get update -q", "apt-cache show python3.13-venv", "apt-cache show python3.12-venv",
+        "apt-cache show python3.11-venv", "apt-get install -y -q software-properties-common",
+        "add-apt-repository -y ppa:deadsnakes/ppa", "apt-get update -q",
+        "apt-get install -y -q python3.11 python3.11-venv", "python3.11 -m venv {root}/venv"]),
+], ids=["image-3.12", "image-3.12-no-venv", "image-3.10-distro-3.11", "image-3.10-ppa",
+        "jammy-distro-3.11-rc", "image-3.11-rc"])
 def test_setup_prefers_the_image_s_python_then_the_distribution_s_then_the_ppa(
-        course, tmp_path, pythons, repo, venv_ready, expected):
-    done, log = setup_image(course, tmp_path, pythons=pythons, repo=repo, venv_ready=venv_ready)
+        course, tmp_path, pythons, repo, venv_ready, expected, request):
+    """A released Python 3.11+ only: jammy's python3.11 (3.11.0rc1) is passed over, for the
+    PPA's release; setup.sh says which Python it uses."""
+    rc = ("3.11",) if "rc" in request.node.callspec.id else ()
+    done, log = setup_image(course, tmp_path, pythons=pythons, repo=repo, venv_ready=venv_ready,
+                            rc=rc)
     assert done.returncode == 0, done.stdout + done.stderr
-    calls = [c for c in log if not c.startswith(("python3 -c", "python3.11 -c",
-                                                 "python3.12 -c"))]
+    calls = [c for c in log if not c.startswith(tuple(
+        f"{p} {flag}" for p in ("python3", "python3.11", "python3.12") for flag in
+        ("-c", "--version")))]
     root = tmp_path / "autograder"
     assert calls == [*(c.format(root=root) for c in expected), PIP, IMPORT,
                      "venv-python --version"]
     assert "diagnose autograder: ready (Python 3." in done.stdout
+    chosen = expected[-1].split()[0]
+    version = {"python3": "3.12.9"}.get(chosen, f"{chosen.removeprefix('python')}.9")
+    assert f"diagnose autograder: using {chosen} (Python {version})" in done.stdout
+    if rc and "distro" in request.node.callspec.id:
+        assert ("diagnose autograder: python3.11 here is a pre-release (Python 3.11.0rc1); "
+                "not used") in done.stdout
 
 
 # --- Gradescope, as documented today -------------------------------------------------------
@@ -713,3 +745,22 @@ def test_a_group_upload_after_a_counted_attempt_keeps_the_score_and_the_history(
     gradescope.users = gradescope.users[:1]
     alone = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
     assert alone["score"] == 3 and "(intento 2) no cuenta" in alone["output"]
+
+
+def test_an_upload_s_escape_and_bidi_characters_reach_no_output(course, tmp_path, capsys):
+    """A file name and Evidence lines carrying ESC, a C1 CSI and U+202E: results.json and the
+    autograder's stdout show them as escapes (`scenarios.escape`), never as they are."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(course["zip"]) as archive:
+        archive.extractall(root / "source")
+    hostile = "\x1b[2J\x9b31m\u202e"
+    text = format_diagnoses("borja", CODES["borja"],
+                            {i: (slug, f"Panel 2 {hostile} says so.")
+                             for i, slug in TRUTH["borja"].items()})
+    results = Gradescope(root, "borja", real=False).upload(
+        {f"borja{hostile}.md": text.replace("Panel 2", f"Diagnosis {hostile}").encode()})
+    raw = (root / "results" / "results.json").read_text(encoding="utf-8")
+    printed = capsys.readouterr().out
+    for output in (raw, printed, json.dumps(results, ensure_ascii=False)):
+        assert not any(c in output for c in "\x1b\x9b\u202e"), output
+    assert "\\x1b[2J" in raw and results["score"] == 3

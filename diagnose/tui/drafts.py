@@ -44,6 +44,16 @@ class Draft:
         return self.choice is None and not self.evidence.strip()
 
 
+def _draft(answer: Any) -> Draft:
+    """A drafts file's answer, each field of the kind the form holds (a `choice` that is a
+    list once crashed `play` on Ctrl+S); TypeError for any other."""
+    choice, evidence = answer.get("choice"), answer.get("evidence", "")
+    if not (choice is None or isinstance(choice, str) and len(choice) <= 64) or not isinstance(
+            evidence, str):
+        raise TypeError("a draft's choice is a break's name or null, its evidence text")
+    return Draft(choice=choice, evidence=evidence)
+
+
 class Drafts:
     """The answers by run ID; every change is written at once (once attached)."""
 
@@ -63,9 +73,8 @@ class Drafts:
         except (UserError, ValueError):
             return cls._corrupt(path)
         try:
-            answers = {rid: Draft(choice=a.get("choice"), evidence=str(a.get("evidence", "")))
-                       for rid, a in data["answers"].items()}
-            if data.get("schema") != SCHEMA:
+            answers = {rid: _draft(a) for rid, a in data["answers"].items()}
+            if data.get("schema") != SCHEMA or not all(isinstance(r, str) for r in answers):
                 raise ValueError
         except (AttributeError, KeyError, TypeError, ValueError):
             return cls._corrupt(path)

