@@ -137,7 +137,7 @@ class RunReading:
         out.append(say(lang, "Signs (this run / the reference):"))
         shown = say(lang, "not recorded")
         for sign in self.signs:
-            values = [shown if v is None else format_number(v)
+            values = [shown if v is None else format_number(v, lang)
                       for v in (sign.run, sign.reference)]
             out.append(f"  Panel {sign.panel}: {sign.label[lang]}: {values[0]} / {values[1]}")
         if self.not_recorded:

@@ -5,6 +5,10 @@ the message id (gettext's norm), so English needs no catalog and every other lan
 `scenarios/locale/<lang>/LC_MESSAGES/diagnose.po` with its compiled `.mo` beside it (both
 committed, so the grader on Gradescope needs nothing beyond the stdlib). Placeholders are
 Python's braces; a message said without values is returned as written (literal braces survive).
+Every number filled in is written in the language said, through `scenarios.numbers.number` with
+the placeholder's format spec (`{share:.1%}` is "55.2%" in English, "55,2 %" in Spanish); a
+sentence whose words follow a count says it with `say_n` (gettext's ngettext: "1 dead head",
+"2 dead heads", each language with its own plural rule).
 A sentence kept in a table and said later is marked where it is written with `N_("...")`, which
 returns it unchanged and only tells the extractor it is a message.
 
@@ -19,11 +23,14 @@ from __future__ import annotations
 
 import functools
 import gettext
+import string
 from importlib.resources import files
 
 from scenarios.langs import LANGS
+from scenarios.numbers import is_number, number
 
-__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "catalog_path", "say", "say_in", "translator"]
+__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "catalog_path", "say", "say_in", "say_n",
+           "translator"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
@@ -47,19 +54,55 @@ def translator(lang: str) -> gettext.NullTranslations:
 
 def say(lang: str, message: str, /, **values: object) -> str:
     """`message` in `lang`, its `{placeholders}` filled from `values` (none: returned as is)."""
-    return _filled(translator(lang).gettext(message), values)
+    return _filled(lang, translator(lang).gettext(message), values)
+
+
+def say_n(lang: str, singular: str, plural: str, count: int | float, /,
+          **values: object) -> str:
+    """`say` for a sentence whose words agree with `count` (gettext's ngettext): `singular`
+    and `plural` are the English, the language's catalog holds its own forms; `count` is
+    filled in as `{count}` unless `values` names it otherwise."""
+    text = translator(lang).ngettext(singular, plural, _plural_count(count))
+    return _filled(lang, text, {"count": count, **values})
+
+
+def _plural_count(count: int | float) -> int:
+    """gettext picks a form by an integer: 1.0 dead head is one, 2.5 is many."""
+    return int(count) if float(count).is_integer() else 2
 
 
 def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
     """`say`, for `message` in gettext's `context` (msgctxt): the same English, its own
     translation."""
-    return _filled(translator(lang).pgettext(context, message), values)
+    return _filled(lang, translator(lang).pgettext(context, message), values)
 
 
-def _filled(text: str, values: dict[str, object]) -> str:
-    return text.format(**values) if values else text
+class _Filler(string.Formatter):
+    """str.format, but each number goes through the language's formatter."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if is_number(value):
+            return number(self.lang, value, format_spec)
+        return format(value, format_spec)
+
+
+@functools.cache
+def _filler(lang: str) -> _Filler:
+    return _Filler(lang)
+
+
+def _filled(lang: str, text: str, values: dict[str, object]) -> str:
+    return _filler(lang).format(text, **values) if values else text
 
 
 def N_(message: str) -> str:  # gettext's name for a message marked, not translated
     """`message` unchanged: marks a sentence kept in a table, to be said later with `say`."""
     return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # N_ for say_n's two forms
+    """(`singular`, `plural`) unchanged: marks a counted sentence kept in a table."""
+    return singular, plural

@@ -129,7 +129,7 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "No Warmup"',
      "scenarios/breaks/no-warmup/break.toml: slug: expected lowercase words joined by hyphens, "
      "got 'No Warmup'"),
-    ("breaks/no-warmup/break.toml", 'es = "Sin warmup del learning rate"', "",
+    ("breaks/no-warmup/break.toml", 'es = "Sin warmup del LR"', "",
      "scenarios/breaks/no-warmup/break.toml: [title] es: missing"),
     ("breaks/no-warmup/break.toml", "[words]", "[wordz]",
      "scenarios/breaks/no-warmup/break.toml: wordz: unknown key, expected one of slug, "

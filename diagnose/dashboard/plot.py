@@ -260,7 +260,7 @@ def panel_svg(panel: Panel, lang: str, chart: Chart, guides: Sequence[tuple[Guid
     guide_markup = []
     for guide, value in guides:
         y = frame.y(value)
-        text = f"{guide.label[lang]} {format_number(value)}"
+        text = f"{guide.label[lang]} {format_number(value, lang)}"
         x, baseline, anchor = _label_place(y, text, points)
         guide_markup.append(
             f'<line class="guide" x1="{LEFT}" x2="{RIGHT}" y1="{_num(y)}" y2="{_num(y)}"/>'
