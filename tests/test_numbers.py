@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # letter, a dot or a hyphen does not touch, or digits grouped by commas before a decimal point.
 # Spanish grouped numbers ("1.234,5", "12.345") are taken out first.
 SPANISH_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?![\d.])")
-ENGLISH_NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w\-/]|\.\w)|\d,\d{3}(?:,\d{3})*\.\d")
+ENGLISH_NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w\-/]|\.\w)|\d,\d{3}(?:,\d{3})*\.\d"
+                            r"|\d%")  # Spanish writes "55,2 %", a no-break space before %
 # An English sentence: three English words in a row that no Spanish sentence holds
 ENGLISH_WORDS = re.compile(r"\b(?:the|of|and|at|is|to|with|from|was|which|this|that|every)\s+"
                            r"(?:the|a|an|run|step|steps|reference|loss|panel|break|file)\b")
