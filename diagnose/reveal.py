@@ -121,7 +121,7 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         out += ["", say(lang, "**Where this engine differs from the course's table.** {text}",
                         text=text.engine_differs), "",
                 say(lang, "**In real code.** {text}", text=text.real_world)]
-    page = signatures_page(workspace.level, lang).replace("# ", "## ", 1)  # a section here
+    page = re.sub(r"^#", "##", signatures_page(workspace.level, lang), flags=re.M)  # a section
     return "\n".join(out) + "\n\n" + page
 
 
