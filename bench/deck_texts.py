@@ -272,16 +272,17 @@ class Claim:
 
 def number(value: float, lang: str) -> str:
     """A figure as the texts write it: three significant digits (two below 0.01), whole
-    numbers from 100 grouped by thousands, a decimal comma in Spanish, a true minus sign."""
+    numbers from 100 grouped by thousands, in the language's symbols (`scenarios.numbers`:
+    12.100,5 in Spanish), a true minus sign."""
+    from scenarios.numbers import number as written  # the game's formatter: CLDR's symbols
+
     if abs(value) >= 100:
-        text = f"{float(f'{value:.3g}') if abs(value) >= 1000 else value:,.0f}"
+        text = written(lang, float(f"{value:.3g}") if abs(value) >= 1000 else value, ",.0f")
     elif abs(value) >= 0.01:
-        text = f"{value:.3g}"
+        text = written(lang, value, ".3g")
     else:
-        text = f"{value:.2g}"
-    text = "0" if text in ("-0", "-0.0") else text
-    if lang == "es":   # 12.100,5: swap the separators
-        text = text.replace(",", "_").replace(".", ",").replace("_", ".")
+        text = written(lang, value, ".2g")
+    text = "0" if text.lstrip("-") in ("0", "0.0", "0,0") else text
     return text.replace("-", "−")
 
 
