@@ -171,3 +171,21 @@ def test_every_finding_and_every_break_text_in_spanish_writes_spanish_numbers():
     one = panel_facts(EveryFigure(dead_heads=1.0, dead_heads_peak=1.0), header)["6"].text
     assert one["es"].startswith("hasta 1 cabeza muerta en una evaluación, 1 al final")
     assert one["en"].startswith("up to 1 dead head at an evaluation")
+
+
+def test_the_spanish_dashboard_writes_spanish_numbers_and_tells_its_script_how():
+    """The run's page (legends, ticks, guides, the line under the heading) in Spanish, and
+    the symbols its hover readout writes with."""
+    import json
+
+    from diagnose.dashboard import DATA_OPEN, render_dashboard
+    from diagnose.metrics import read_metrics
+
+    run = ROOT / "tests" / "tui" / "data" / "scenario"
+    header, records = read_metrics(run / "01" / "metrics.jsonl")
+    page = render_dashboard(header, records, reference=read_metrics(run / "reference" /
+                                                                    "metrics.jsonl"), lang="es")
+    shown = re.sub(r"<(script|style)\b.*?</\1>|<[^>]+>", " ", page, flags=re.S)
+    assert not ENGLISH_NUMBER.findall(SPANISH_GROUPED.sub("#", shown))
+    payload = json.loads(page.split(DATA_OPEN, 1)[1].split("</script>", 1)[0])
+    assert payload["symbols"] == SYMBOLS["es"]

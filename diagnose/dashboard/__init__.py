@@ -29,6 +29,7 @@ from typing import Any
 from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, Chart, RunData, panel_svg
 from diagnose.panels import Panel, Series, format_number, guide_values, panels_for, summarize
 from scenarios.langs import LANGS
+from scenarios.numbers import SYMBOLS
 from scenarios.words import say, say_n
 
 __all__ = ["one_size", "render_dashboard"]
@@ -175,7 +176,8 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
         data.append(panel_data)
     payload = {"first": steps[0] if steps else 0, "refFirst": ref_steps[0] if ref_steps else 0,
                "left": LEFT, "right": RIGHT, "width": WIDTH,
-               "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data}
+               "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data,
+               "symbols": SYMBOLS[lang]}  # the hover readout writes numbers as the page does
     scenario_code = escape(say(lang, "scenario {code}", code=code)) if code else ""
     hint = escape(say(lang, "Legends show the last step. Hover a chart to read every panel at "
                             "one step."))
