@@ -15,12 +15,13 @@ view shows (`diagnose.panels.format_number`, `diagnose.signatures.fmt`), which c
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 
 from scenarios.cldr import SYMBOLS
 
-__all__ = ["SYMBOLS", "is_number", "number", "percent"]
+__all__ = ["SYMBOLS", "is_number", "number", "percent", "writes_as_python"]
 
 # Python's format spec mini-language, whole: [[fill]align][sign][z][#][0][width][grouping]
 # [.precision][type]
@@ -39,19 +40,11 @@ def number(lang: str, value: object, spec: str = "") -> str:
     """`value` shaped by the format spec `spec`, written with `lang`'s symbols (KeyError for a
     language the game does not speak); anything but a real number is `format(value, spec)`."""
     symbols = SYMBOLS[lang]
-    parts = _SPEC.fullmatch(spec)
-    if not is_number(value) or parts is None or (parts["type"] or "") in _NOT_DECIMAL:
+    shape = _shape(spec)
+    if shape is None or not is_number(value):
         return format(value, spec)
-    align, width = parts["align"], int(parts["width"] or 0)
-    zero_padded = parts["zero"] is not None and (align is None or (
-        align == "=" and parts["fill"] is None))  # Python pads with grouped zeros then
-    fill = parts["fill"] or ("0" if parts["zero"] else " ")
-    shape = ("=" if zero_padded and align else "") + "".join(
-        parts[k] or "" for k in ("sign", "z", "alt"))
-    shape += (("0" + parts["width"]) if zero_padded and parts["width"] else "")
-    shape += (parts["grouping"] or "") + (f".{parts['precision']}" if parts["precision"] else "")
-    percent_type = parts["type"] == "%"
-    written = format(value, shape + (parts["type"] or ""))
+    python_spec, percent_type, fill, align, width, zero_padded = shape
+    written = format(value, python_spec)
     if percent_type:
         written = written[:-1]  # Python's "%" suffix; the language's pattern goes around
     sign = written[:1] if written[:1] in "+- " else ""
@@ -71,6 +64,37 @@ def number(lang: str, value: object, spec: str = "") -> str:
         half = len(pad) // 2
         return pad[:half] + sign + digits + pad[half:]
     return pad + sign + digits
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(spec: str) -> tuple[str, bool, str, str | None, int, bool] | None:
+    """What `number` does with `spec`, read once: the spec Python formats the digits with
+    (no width but a zero padding's), whether it is a percentage, and the padding to apply;
+    None for a spec that is not a decimal number's (Python then writes it as is)."""
+    parts = _SPEC.fullmatch(spec)
+    if parts is None or (parts["type"] or "") in _NOT_DECIMAL:
+        return None
+    align, width = parts["align"], int(parts["width"] or 0)
+    zero_padded = parts["zero"] is not None and (align is None or (
+        align == "=" and parts["fill"] is None))  # Python pads with grouped zeros then
+    fill = parts["fill"] or ("0" if parts["zero"] else " ")
+    shape = ("=" if zero_padded and align else "") + "".join(
+        parts[k] or "" for k in ("sign", "z", "alt"))
+    shape += (("0" + parts["width"]) if zero_padded and parts["width"] else "")
+    shape += (parts["grouping"] or "") + (f".{parts['precision']}" if parts["precision"] else "")
+    return shape + (parts["type"] or ""), parts["type"] == "%", fill, align, width, zero_padded
+
+
+PYTHON = {"decimal": ".", "group": ",", "minus": "-", "percent_prefix": "", "percent_suffix": "%"}
+
+
+def writes_as_python(lang: str) -> bool:
+    """`lang` writes numbers with Python's own symbols (English): `number` is then exactly
+    `format(value, spec)` (tests/test_numbers.py), so a caller may use `str.format`."""
+    return lang in _AS_PYTHON
+
+
+_AS_PYTHON = frozenset(lang for lang, symbols in SYMBOLS.items() if symbols == PYTHON)
 
 
 def percent(lang: str, written: str) -> str:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import functools
 import gettext
-import string
 from importlib.resources import files
 
 from scenarios.langs import LANGS
-from scenarios.numbers import is_number, number
+from scenarios.numbers import is_number, number, writes_as_python
 
 __all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "catalog_path", "say", "say_in", "say_n",
            "translator"]
@@ -77,25 +76,32 @@ def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
     return _filled(lang, translator(lang).pgettext(context, message), values)
 
 
-class _Filler(string.Formatter):
-    """str.format, but each number goes through the language's formatter."""
+class _Written:
+    """A number filled into a sentence: formatted by its placeholder's spec in the language's
+    symbols (`str.format` asks `__format__`), so a message needs no parsing of its own."""
 
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
+    __slots__ = ("lang", "value")
 
-    def format_field(self, value: object, format_spec: str) -> str:
-        if is_number(value):
-            return number(self.lang, value, format_spec)
-        return format(value, format_spec)
+    def __init__(self, lang: str, value: object) -> None:
+        self.lang, self.value = lang, value
 
+    def __format__(self, spec: str) -> str:
+        return number(self.lang, self.value, spec)
 
-@functools.cache
-def _filler(lang: str) -> _Filler:
-    return _Filler(lang)
+    def __str__(self) -> str:
+        return number(self.lang, self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 def _filled(lang: str, text: str, values: dict[str, object]) -> str:
-    return _filler(lang).format(text, **values) if values else text
+    if not values:
+        return text
+    if not writes_as_python(lang):  # else `number` gives exactly what str.format does
+        values = {name: _Written(lang, value) if is_number(value) else value
+                  for name, value in values.items()}
+    return text.format(**values)
 
 
 def N_(message: str) -> str:  # gettext's name for a message marked, not translated
