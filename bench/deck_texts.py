@@ -1,6 +1,7 @@
 """The numbers the deck's texts quote: measured on stored runs, and found in the texts.
 
-A text of the catalog (a break's summary or reveal, en and es) or of the README's deck section
+A text of the catalog (a break's summary or reveal, en and es), of the signatures page the
+reveal writes (`diagnose/pages/signatures.LANG.md`, en and es) or of the README's deck section
 may quote a measured figure only through a claim of `CLAIMS`: which run kind, which figure, and
 how it is stated (a 5th-95th percentile range, a percentile, an extreme, "in k of n" runs).
 `bench/deck-figures.json` holds the measured figures; `tests/test_deck_texts.py` checks that
@@ -32,11 +33,17 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "bench" / "deck-figures.json"
 # texts outside the catalog: (owner, field, language) -> (file, where it starts, where it ends);
 # the help's other languages are its messages' translations (TRANSLATED), not a file's region
+# The signatures page the reveal writes beside the solutions file (diagnose/pages/), in each
+# language: its lab notes and its deck table.
+PAGE = "diagnose/pages/signatures.{lang}.md"
 REGIONS = {
-    ("README", "lab", "en"): ("README.md", "the reveal says so with the run's own numbers:\n",
-                              "### The deck\n"),
     ("README", "deck", "en"): ("README.md", "### The deck\n", "**The proof of level 2's pool.**"),
     ("help", "text", "en"): ("diagnose/tui/text.py", "HELP = (\n", "\n)\n"),
+    ("signatures", "lab", "en"): (PAGE.format(lang="en"), "## The lab\n", "## The deck\n"),
+    ("signatures", "deck", "en"): (PAGE.format(lang="en"), "## The deck\n", "\n---\n"),
+    ("signatures", "lab", "es"): (PAGE.format(lang="es"), "## El laboratorio\n",
+                                  "## La baraja\n"),
+    ("signatures", "deck", "es"): (PAGE.format(lang="es"), "## La baraja\n", "\n---\n"),
 }
 TRANSLATED = {("help", "text", "es")}
 LANGS = ("en", "es")
@@ -199,16 +206,17 @@ CLAIMS: dict[str, dict[str, tuple[str, ...]]] = {
                      "unshifted-targets|dead_heads_peak|n", "reference|dead_heads_peak|max"),
     },
     "README": {
+        "deck": ("reference|loss0|n", "reference|any_train_below_floor|pos",
+                 "reference|any_train_below_floor|n", "reference|first_train_below_floor_step|min",
+                 "reference|first_val_below_floor_step|n", "reference|loss0|n"),
+    },
+    "signatures": {
         "lab": ("bad-init|loss0|range", "no-warmup|grad_first_peak_step|zero",
                 "no-warmup|grad_first_peak_step|n", "no-warmup|final_cost|pos",
                 "no-warmup|final_cost|n", "no-warmup|final_cost|range",
                 "no-warmup|final_ratio|range", "broken-mask|dead_heads_end_excess|pos",
                 "broken-mask|dead_heads_end_excess|n"),
-        "deck": ("reference|loss0|n", "reference|any_train_below_floor|pos",
-                 "reference|any_train_below_floor|n",
-                 "reference|first_train_below_floor_step|min",
-                 "reference|first_val_below_floor_step|n", "reference|loss0|n",
-                 "bad-init|loss0|range", "bad-init|residual0_ratio|range",
+        "deck": ("bad-init|loss0|range", "bad-init|residual0_ratio|range",
                  "bad-init|spectral0_min_ratio|p5", "bad-init|spectral0_max_ratio|p95",
                  "bad-init|clip_share|range%", "bad-init|final_ratio|range",
                  "no-warmup|spectral_jump|range%", "no-warmup|early_excess|range",
@@ -264,16 +272,17 @@ class Claim:
 
 def number(value: float, lang: str) -> str:
     """A figure as the texts write it: three significant digits (two below 0.01), whole
-    numbers from 100 grouped by thousands, a decimal comma in Spanish, a true minus sign."""
+    numbers from 100 grouped by thousands, in the language's symbols (`scenarios.numbers`:
+    12.100,5 in Spanish), a true minus sign."""
+    from scenarios.numbers import number as written  # the game's formatter: CLDR's symbols
+
     if abs(value) >= 100:
-        text = f"{float(f'{value:.3g}') if abs(value) >= 1000 else value:,.0f}"
+        text = written(lang, float(f"{value:.3g}") if abs(value) >= 1000 else value, ",.0f")
     elif abs(value) >= 0.01:
-        text = f"{value:.3g}"
+        text = written(lang, value, ".3g")
     else:
-        text = f"{value:.2g}"
-    text = "0" if text in ("-0", "-0.0") else text
-    if lang == "es":   # 12.100,5: swap the separators
-        text = text.replace(",", "_").replace(".", ",").replace("_", ".")
+        text = written(lang, value, ".2g")
+    text = "0" if text.lstrip("-") in ("0", "0.0", "0,0") else text
     return text.replace("-", "−")
 
 
@@ -400,7 +409,8 @@ RANGE_OR_RATE = re.compile(r"−?\d+(?:[.,]\d+)*%?(?:-|–| to | a )−?\d+(?:[.
                            r"|\b\d+ (?:of|de) \d+\b")
 WINDOW = ("step ", "steps ", "paso ", "pasos ", "Panels ", "paneles ")
 NOT_FIGURES = {  # (owner, field) -> the ranges there that are not the deck's measurements
-    ("README", "deck"): ("0–19", "1000–1019", "5000–5019", "2 of 12"),  # seeds, a config
+    ("README", "deck"): ("0–19", "1000–1019", "5000–5019"),  # seeds
+    ("signatures", "deck"): ("2 of 12", "2 de 12"),  # a config: short-warmup's 2 of 12 steps
     ("bad-init", "real_world"): ("2-5", "2 a 5"),  # real-world bugs, not this engine's runs
 }
 

@@ -133,13 +133,15 @@ class RunReading:
                            titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in self.also)))
         if self.findings:
             out.append(say(lang, "What weighed:"))
-            out += [f"  Panel {f.panel}: {f.text[lang]}" for f in self.findings]
+            out += ["  " + say(lang, "Panel {n}: {text}", n=f.panel, text=f.text[lang])
+                    for f in self.findings]
         out.append(say(lang, "Signs (this run / the reference):"))
         shown = say(lang, "not recorded")
         for sign in self.signs:
-            values = [shown if v is None else format_number(v)
+            values = [shown if v is None else format_number(v, lang)
                       for v in (sign.run, sign.reference)]
-            out.append(f"  Panel {sign.panel}: {sign.label[lang]}: {values[0]} / {values[1]}")
+            out.append("  " + say(lang, "Panel {n}: {text}", n=sign.panel,
+                                  text=f"{sign.label[lang]}: {values[0]} / {values[1]}"))
         if self.not_recorded:
             out.append(say(lang, "Not recorded: {keys}. Not weighed, for want of them: {slugs}.",
                            keys=", ".join(self.not_recorded),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose.figures import Records, figure_names, figures
-from diagnose.signatures import Finding, said, signature
+from diagnose.signatures import Finding, said, said_n, signature
 from scenarios import HEALTHY  # the verdict of no break: the catalog's one name for it
 
 __all__ = ["HEALTHY", "Diagnosis", "Records", "diagnose_run", "figure_names", "figures",
@@ -67,11 +67,15 @@ def panel_facts(fig: dict[str, float], header: dict[str, Any]) -> dict[str, Find
                   "at the end; the first update grew one by up to {spectral_jump_pct}% (the "
                   "reference: {ref_spectral_jump_pct}%); the least-moved matrix moved "
                   "{least_moved_pct}% over the run", header),
-        "6": said(6, "dead_heads_peak", fig,
-                  "up to {dead_heads_peak} dead heads at an evaluation, {dead_heads} at the end "
-                  "(the reference: up to {ref_dead_heads_peak}, {ref_dead_heads} at the end); "
-                  "{dead_neurons_end_pct}% of the neurons dead at the end (the reference: "
-                  "{ref_dead_neurons_end_pct}%)", header),
+        "6": said_n(6, "dead_heads_peak", fig,
+                    "up to {dead_heads_peak} dead head at an evaluation, {dead_heads} at the end "
+                    "(the reference: up to {ref_dead_heads_peak}, {ref_dead_heads} at the end); "
+                    "{dead_neurons_end_pct}% of the neurons dead at the end (the reference: "
+                    "{ref_dead_neurons_end_pct}%)",
+                    "up to {dead_heads_peak} dead heads at an evaluation, {dead_heads} at the end "
+                    "(the reference: up to {ref_dead_heads_peak}, {ref_dead_heads} at the end); "
+                    "{dead_neurons_end_pct}% of the neurons dead at the end (the reference: "
+                    "{ref_dead_neurons_end_pct}%)", header),
     }
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from diagnose.phrases import Phrase
 from diagnose.ticks import nice_step
 from scenarios.langs import LANGS
+from scenarios.numbers import number, percent
 from scenarios.words import N_
 
 Record = dict[str, Any]
@@ -64,13 +65,16 @@ class Series:
         """The value on the panel's y axis (a count out of `total` becomes a percentage)."""
         return value * 100.0 / self.total if self.total else value
 
-    def format(self, value: float | None) -> str:
-        """One value as the views print it: "0.3412", "1.23e+4", "NaN", "2/8", "6.25%"."""
+    def format(self, value: float | None, lang: str = "en") -> str:
+        """One value as the views print it: "0.3412", "1.23e+4", "NaN", "2/8", "6.25%" (in
+        Spanish "0,3412", "6,25 %")."""
         if value is None:
             return "–"
         if self.total and math.isfinite(value):
-            return f"{value:g}/{self.total}"
-        return format_number(value) + (self.unit if math.isfinite(value) else "")
+            return f"{number(lang, value, 'g')}/{self.total}"
+        if self.unit == "%" and math.isfinite(value):  # the language's percent pattern
+            return percent(lang, format_number(value, lang))
+        return format_number(value, lang) + (self.unit if math.isfinite(value) else "")
 
     def label_in(self, lang: str) -> str:
         return self.label[lang]
@@ -103,8 +107,9 @@ class Panel:
         return f"{self.number} · {self.title[lang]}"
 
 
-def format_number(value: float) -> str:
-    """4 significant digits, scientific outside [1e-3, 1e4); NaN and ±inf spelled out."""
+def format_number(value: float, lang: str = "en") -> str:
+    """4 significant digits, scientific outside [1e-3, 1e4); NaN and ±inf spelled out; the
+    symbols `lang`'s (`scenarios.numbers`)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -112,8 +117,9 @@ def format_number(value: float) -> str:
     size = abs(value)
     if size and (size >= 1e4 or size < 1e-3):
         mantissa, exponent = f"{value:.2e}".split("e")
-        return f"{mantissa}e{int(exponent):+d}"
-    return f"{value:.4g}"
+        return f"{number(lang, float(mantissa), '.2f')}e{int(exponent):+d}"
+    return number(lang, value, ".4g")
+
 
 
 def finite(value: float | None) -> bool:

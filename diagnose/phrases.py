@@ -11,6 +11,8 @@ in every language (for JSON) and a plain `{"en": ..., "es": ...}` dict serves wh
 The extractor (`tools/words.py`) reads `Phrase("...")`'s first argument as a message, and
 `P_("context", "...")`'s second with its context: a short label whose English is another
 message's ("train") but whose translation is not ("entr." against "entrenamiento").
+`Pn_(singular, plural, count)` is a phrase whose words agree with a count (ngettext), and a
+`Figure` a number each language writes with its own symbols.
 What it leaves out: choosing a language (the views do) and the words themselves (the catalogs).
 """
 
@@ -19,22 +21,27 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from scenarios.langs import LANGS
-from scenarios.words import say, say_in
+from scenarios.numbers import number
+from scenarios.words import say, say_in, say_n
 
 
 class Phrase(Mapping[str, str]):
     """`message` (English, the catalogs' message id) with its `values`, in every language."""
 
-    __slots__ = ("context", "message", "values")
+    __slots__ = ("context", "count", "message", "plural", "values")
 
     def __init__(self, message: str, /, **values: object) -> None:
         self.message, self.values, self.context = message, values, None
+        self.plural: str | None = None  # with `count`: say_n's plural (Pn_)
+        self.count: float = 0
 
     def __getitem__(self, lang: str) -> str:
         if lang not in LANGS:
             raise KeyError(lang)
         values = {name: value[lang] if isinstance(value, Mapping) else value
                   for name, value in self.values.items()}
+        if self.plural is not None:
+            return say_n(lang, self.message, self.plural, self.count, **values)
         if self.context is None:
             return say(lang, self.message, **values)
         return say_in(lang, self.context, self.message, **values)
@@ -47,6 +54,35 @@ class Phrase(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"Phrase({self.message!r}, context={self.context!r}, **{self.values!r})"
+
+
+def Pn_(singular: str, plural: str, count: float, /, **values: object) -> Phrase:
+    """A `Phrase` whose words agree with `count` (`say_n`): "1 dead head", "2 dead heads"."""
+    phrase = Phrase(singular, **values)
+    phrase.plural, phrase.count = plural, count
+    return phrase
+
+
+class Figure(Mapping[str, str]):
+    """A number as each language writes it, by one format spec (`scenarios.numbers.number`): a
+    value a `Phrase` quotes already shaped ("0.509" in English, "0,509" in Spanish)."""
+
+    __slots__ = ("spec", "value")
+
+    def __init__(self, value: float, spec: str = "") -> None:
+        self.value, self.spec = value, spec
+
+    def __getitem__(self, lang: str) -> str:
+        return number(lang, self.value, self.spec)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LANGS)
+
+    def __len__(self) -> int:
+        return len(LANGS)
+
+    def __repr__(self) -> str:
+        return f"Figure({self.value!r}, {self.spec!r})"
 
 
 def P_(context: str, message: str, /) -> Phrase:

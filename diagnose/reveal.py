@@ -1,7 +1,11 @@
 """The reveal: which break each ID held, explained with that run's own numbers.
 
 Writes `solutions/03-three-failures-ref.md` next to `experiments/` and marks the workspace as
-revealed. The texts come from the catalog (what was changed, what each panel shows and why,
+revealed; beside it, the signatures page (`...-ref-signatures.md`): what every break of the
+levels played so far looks like on this engine, measured over many seeds (`diagnose/pages/`,
+one file per language, checked by bench/deck_texts.py), which nothing the game prints shows
+before a level's first reveal. The solutions file ends with the same page. The texts come from
+the catalog (what was changed, what each panel shows and why,
 where this engine differs from the course, the real-world versions), which state the deck's
 measured ranges; what this one run showed comes from its own metrics read against its
 reference (the diagnostician's findings, and under each panel's text `panel_facts`), never from
@@ -11,7 +15,9 @@ secret it is given.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,27 @@ from scenarios.files import atomic_write
 from scenarios.words import N_, say
 
 PANEL_LINE = N_("Panel {n}: {text}")
+SIGNATURES_PAGE = "signatures.{lang}.md"  # in diagnose/pages/, one per language of LANGS
+PAGE_END = "\n---\n"  # the page's last line: its deck table ends before it
+TABLE_ROW = re.compile(r"\| ([0-9]+(?:, [0-9]+)*) \|")  # a deck row starts with its levels
+
+
+def signatures_page(level: int, lang: str) -> str:
+    """The signatures page in `lang`, the rows of the deck table for levels above `level`
+    left out (a later level's answers stay unseen)."""
+    page = resources.files("diagnose").joinpath("pages", SIGNATURES_PAGE.format(lang=lang))
+    text = page.read_text(encoding="utf-8").split(PAGE_END)[0]
+    kept = [line for line in text.splitlines()
+            if not (row := TABLE_ROW.match(line))
+            or min(int(n) for n in row.group(1).split(", ")) <= level]
+    return "\n".join(kept) + "\n"
+
+
+def signatures_path(workspace: Workspace) -> Path:
+    """The signatures page, beside the solutions file: `<its stem>-signatures.md`."""
+    solutions = workspace.solutions_path
+    return solutions.with_stem(solutions.stem + "-signatures")
+
 
 def open_assignment(workspace: Workspace, secret: bytes | None = None) -> dict[str, str]:
     """ID -> slug, opened with `secret` (default: the self-study secret)."""
@@ -94,7 +121,8 @@ def render_solutions(workspace: Workspace, assignment: dict[str, str], lang: str
         out += ["", say(lang, "**Where this engine differs from the course's table.** {text}",
                         text=text.engine_differs), "",
                 say(lang, "**In real code.** {text}", text=text.real_world)]
-    return "\n".join(out) + "\n"
+    page = re.sub(r"^#", "##", signatures_page(workspace.level, lang), flags=re.M)  # a section
+    return "\n".join(out) + "\n\n" + page
 
 
 def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
@@ -111,6 +139,8 @@ def write_solutions(workspace: Workspace | Path, lang: str = "en", *,
         raise WorkspaceError(f"{path.parent}: cannot be written ({err.strerror or err})",
                              hint="reveal from a folder you can write to") from None
     atomic_write(path, text, error=WorkspaceError)
+    atomic_write(signatures_path(workspace), signatures_page(workspace.level, lang),
+                 error=WorkspaceError)
     workspace.mark_revealed(by)
     return path
 

@@ -129,9 +129,9 @@ def sparkline(series: Series, values: Sequence[float | None], axis: Axis,
     return line
 
 
-def _number(series: Series, value: float | None) -> Text:
+def _number(series: Series, value: float | None, lang: str) -> Text:
     style = "bold red" if value is not None and not finite(value) else ""
-    return Text(series.format(value).rjust(NUMBER_WIDTH), style=style)
+    return Text(series.format(value, lang).rjust(NUMBER_WIDTH), style=style)
 
 
 def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[str, Any]],
@@ -146,7 +146,7 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
     title = Text(panel.title_in(lang), style="bold")
     title.append(f"  ({'log' if panel.log else 'lin'})", style="dim")
     for guide, value in guide_values(panel, header):
-        title.append(f"  {guide.label[lang]} {format_number(value)}", style="dim")
+        title.append(f"  {guide.label[lang]} {format_number(value, lang)}", style="dim")
     label_width = min(max(map(len, labels)), 40)
     numbers_width = 4 * (NUMBER_WIDTH + 1)
     beside = width - 2 - label_width - 2 - numbers_width
@@ -168,13 +168,13 @@ def render_panel(panel: Panel, header: dict[str, Any], records: Sequence[dict[st
             row.pad_right(2 + label_width + 2 + beside - len(row))
         for value in (summary.first, summary.last, summary.low, summary.high):
             row.append(" ")
-            row.append_text(_number(series, value))
+            row.append_text(_number(series, value, lang))
         lines.append(row)
         if not wide:
             lines.append(Text("    ").append_text(sparkline(series, vals, axis, spark_width)))
         if summary.nonfinite_at is not None:
             note = say(lang, "{value} from step {step}",
-                       value=format_number(vals[summary.nonfinite_at]),
+                       value=format_number(vals[summary.nonfinite_at], lang),
                        step=steps[summary.nonfinite_at])
             mark = nonfinite_mark(vals[summary.nonfinite_at])
             lines.append(Text(f"    {mark} {note}", style="bold red"))

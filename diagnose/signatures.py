@@ -39,11 +39,11 @@ from importlib import resources
 from typing import Any
 
 from diagnose.figures import figure_names
-from diagnose.phrases import Phrase
+from diagnose.phrases import Figure, Phrase, Pn_
 from scenarios import Break, CatalogError
 from scenarios.escape import escape
 from scenarios.promises import COMPUTED, PromiseSpec
-from scenarios.words import N_
+from scenarios.words import N_, Nn_
 
 SIGNATURE_FILE = "signature.py"
 Records = Sequence[dict[str, Any]]
@@ -254,30 +254,42 @@ def same_lr(run: Records, reference: Records) -> bool:
 
 # --- sentences several breaks quote ------------------------------------------------------
 
-def fmt(value: float) -> str:
+def fmt(value: float, lang: str = "en") -> str:
     """A figure as a sentence quotes it: three significant digits, exponents when far from 1."""
+    quoted = figure(value)
+    return quoted if isinstance(quoted, str) else quoted[lang]
+
+
+def figure(value: float) -> Figure | str:
+    """`fmt`'s rule as a `Figure`, which each language writes with its own symbols."""
     if not math.isfinite(value):
         return str(value)
     if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-2):
-        return f"{value:.1e}"
-    return f"{value:.3g}"
+        return Figure(value, ".1e")
+    return Figure(value, ".3g")
 
 
 class _Quoted:
     """What a sentence template quotes by name: a figure (`{final_val}`) or the same in percent
-    (`{clip_share_pct}`) as `fmt` writes it, or a header field (`{entropy_floor}`): a float as
-    `fmt` writes it, a count (`{vocab_size}`) as it is."""
+    (`{clip_share_pct}`) by `fmt`'s rule, or a header field (`{entropy_floor}`): a float by
+    `fmt`'s rule, a count (`{vocab_size}`) as it is."""
 
     def __init__(self, fig: Figures, header: dict[str, Any]) -> None:
         self.fig, self.header = fig, header
 
-    def __getitem__(self, name: str) -> str:
+    def __getitem__(self, name: str) -> Figure | str:
         if name in self.fig:
-            return fmt(self.fig[name])
+            return figure(self.fig[name])
         if name.endswith("_pct") and name[:-4] in self.fig:
-            return fmt(self.fig[name[:-4]] * 100)
+            return figure(self.fig[name[:-4]] * 100)
         value = self.header[name]
-        return fmt(value) if isinstance(value, float) else f"{value}"
+        return figure(value) if isinstance(value, float) else f"{value}"
+
+
+def _quoted(fig: Figures, header: dict[str, Any] | None, *messages: str) -> dict[str, Any]:
+    quoted = _Quoted(fig, header or {})
+    return {name: quoted[name] for message in messages
+            for _, name, _, _ in string.Formatter().parse(message) if name}
 
 
 def said(panel: int, name: str, fig: Figures, message: str,
@@ -285,17 +297,25 @@ def said(panel: int, name: str, fig: Figures, message: str,
     """Figure `name` as a finding on `panel`: `message` is the English sentence, a template
     that quotes figures and header fields by name in braces (see `_Quoted`), and the catalogs
     translate it. The numbers are quoted now; an unknown name raises KeyError here."""
-    quoted = _Quoted(fig, header or {})
-    names = {field for _, field, _, _ in string.Formatter().parse(message) if field}
-    return Finding(panel, name, fig[name], Phrase(message, **{n: quoted[n] for n in names}))
+    return Finding(panel, name, fig[name], Phrase(message, **_quoted(fig, header, message)))
+
+
+def said_n(panel: int, name: str, fig: Figures, singular: str, plural: str,
+           header: dict[str, Any] | None = None) -> Finding:
+    """`said`, for a sentence whose words agree with figure `name` ("1 dead head", "2 dead
+    heads"): the catalogs hold each language's forms (`say_n`)."""
+    values = _quoted(fig, header, singular, plural)
+    return Finding(panel, name, fig[name], Pn_(singular, plural, fig[name], **values))
 
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence several breaks quote: its panel and its English (the catalogs' message)."""
+    """A sentence several breaks quote: its panel and its English (the catalogs' message),
+    with its plural when its words agree with the figure it quotes first (`said_n`)."""
 
     panel: int
     message: str
+    plural: str | None = None
 
 
 SHARED: dict[str, Sentence] = {  # by the figure it quotes first
@@ -306,7 +326,8 @@ SHARED: dict[str, Sentence] = {  # by the figure it quotes first
         3, N_("the gradient is clipped on {clip_share_pct}% of the steps "
               "(the reference: {ref_clip_share_pct}%)")),
     "dead_heads": Sentence(
-        6, N_("{dead_heads} dead heads at the end (the reference: {ref_dead_heads})")),
+        6, *Nn_("{dead_heads} dead head at the end (the reference: {ref_dead_heads})",
+                "{dead_heads} dead heads at the end (the reference: {ref_dead_heads})")),
     "early_excess": Sentence(
         1, N_("in steps 1-5 the loss stands up to {early_excess} nats above the reference's at "
               "the same step")),
@@ -324,6 +345,8 @@ SHARED: dict[str, Sentence] = {  # by the figure it quotes first
 def quote(name: str, fig: Figures, header: dict[str, Any] | None = None) -> Finding:
     """The shared sentence of figure `name` (`SHARED`) for this run."""
     sentence = SHARED[name]
+    if sentence.plural is not None:
+        return said_n(sentence.panel, name, fig, sentence.message, sentence.plural, header)
     return said(sentence.panel, name, fig, sentence.message, header)
 
 

@@ -7,11 +7,14 @@ same broken config with only `field` changed, from the run's seed of its first d
 `TrainingPool` (two at a time, in the background under the TUI). Results are kept in
 `<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
 
-`render_whatif` draws the six panels, each panel's headline series for every dose overlaid on
-one chart (a mark and a colour per dose: the marks alone tell the doses apart without colour,
-under `NO_COLOR` or piped) above a legend with each dose's first, last, min and max, for
-`diagnose show --what-if` and the TUI's what-if screen alike; `whatif_html` the same as SVG for
-the run's dashboard.html. Not here: the reveal itself.
+`render_whatif` draws the six panels, the series the break's signature lives in first (its
+`[whatif] show`, e.g. frozen-block's frozen matrices), every dose overlaid on one chart (a mark
+and a colour per dose: the marks alone tell the doses apart without colour, under `NO_COLOR` or
+piped; where curves meet, their marks take turns, so none hides another) above a legend with
+each dose's first, last, min and max (and its value at a step cursor), over all steps or a
+zoomed window, for `diagnose show --what-if` and the TUI's what-if screen alike; `whatif_html`
+the same as SVG for the run's dashboard.html (a dash pattern per dose, the dealt one drawn last
+and solid). Not here: the reveal itself.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from rich.text import Text
 
 import scenarios
 from diagnose.metrics import MetricsError, make_header, read_metrics, write_metrics
-from diagnose.panels import format_number, panel_axis, panels_for, summarize
+from diagnose.panels import Axis, Panel, Series, format_number, panel_axis, panels_for, summarize
 from diagnose.workspace import REFERENCE, Workspace
 from grading.seal import SealedBy
 from scenarios.errors import UserError
@@ -188,6 +191,7 @@ def run_whatif(workspace: Workspace, plan: WhatIfPlan, *,
 
 
 CHART_ROWS = 8  # the overlay chart's height in lines
+MET = N_("Where curves meet, their marks take turns along the chart: none hides another.")
 
 
 def dose_look(index: int) -> tuple[str, str]:
@@ -195,65 +199,117 @@ def dose_look(index: int) -> tuple[str, str]:
     return DOSE_MARKS[index % len(DOSE_MARKS)], COLOURS[index % len(COLOURS)]
 
 
-def _overlay(series: Any, shown: list[tuple[tuple[str, str], list[float | None]]], axis: Any,
-             width: int, indent: int) -> list[Text]:
-    """Every dose's curve ((mark, colour), values) on one chart of CHART_ROWS lines: its mark
-    in its colour per column at its value's height (a later dose drawn over an earlier one
-    where they meet); NaN/±inf marked × ▲ ▼ on the top line, as everywhere else."""
-    from diagnose.columns import columns, nonfinite_mark
+def whatif_views(plan: WhatIfPlan, records: list[dict[str, Any]]) -> list[tuple[Panel, Series]]:
+    """The what-if's charts, in order: the series the break's signature lives in (its
+    `[whatif] show`; else the first series of each panel of its signature), then the first
+    series of every panel not shown yet, so all six panels are there."""
+    panels = panels_for(records)
+    by_key = {series.key: (panel, series) for panel in panels for series in panel.series}
+    assert plan.brk.whatif is not None
+    first = list(plan.brk.whatif.show) or [panels[int(n) - 1].series[0].key
+                                           for n in plan.brk.signature
+                                           if 1 <= int(n) <= len(panels)]
+    views = [by_key[key] for key in first if key in by_key]
+    drawn = {panel.number for panel, _ in views}
+    return views + [(panel, panel.series[0]) for panel in panels if panel.number not in drawn]
 
-    grid: list[list[tuple[str, str]]] = [[(" ", "")] * width for _ in range(CHART_ROWS)]
+
+def view_title(panel: Panel, series: Series, lang: str) -> str:
+    """A chart's title: the panel's, and the series' name when it says something more
+    ("1 · Loss · train"; "2 · Learning rate" once, not "Learning rate  learning rate")."""
+    title, label = panel.title_in(lang), series.label_in(lang)
+    said = panel.title[lang].casefold()
+    return title if label.casefold() in (said, panel.y_label[lang].casefold()) else (
+        f"{title} · {label}")
+
+
+def axis_text(series: Series, axis: Axis, lang: str) -> str:
+    """The axis's scale and ends in the units the series' numbers are written in: a count of
+    heads as "0/8–2/8" beside values "1/8", never the percentage it is drawn at."""
+    def end(value: float) -> str:
+        if series.total:  # drawn as a percentage of `total`, written as a count of it
+            return series.format(value * series.total / 100.0, lang)
+        return series.format(value, lang)
+    scale = say(lang, "log") if axis.log else say(lang, "linear")
+    return f"({scale}, {end(axis.lo)}–{end(axis.hi)})"
+
+
+def _overlay(series: Any, shown: list[tuple[tuple[str, str], list[float | None]]], axis: Any,
+             width: int, indent: int, cursor: int | None = None) -> list[Text]:
+    """Every dose's curve ((mark, colour), values) on one chart of CHART_ROWS lines: its mark
+    in its colour per column at its value's height; where several doses meet, their marks take
+    turns column by column, so none hides another along a stretch; NaN/±inf marked × ▲ ▼ on
+    the top line, as everywhere else; the `cursor` step's columns reversed."""
+    from diagnose.columns import columns, cursor_columns, nonfinite_mark
+
+    cells: list[list[list[tuple[str, str]]]] = [[[] for _ in range(width)]
+                                               for _ in range(CHART_ROWS)]
+    count = max((len(values) for _, values in shown), default=0)
     for (mark, colour), values in shown:
-        for column, value in enumerate(columns(values, min(len(values), width))):
+        for column, value in enumerate(columns(values, width)):  # a zoomed step: whole columns
             if value is None:
                 continue
             if not math.isfinite(value):
-                grid[0][column] = (nonfinite_mark(value), "bold red")
+                cells[0][column].append((nonfinite_mark(value), "bold red"))
                 continue
             fraction = axis.fraction(series.plotted(value))
             if fraction is None:
                 continue
             row = CHART_ROWS - 1 - round(min(max(fraction, 0.0), 1.0) * (CHART_ROWS - 1))
-            grid[row][column] = (mark, colour)
+            cells[row][column].append((mark, colour))
+    marked = set(cursor_columns(cursor, count, width)) if cursor is not None else set()
     lines = []
-    for cells in grid:
+    for row in cells:
         line = Text(" " * indent + "│", style="dim")
-        for char, style in cells:
-            line.append(char, style=style)
+        for column, here in enumerate(row):
+            if not here:
+                char, style = ("│", "dim") if column in marked else (" ", "")
+            else:  # doses that meet here take turns, column by column
+                char, style = here[column % len(here)]
+            line.append(char, style=style + (" reverse" if column in marked else ""))
         lines.append(line)
     return lines
 
 
 def render_whatif(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lang: str = "en",
-                  width: int = 100) -> list[Text]:
-    """The six panels: each panel's headline series for every dose overlaid on one chart, then
-    the legend, a line per dose in its mark and colour with its first, last, min and max.
+                  width: int = 100, steps: range | None = None,
+                  cursor: int | None = None) -> list[Text]:
+    """The six panels, the break's own series first (`whatif_views`): each chart overlays
+    every dose's curve, then the legend, a line per dose in its mark and colour with its
+    first, last, min and max (and its value at the `cursor`, an index into `steps`).
 
-    `results` may lack doses still training (the TUI draws as each one arrives): they keep
-    their colour and legend line, marked as training, and the axes fit the doses in."""
+    `steps`: the window of steps drawn (the TUI's zoom; None: all). `results` may lack doses
+    still training (the TUI draws as each one arrives): they keep their colour and legend
+    line, marked as training, and the axes fit the doses in."""
     from diagnose.columns import held
     from diagnose.show import SUMMARY_COLUMNS
 
     lines = [Text(say(lang, TITLE, run=plan.run, brk=plan.brk.title[lang], field=plan.field),
-                  style="bold")]
+                  style="bold"), Text(say(lang, MET), style="dim")]
     labels = {dose: dose.legend(plan.field, lang) for dose in plan.doses}
     label_width = max(len(label) for label in labels.values())
     number_width = 9
     chart_width = max(width - 4, 16)
-    for panel in panels_for(next(iter(results.values()))):
-        series = panel.series[0]
-        values = {dose: series.values(records) for dose, records in results.items()}
-        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+    looks = {dose: dose_look(index) for index, dose in enumerate(plan.doses)}
+    records = next(iter(results.values()))
+    window = steps if steps is not None else range(len(records))
+    at_step = (window.start + cursor) if cursor is not None and cursor < len(window) else None
+    for panel, series in whatif_views(plan, records):
+        values = {dose: series.values(rows)[window.start:window.stop]
+                  for dose, rows in results.items()}
+        axis = panel_axis(panel, [[v if s is series else [] for s in panel.series]
                                   for v in values.values()])
-        title = Text(f"\n{panel.title_in(lang)}", style="bold")
-        title.append(f"  {series.label_in(lang)}  ({'log' if panel.log else 'lin'}, "
-                     f"{format_number(axis.lo)}–{format_number(axis.hi)})", style="dim")
+        title = Text(f"\n{view_title(panel, series, lang)}", style="bold")
+        title.append(f"  {axis_text(series, axis, lang)}", style="dim")
         lines.append(title)
-        looks = {dose: dose_look(index) for index, dose in enumerate(plan.doses)}
         shown = [(looks[d], held(values[d]) if series.sparse else values[d])
                  for d in plan.doses if d in values]
-        lines += _overlay(series, shown, axis, chart_width, 2)
+        lines += _overlay(series, shown, axis, chart_width, 2,
+                          cursor if at_step is not None else None)
         head = Text(" " * (4 + label_width), style="dim")
+        if at_step is not None:
+            head.append(" " + say(lang, "step {step}", step=at_step).rjust(number_width),
+                        style="reverse")
         for name in SUMMARY_COLUMNS:
             head.append(" " + say(lang, name).rjust(number_width), style="dim")
         lines.append(head)
@@ -264,19 +320,33 @@ def render_whatif(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], l
                 row.append(" " + say(lang, "training…"), style="dim")
             else:
                 summary = summarize(values[dose])
+                if at_step is not None:
+                    row.append(" " + series.format(values[dose][cursor], lang).rjust(
+                        number_width), style="reverse")
                 for value in (summary.first, summary.last, summary.low, summary.high):
-                    row.append(" " + series.format(value).rjust(number_width))
+                    row.append(" " + series.format(value, lang).rjust(number_width))
             lines.append(row)
     return lines
 
 
 HTML_COLOURS = ("#1e6fd9", "#e07b00", "#2e9e3f", "#8a5cc7", "#11868c", "#b58b00")
+# A dash pattern per dose, so a curve under another still shows between the other's dashes;
+# the dealt dose is drawn last, solid and thicker: it is never the one hidden.
+HTML_DASHES = ("", "7 4", "2 3", "10 3 2 3", "4 4", "1 5")
+
+
+def _html_look(plan: WhatIfPlan, index: int, dose: Dose) -> str:
+    colour = HTML_COLOURS[index % len(HTML_COLOURS)]
+    dash = "" if dose.dealt else HTML_DASHES[index % len(HTML_DASHES)]
+    return (f'stroke="{colour}" stroke-width="{2.5 if dose.dealt else 1.5}"'
+            + (f' stroke-dasharray="{dash}"' if dash else ""))
 
 
 def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lang: str = "en"
                 ) -> str:
-    """The what-if as a section of the run's dashboard.html: per panel, its headline series
-    for every dose overlaid on one chart, with a legend (one colour per dose)."""
+    """The what-if as a section of the run's dashboard.html: the charts of `whatif_views`,
+    each overlaying every dose's curve (a colour and a dash pattern per dose, the dealt one
+    drawn last, solid), with a legend."""
     from html import escape
 
     from diagnose.dashboard.plot import (
@@ -294,30 +364,30 @@ def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lan
     labels = []
     for index, dose in enumerate(plan.doses):
         text = dose.legend(plan.field, lang)
-        labels.append(f'<span style="color:{HTML_COLOURS[index % len(HTML_COLOURS)]}">'
-                      f"━ {escape(text)}</span>")
+        labels.append(f'<span><svg class="swatch" viewBox="0 0 24 8"><line x1="0" y1="4" '
+                      f'x2="24" y2="4" {_html_look(plan, index, dose)}/></svg> '
+                      f"{escape(text)}</span>")
     legend = f'<p class="legend">{" · ".join(labels)}</p>'
     sections = []
-    for panel in panels_for(next(iter(results.values()))):
-        series = panel.series[0]
+    order = sorted(enumerate(plan.doses), key=lambda pair: pair[1].dealt)  # the dealt on top
+    for panel, series in whatif_views(plan, next(iter(results.values()))):
         values = {dose: series.values(records) for dose, records in results.items()}
         steps = {dose: [r["step"] for r in records] for dose, records in results.items()}
-        axis = panel_axis(panel, [[v] + [[]] * (len(panel.series) - 1)
+        axis = panel_axis(panel, [[v if s is series else [] for s in panel.series]
                                   for v in values.values()])
         last = max(s[-1] for s in steps.values() if s)
         frame = Frame(0, last, axis)
         ticks = "".join(
             f'<text class="tick" x="{LEFT - 5}" y="{frame.y(v):.1f}" text-anchor="end" '
             f'dy="0.35em">{escape(label)}</text>'
-            for v, label in axis_ticks(axis) if label)
+            for v, label in axis_ticks(axis, lang) if label)
         curves = "".join(
-            f'<path fill="none" stroke-width="1.5" '
-            f'stroke="{HTML_COLOURS[i % len(HTML_COLOURS)]}" d="'
+            f'<path fill="none" {_html_look(plan, i, dose)} d="'
             f'{curve_path(frame, steps[dose], [series.plotted(v) if v is not None else None for v in values[dose]])}"/>'  # noqa: E501
-            for i, dose in enumerate(plan.doses))
+            for i, dose in order if dose in values)
         sections.append(
-            f'<section class="panel whatif-panel"><h2>{escape(panel.title_in(lang))} · '
-            f"{escape(series.label_in(lang))}</h2>"
+            f'<section class="panel whatif-panel"><h2>{escape(view_title(panel, series, lang))}'
+            f' <span class="scale">{escape(axis_text(series, axis, lang))}</span></h2>'
             f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img">'
             f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
             f'height="{BOTTOM - TOP}"/>{ticks}{curves}</svg>{legend}</section>')

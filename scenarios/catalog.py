@@ -99,16 +99,41 @@ class Break:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """`[whatif]`: after the reveal, the break retrained at each of `doses` of one field."""
+    """`[whatif]`: after the reveal, the break retrained at each of `doses` of one field;
+    `show`, the series its signature lives in (a panel's series key: "val_loss", "act.0",
+    "h.0.attn.c_attn"), drawn first and in that order (empty: each signature panel's first)."""
 
     field: str
     doses: tuple[Any, ...]
+    show: tuple[str, ...] = ()
 
     def configs(self, config: Config) -> list[tuple[Any, Config]]:
         return [(dose, dataclasses.replace(config, **{self.field: dose})) for dose in self.doses]
 
 
 WHATIF_MAX = 6  # doses: each is a full training run
+# The series a what-if may show (diagnose.panels' keys), a block's by its index: "{i}"
+WHATIF_SERIES = ("train_loss", "val_loss", "lr", "grad_norm_preclip", "grad_norm_postclip",
+                 "act.{i}", "act.ln_f", "wte", "h.{i}.attn.c_attn", "h.{i}.attn.c_proj",
+                 "h.{i}.mlp.c_fc", "h.{i}.mlp.c_proj", "dead_heads", "dead_neurons")
+WHATIF_SHOWN_MAX = 8  # charts a what-if draws first
+
+
+def parse_whatif_show(shown: str, table: Any, n_layers: int) -> tuple[str, ...]:
+    """`[whatif] show`: series keys of the panels, each known and of a block the model has."""
+    known = {pattern.format(i=i) for pattern in WHATIF_SERIES for i in range(n_layers)}
+    if (not isinstance(table, list) or not 1 <= len(table) <= WHATIF_SHOWN_MAX
+            or not all(isinstance(key, str) for key in table)):
+        raise _fail(shown, f"[whatif] show: expected a list of 1 to {WHATIF_SHOWN_MAX} series "
+                    'names ("val_loss", "act.0", "h.0.attn.c_attn")')
+    unknown = [key for key in table if key not in known]
+    if unknown:
+        raise _fail(shown, f"[whatif] show: {unknown[0][:60]!r} is not a series of a "
+                    f"{n_layers}-block model (expected one of {', '.join(WHATIF_SERIES)}, "
+                    f"{{i}} below {n_layers})")
+    if len(set(table)) != len(table):
+        raise _fail(shown, "[whatif] show: a series is repeated")
+    return tuple(table)
 
 
 def _refuse_shape(shown: str, where: str, key: str) -> None:
@@ -124,9 +149,10 @@ def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Conf
                  ) -> WhatIf | None:
     if table is None:
         return None
-    if not isinstance(table, dict) or set(table) != {"field", "doses"}:
+    if not isinstance(table, dict) or not {"field", "doses"} <= set(table) <= {
+            "field", "doses", "show"}:
         raise _fail(shown, "[whatif]: expected field = \"<a key of healthy.toml>\" and "
-                    "doses = [...]")
+                    "doses = [...] (and show = [...], the series to draw first)")
     field_name, doses = table["field"], table["doses"]
     if field_name not in FIELDS:
         raise _fail(shown, f"[whatif] field: expected a key of healthy.toml, got "
@@ -144,7 +170,9 @@ def parse_whatif(shown: str, table: Any, override: dict[str, Any], healthy: Conf
         checked.append(value)
     if len(set(checked)) != len(checked):
         raise _fail(shown, "[whatif] doses: a dose is repeated")
-    return WhatIf(field_name, tuple(checked))
+    show = (parse_whatif_show(shown, table["show"], healthy.n_layers) if "show" in table
+            else ())
+    return WhatIf(field_name, tuple(checked), show)
 
 
 @dataclass(frozen=True, eq=False)  # one object per loading: caches key on its identity

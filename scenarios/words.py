@@ -5,6 +5,10 @@ the message id (gettext's norm), so English needs no catalog and every other lan
 `scenarios/locale/<lang>/LC_MESSAGES/diagnose.po` with its compiled `.mo` beside it (both
 committed, so the grader on Gradescope needs nothing beyond the stdlib). Placeholders are
 Python's braces; a message said without values is returned as written (literal braces survive).
+Every number filled in is written in the language said, through `scenarios.numbers.number` with
+the placeholder's format spec (`{share:.1%}` is "55.2%" in English, "55,2 %" in Spanish); a
+sentence whose words follow a count says it with `say_n` (gettext's ngettext: "1 dead head",
+"2 dead heads", each language with its own plural rule).
 A sentence kept in a table and said later is marked where it is written with `N_("...")`, which
 returns it unchanged and only tells the extractor it is a message.
 
@@ -23,8 +27,10 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from scenarios.langs import LANGS
+from scenarios.numbers import is_number, number, writes_as_python
 
-__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "catalog_path", "say", "say_in", "translator"]
+__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "catalog_path", "say", "say_in", "say_n",
+           "translator"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
@@ -48,19 +54,62 @@ def translator(lang: str) -> gettext.NullTranslations:
 
 def say(lang: str, message: str, /, **values: object) -> str:
     """`message` in `lang`, its `{placeholders}` filled from `values` (none: returned as is)."""
-    return _filled(translator(lang).gettext(message), values)
+    return _filled(lang, translator(lang).gettext(message), values)
+
+
+def say_n(lang: str, singular: str, plural: str, count: int | float, /,
+          **values: object) -> str:
+    """`say` for a sentence whose words agree with `count` (gettext's ngettext): `singular`
+    and `plural` are the English, the language's catalog holds its own forms; `count` is
+    filled in as `{count}` unless `values` names it otherwise."""
+    text = translator(lang).ngettext(singular, plural, _plural_count(count))
+    return _filled(lang, text, {"count": count, **values})
+
+
+def _plural_count(count: int | float) -> int:
+    """gettext picks a form by an integer: 1.0 dead head is one, 2.5 is many."""
+    return int(count) if float(count).is_integer() else 2
 
 
 def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
     """`say`, for `message` in gettext's `context` (msgctxt): the same English, its own
     translation."""
-    return _filled(translator(lang).pgettext(context, message), values)
+    return _filled(lang, translator(lang).pgettext(context, message), values)
 
 
-def _filled(text: str, values: dict[str, object]) -> str:
-    return text.format(**values) if values else text
+class _Written:
+    """A number filled into a sentence: formatted by its placeholder's spec in the language's
+    symbols (`str.format` asks `__format__`), so a message needs no parsing of its own."""
+
+    __slots__ = ("lang", "value")
+
+    def __init__(self, lang: str, value: object) -> None:
+        self.lang, self.value = lang, value
+
+    def __format__(self, spec: str) -> str:
+        return number(self.lang, self.value, spec)
+
+    def __str__(self) -> str:
+        return number(self.lang, self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _filled(lang: str, text: str, values: dict[str, object]) -> str:
+    if not values:
+        return text
+    if not writes_as_python(lang):  # else `number` gives exactly what str.format does
+        values = {name: _Written(lang, value) if is_number(value) else value
+                  for name, value in values.items()}
+    return text.format(**values)
 
 
 def N_(message: str) -> str:  # gettext's name for a message marked, not translated
     """`message` unchanged: marks a sentence kept in a table, to be said later with `say`."""
     return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # N_ for say_n's two forms
+    """(`singular`, `plural`) unchanged: marks a counted sentence kept in a table."""
+    return singular, plural

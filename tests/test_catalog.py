@@ -129,7 +129,7 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/no-warmup/break.toml", 'slug = "no-warmup"', 'slug = "No Warmup"',
      "scenarios/breaks/no-warmup/break.toml: slug: expected lowercase words joined by hyphens, "
      "got 'No Warmup'"),
-    ("breaks/no-warmup/break.toml", 'es = "Sin warmup del learning rate"', "",
+    ("breaks/no-warmup/break.toml", 'es = "Sin warmup del LR"', "",
      "scenarios/breaks/no-warmup/break.toml: [title] es: missing"),
     ("breaks/no-warmup/break.toml", "[words]", "[wordz]",
      "scenarios/breaks/no-warmup/break.toml: wordz: unknown key, expected one of slug, "
@@ -345,7 +345,15 @@ def test_a_whatif_table_is_checked(catalog_dir):
     for table, message in [('field = "init_scale"\ndoses = [1.0]', "a list of 2 to 6"),
                            ('field = "nope"\ndoses = [1.0, 2.0]', "a key of healthy.toml"),
                            ('field = "init_scale"\ndoses = [1.0, -2.0]', "doses: init_scale"),
-                           ('field = "init_scale"\ndoses = [1.0, 1.0]', "repeated")]:
+                           ('field = "init_scale"\ndoses = [1.0, 1.0]', "repeated"),
+                           ('field = "init_scale"\ndoses = [1.0, 3.0]\nshow = ["h.9.attn.c_attn"]',
+                            "not a series of a 2-block model"),
+                           ('field = "init_scale"\ndoses = [1.0, 3.0]\nshow = ["wte", "wte"]',
+                            "a series is repeated"),
+                           ('field = "init_scale"\ndoses = [1.0, 3.0]\nshow = "wte"',
+                            "a list of 1 to 8 series"),
+                           ('field = "init_scale"\ndoses = [1.0, 3.0]\npanels = [5]',
+                            "expected field")]:
         path.write_text(text.replace(text[text.index("\n[whatif]"):text.index("\n[words]")],
                                      f"\n[whatif]\n{table}\n"), encoding="utf-8")
         with pytest.raises(CatalogError, match=message):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -100,3 +101,42 @@ def test_a_claim_is_found_only_as_a_whole_number():
     text = "ends 0.603-1.2 times, 160 steps, over 60 runs"
     assert deck_texts.locate(text, "60") == text.index("60 runs")
     assert deck_texts.locate(text, "0.6") == -1 and deck_texts.locate(text, "1.2") > 0
+
+
+def test_the_signatures_are_a_page_of_the_reveal_not_of_the_readme():
+    """Issue 32, item 10: the per-break signature tables live in the page the reveal writes
+    (both languages, every break of the deck once), never in the README, which a player reads
+    before diagnosing; the page's claims are checked above like every text of the deck."""
+    import scenarios
+    from diagnose.reveal import signatures_page
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    slugs = set(scenarios.default_catalog().breaks)
+    table_rows = [line for line in readme.splitlines()  # "| 1 | bad-init | ...": a deck row
+                  if any(re.match(rf"\| [0-9, ]+ \| {slug} \|", line) for slug in slugs)]
+    assert table_rows == []
+    made = {(owner, field, lang) for owner, field, lang, _ in deck_texts.claims()}
+    assert {("signatures", field, lang) for field in ("lab", "deck") for lang in ("en", "es")
+            } <= made
+    top = max(level.number for level in scenarios.all_levels())
+    for lang in ("en", "es"):
+        page = signatures_page(top, lang)
+        assert all(page.count(f"| {slug} |") == 1 for slug in slugs), lang
+        quoted = [deck_texts.render(claim, FIGURES["figures"], lang)
+                  for owner, field, claim_lang, found in deck_texts.claims()
+                  if owner == "signatures" and claim_lang == lang for claim in found]
+        assert quoted and all(words in page for words in quoted)
+        assert not [w for w in quoted if len(w) > 4 and w in readme]  # "212-255" and the like
+
+
+def test_a_level_s_page_shows_no_later_level_s_breaks():
+    import scenarios
+    from diagnose.reveal import signatures_page
+
+    for level in scenarios.all_levels():
+        later = {slug for other in scenarios.all_levels() if other.number > level.number
+                 for slug in scenarios.breaks(other.number)} - set(scenarios.breaks(level.number))
+        for lang in ("en", "es"):
+            page = signatures_page(level.number, lang)
+            assert all(f"| {slug} |" in page for slug in scenarios.breaks(level.number))
+            assert not [slug for slug in later if f"| {slug} |" in page], (level.number, lang)

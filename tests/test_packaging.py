@@ -108,7 +108,8 @@ def test_the_wheel_holds_the_catalog_the_stylesheets_and_the_console_script(whee
     for package in ("diagnose", "grading", "scenarios"):
         assert f"{package}/__init__.py" in names
     for resource in ("diagnose/dashboard/dashboard.css", "diagnose/dashboard/dashboard.js",
-                     "diagnose/tui/play.tcss"):
+                     "diagnose/tui/play.tcss", "diagnose/pages/signatures.en.md",
+                     "diagnose/pages/signatures.es.md"):  # the reveal's page: no docs/ ships
         assert resource in names
     assert not any(n.startswith(("tests/", "bench/")) or n.endswith(".pyc") for n in names)
     assert "diagnose = diagnose.cli:main" in wheel.read(f"{INFO}/entry_points.txt").decode()

@@ -100,6 +100,8 @@ def test_no_table_of_words_per_language_is_left_in_the_code():
     found = []
     for package in ("diagnose", "grading", "scenarios"):
         for path in sorted((ROOT / package).rglob("*.py")):
+            if path == ROOT / "scenarios" / "cldr.py":  # CLDR's number symbols: data, no words
+                continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 keys = ({k.value for k in node.keys if isinstance(k, ast.Constant)}
                         if isinstance(node, ast.Dict) else set())

@@ -107,8 +107,9 @@ def test_show_slices_steps(workspace):
 def test_show_in_spanish(workspace):
     out = show("03", "--dir", str(workspace), "--lang", "es").output
     assert out.startswith("Ejecución 03  escenario 7KQ2-M9XF\npasos 0–399 de 400\n")
-    assert "1 · Pérdida  (log)  suelo de entropía 0.255" in out
+    assert "1 · Pérdida  (log)  suelo de entropía 0,255" in out  # a decimal comma
     assert "primero" in out and "entrenamiento" in out
+    assert "7\u00a0%" in out and not re.search(r"\d\.\d", out)  # every number in Spanish
 
 
 def test_show_says_nothing_of_the_breaks(workspace):

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scenarios.words import LANGS, N_, SOURCE_LANG, say, translator
+from scenarios.words import LANGS, N_, SOURCE_LANG, say, say_n, translator
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSLATED = [lang for lang in LANGS if lang != SOURCE_LANG]
@@ -36,15 +36,31 @@ def template(tooling):
     return tooling.extract()
 
 
-def fields(text: str) -> set[str]:
-    """The placeholders of a message: `{path}` and `{score:.1f}` give {"path", "score"}."""
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+def forms(text: str | tuple[str, ...]) -> tuple[str, ...]:
+    """A message's forms: itself, or a counted message's singular and plurals (`say_n`)."""
+    return tuple(text) if isinstance(text, tuple | list) else (text,)
 
 
-def dummy(text: str) -> dict[str, object]:
+def fields(text: str | tuple[str, ...]) -> set[str]:
+    """The placeholders of a message: `{path}` and `{score:.1f}` give {"path", "score"} (a
+    counted message: those of all its forms)."""
+    return {name for form in forms(text) for _, name, _, _ in string.Formatter().parse(form)
+            if name is not None}
+
+
+def said_as(lang: str, message: str | tuple[str, ...], count: float = 2, /,
+            **values: object) -> str:
+    """A message of the catalogs said in `lang`: `say`, or `say_n` for a counted one."""
+    if isinstance(message, tuple):
+        return say_n(lang, message[0], message[1], count, **values)
+    return say(lang, message, **values)
+
+
+def dummy(text: str | tuple[str, ...]) -> dict[str, object]:
     """A value for each placeholder of `text` that its format spec accepts."""
     values: dict[str, object] = {}
-    for _, name, spec, _ in string.Formatter().parse(text):
+    for _, name, spec, _ in (part for form in forms(text)
+                             for part in string.Formatter().parse(form)):
         if name is not None:
             kind = (spec or "s")[-1]
             values[name] = 1.5 if kind in "eEfFgG%" else 7 if kind in "dxXbon,_" else "x"
@@ -101,8 +117,8 @@ def test_every_message_is_translated_with_the_same_placeholders(tooling):
         catalog = tooling.read_catalog(lang)
         assert not tooling.untranslated(catalog), (
             f"{lang}: untranslated or fuzzy: {tooling.untranslated(catalog)}")
-        changed = [(m.id, m.string) for m in catalog
-                   if m.id and fields(m.id) != fields(m.string)]
+        changed = [(m.id, form) for m in catalog if m.id for form in forms(m.string)
+                   if fields(m.id) != fields(form)]
         assert not changed, f"{lang}: placeholders differ from the English: {changed}"
 
 
@@ -111,8 +127,9 @@ def test_every_compiled_catalog_is_its_po_compiled(tooling):
 
     for lang in TRANSLATED:
         with tooling.catalog_file(lang, ".mo").open("rb") as compiled:
-            committed = {(m.context, m.id): m.string for m in read_mo(compiled) if m.id}
-        source = {(m.context, m.id): m.string for m in tooling.read_catalog(lang)
+            committed = {(m.context, forms(m.id)): forms(m.string)
+                         for m in read_mo(compiled) if m.id}
+        source = {(m.context, forms(m.id)): forms(m.string) for m in tooling.read_catalog(lang)
                   if m.id and m.string and not m.fuzzy}
         assert committed == source, f"{lang}: diagnose.mo is stale: run tools/words.py"
 
@@ -123,7 +140,8 @@ def test_every_message_formats_in_every_language(template):
             continue
         values = dummy(message.id)
         for lang in LANGS:
-            assert say(lang, message.id, **values), (lang, message.id)
+            for count in (1, 2):
+                assert said_as(lang, message.id, count, **values), (lang, message.id)
 
 
 def test_the_messages_format_with_keywords_only(template):
@@ -161,7 +179,7 @@ def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
 def test_every_literal_message_in_the_sources_is_extracted(tooling, template):
     """Babel's extractor does not look inside an f-string's braces (Python 3.11), nor can an
     f-string be a message: every literal a keyword's call receives must be in the template."""
-    extracted = {message.id for message in template}
+    extracted = {forms(message.id)[0] for message in template if message.id}
     unseen, formatted = [], []
     for where, argument in said_in_sources(tooling):
         if isinstance(argument, ast.JoinedStr):
@@ -182,12 +200,12 @@ def test_a_new_language_starts_as_a_catalog_listing_every_message_to_translate(
     monkeypatch.setattr(tooling, "LOCALE", tmp_path)
     tooling.add(template, "fr")
     said = {m.id for m in template if m.id}
-    assert set(tooling.update(template, "fr")) == said
+    assert set(tooling.update(template, "fr")) == {forms(m)[0] for m in said}
     catalog = tooling.read_catalog("fr")
-    message = sorted(said)[0]
+    message = sorted(m for m in said if isinstance(m, str))[0]
     catalog[message].string = "(fr) " + message
     tooling.write("fr", catalog)
-    assert set(tooling.update(template, "fr")) == said - {message}
+    assert set(tooling.update(template, "fr")) == {forms(m)[0] for m in said} - {message}
     with tooling.catalog_file("fr", ".mo").open("rb") as compiled:
         assert gettext.GNUTranslations(compiled).gettext(message) == "(fr) " + message
 

@@ -34,7 +34,12 @@ from scenarios.words import DOMAIN, LANGS, SOURCE_LANG  # noqa: E402
 SOURCES = ("diagnose", "grading", "scenarios")
 # say(lang, message, ...): the message is argument 2; diagnose.phrases.Phrase(message) and
 # P_(context, message); diagnose.signatures.said(panel, figure, fig, message, ...)
-KEYWORDS = {"say": (2,), "N_": None, "Phrase": None, "P_": ((1, "c"), 2), "said": (4,)}
+# say_n(lang, singular, plural, count), Nn_(singular, plural), Pn_(singular, plural, count) and
+# said_n(panel, figure, fig, singular, plural): a counted sentence's two English forms;
+# say_in(lang, context, message): a message in its context
+KEYWORDS = {"say": (2,), "N_": None, "Phrase": None, "P_": ((1, "c"), 2), "said": (4,),
+            "say_n": (2, 3), "Nn_": (1, 2), "Pn_": (1, 2), "said_n": (4, 5),
+            "say_in": ((2, "c"), 3)}
 LOCALE = ROOT / "scenarios" / "locale"
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)  # no churn per run
 WIDTH = 100
@@ -79,8 +84,11 @@ def mo_bytes(catalog: Catalog) -> bytes:
 
 
 def untranslated(catalog: Catalog) -> list[str]:
-    """The message ids of `catalog` without a usable translation (empty or fuzzy)."""
-    return sorted(m.id for m in catalog if m.id and (not m.string or m.fuzzy))
+    """The message ids of `catalog` without a usable translation (empty or fuzzy); a counted
+    message (`say_n`) by its singular, untranslated while any of its forms is empty."""
+    return sorted(m.id[0] if isinstance(m.id, tuple) else m.id for m in catalog
+                  if m.id and (m.fuzzy or not all(m.string if isinstance(m.string, tuple)
+                                                  else (m.string,))))
 
 
 def write(lang: str, catalog: Catalog) -> None:

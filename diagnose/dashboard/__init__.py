@@ -29,7 +29,8 @@ from typing import Any
 from diagnose.dashboard.plot import LEFT, RIGHT, WIDTH, Chart, RunData, panel_svg
 from diagnose.panels import Panel, Series, format_number, guide_values, panels_for, summarize
 from scenarios.langs import LANGS
-from scenarios.words import say
+from scenarios.numbers import SYMBOLS
+from scenarios.words import say, say_n
 
 __all__ = ["one_size", "render_dashboard"]
 
@@ -66,8 +67,8 @@ def _legend(panel: Panel, lang: str, run: list[list[float | None]],
             ref: list[list[float | None]] | None) -> str:
     items = []
     for i, (series, values) in enumerate(zip(panel.series, run, strict=True)):
-        last = series.format(summarize(values).last)
-        ref_last = (say(lang, "ref") + " " + series.format(summarize(ref[i]).last)
+        last = series.format(summarize(values).last, lang)
+        ref_last = (say(lang, "ref") + " " + series.format(summarize(ref[i]).last, lang)
                     if ref else "")
         items.append(
             f'<li><svg class="swatch" viewBox="0 0 24 8"><line class="line g{series.group} '
@@ -122,10 +123,12 @@ def _panel_section(panel: Panel, lang: str, header: dict[str, Any],
 
 def _meta(header: dict[str, Any], records: int, lang: str) -> str:
     """The line under the heading: steps, parameters, evaluation interval, lr_max, floor."""
-    meta = [say(lang, "{n} steps", n=header.get("steps", records)),
+    steps, every = header.get("steps", records), header.get("eval_every")
+    meta = [say_n(lang, "{n} step", "{n} steps", steps, n=steps),
             say(lang, "{n:,} parameters", n=header.get("params", 0)),
-            say(lang, "eval every {n} steps", n=header.get("eval_every", "?")),
-            f"lr_max {format_number(header['lr_max']) if 'lr_max' in header else '?'}",
+            (say_n(lang, "eval every {n} step", "eval every {n} steps", every, n=every)
+             if isinstance(every, int) else say(lang, "eval every {n} steps", n="?")),
+            f"lr_max {format_number(header['lr_max'], lang) if 'lr_max' in header else '?'}",
             say(lang, "entropy floor {floor:.3f} nats", floor=header.get("entropy_floor", 0))]
     return " · ".join(meta)
 
@@ -173,7 +176,8 @@ def render_dashboard(header: dict[str, Any], records: Sequence[Record], *,
         data.append(panel_data)
     payload = {"first": steps[0] if steps else 0, "refFirst": ref_steps[0] if ref_steps else 0,
                "left": LEFT, "right": RIGHT, "width": WIDTH,
-               "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data}
+               "step": say(lang, "step"), "reference": say(lang, "ref"), "panels": data,
+               "symbols": SYMBOLS[lang]}  # the hover readout writes numbers as the page does
     scenario_code = escape(say(lang, "scenario {code}", code=code)) if code else ""
     hint = escape(say(lang, "Legends show the last step. Hover a chart to read every panel at "
                             "one step."))

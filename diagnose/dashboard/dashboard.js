@@ -9,13 +9,20 @@
   var stepLabel = document.getElementById("cursor-step");
   var charts = Array.prototype.slice.call(document.querySelectorAll("svg.plot"));
 
+  /* Numbers in the page's language: its decimal sign and percent pattern (CLDR's, from
+     scenarios/cldr.py), as the legends the page was written with. */
+  var symbols = data.symbols || {decimal: ".", percent_prefix: "", percent_suffix: "%"};
+
+  function localized(text) { return text.replace(".", symbols.decimal); }
+
   function format(v, series) {
     if (v === null || v === undefined) { return "–"; }
     if (typeof v === "string") { return v; }
-    if (series.total) { return v + "/" + series.total; }
+    if (series.total) { return localized(String(v)) + "/" + series.total; }
     var size = Math.abs(v);
-    var text = size !== 0 && (size >= 1e4 || size < 1e-3)
-      ? v.toExponential(2) : String(Number(v.toPrecision(4)));
+    var text = localized(size !== 0 && (size >= 1e4 || size < 1e-3)
+      ? v.toExponential(2) : String(Number(v.toPrecision(4))));
+    if (series.unit === "%") { return symbols.percent_prefix + text + symbols.percent_suffix; }
     return text + series.unit;
   }
 

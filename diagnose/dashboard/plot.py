@@ -27,6 +27,7 @@ from diagnose.panels import (
     panel_axis,
 )
 from diagnose.ticks import linear_ticks, log_ticks
+from scenarios.numbers import number
 
 WIDTH, HEIGHT = 600, 250
 LEFT, RIGHT, TOP, BOTTOM = 60, 590, 14, 218  # the plot area inside the viewBox
@@ -37,21 +38,22 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 Values = list[float | None]
 
 
-def axis_ticks(axis: Axis) -> list[tuple[float, str | None]]:
-    """(value, label) pairs (`diagnose.ticks`' rule); a None label is a minor grid line."""
+def axis_ticks(axis: Axis, lang: str = "en") -> list[tuple[float, str | None]]:
+    """(value, label) pairs (`diagnose.ticks`' rule); a None label is a minor grid line. The
+    labels are written in `lang` (a decimal comma in Spanish)."""
     if axis.log:
-        return [(value, _log_label(value) if labelled else None)
+        return [(value, _log_label(value, lang) if labelled else None)
                 for value, labelled in log_ticks(axis.lo, axis.hi, LOG_LABELS)]
-    return [(v, _plain(v)) for v in linear_ticks(axis.lo, axis.hi, Y_TICKS)]
+    return [(v, _plain(v, lang)) for v in linear_ticks(axis.lo, axis.hi, Y_TICKS)]
 
 
-def _plain(value: float) -> str:
-    return f"{value:g}" if abs(value) < 1e5 else format_number(value)
+def _plain(value: float, lang: str) -> str:
+    return number(lang, value, "g") if abs(value) < 1e5 else format_number(value, lang)
 
 
-def _log_label(value: float) -> str:
+def _log_label(value: float, lang: str) -> str:
     if 1e-3 <= value < 1e4:
-        return f"{value:g}"
+        return number(lang, value, "g")
     exponent = math.floor(math.log10(value) + 1e-9)
     mantissa = round(value / 10 ** exponent)
     power = "10" + str(exponent).translate(SUPERSCRIPT)
@@ -214,11 +216,11 @@ class Chart:
                      None if self.reference is None else self.reference.upto(last_step))
 
 
-def _axes(frame: Frame, x_label: str, y_label: str) -> str:
+def _axes(frame: Frame, x_label: str, y_label: str, lang: str = "en") -> str:
     """The grid, the frame, the tick labels (`axis_ticks`, and the steps below) and the two
     axis labels."""
     grid, labels = [], []
-    for value, label in axis_ticks(frame.axis):
+    for value, label in axis_ticks(frame.axis, lang):
         y = _num(frame.y(value))
         kind = "gridline" if label else "gridline minor"
         grid.append(f'<line class="{kind}" x1="{LEFT}" x2="{RIGHT}" y1="{y}" y2="{y}"/>')
@@ -260,7 +262,7 @@ def panel_svg(panel: Panel, lang: str, chart: Chart, guides: Sequence[tuple[Guid
     guide_markup = []
     for guide, value in guides:
         y = frame.y(value)
-        text = f"{guide.label[lang]} {format_number(value)}"
+        text = f"{guide.label[lang]} {format_number(value, lang)}"
         x, baseline, anchor = _label_place(y, text, points)
         guide_markup.append(
             f'<line class="guide" x1="{LEFT}" x2="{RIGHT}" y1="{_num(y)}" y2="{_num(y)}"/>'
@@ -273,7 +275,7 @@ def panel_svg(panel: Panel, lang: str, chart: Chart, guides: Sequence[tuple[Guid
         f'<svg class="plot {view}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{escape(panel.title_in(lang))}" data-panel="{panel.number}" '
         f'data-first="{frame.first_step}" data-last="{frame.last_step}">'
-        f"{_axes(frame, x_label, panel.y_label[lang])}"
+        f"{_axes(frame, x_label, panel.y_label[lang], lang)}"
         f'<g class="guides">{"".join(guide_markup)}</g>'
         f'<g class="ref-curves">{ref_curves}</g>'
         f'<g class="curves">{curves}</g>'

@@ -98,12 +98,14 @@ def help_text(lang: str) -> str:
     """The help in `lang`, with the healthy config's numbers (the same for every run)."""
     from diagnose.tui.drawing.scale import ZOOM_STEPS
     from scenarios import healthy_config
+    from scenarios.numbers import number
 
     c = healthy_config()
     numbers = dict(
-        zoom=ZOOM_STEPS, eval_every=c.eval_every, ln_vocab=f"{math.log(c.vocab_size):.2f}",
-        warmup=c.warmup_steps, clip=f"{c.grad_clip:g}", probe=c.probe_examples,
-        uniform=c.head_uniform_entropy, collapse=f"{c.head_collapse_weight:g}",
-        queries=c.head_query_fraction, ablation=f"{c.head_ablation_nats:g}",
+        zoom=ZOOM_STEPS, eval_every=c.eval_every,
+        ln_vocab=number(lang, math.log(c.vocab_size), ".2f"), warmup=c.warmup_steps,
+        clip=number(lang, c.grad_clip, "g"), probe=c.probe_examples,
+        uniform=c.head_uniform_entropy, collapse=number(lang, c.head_collapse_weight, "g"),
+        queries=c.head_query_fraction, ablation=number(lang, c.head_ablation_nats, "g"),
         heads=c.n_layers * c.n_heads, neurons=c.n_layers * c.d_ff)
     return "\n\n".join(say(lang, section, **numbers) for section in HELP) + "\n"

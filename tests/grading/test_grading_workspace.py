@@ -68,7 +68,7 @@ def test_feedback_in_spanish(setup):
     report = grade_workspace(file, workspace, secret, GradeOptions("es"))
     one, two, _ = report.results
     assert one.feedback == ("Leído «no warmup» en la línea Diagnosis: no-warmup. "
-                            "Correcto: 01 era no-warmup: Sin warmup del learning rate.")
+                            "Correcto: 01 era no-warmup: Sin warmup del LR.")
     assert two.feedback.startswith("Leído «bad init» en la línea Diagnosis: bad-init. "
                                    "Incorrecto: 02 era broken-mask: Máscara causal rota. "
                                    "Los paneles que lo muestran: Panel 1 (pérdida): La pérdida")

@@ -120,6 +120,7 @@ class DrawnSeries:
     reference_summary: Summary | None = None  # the same two of the reference, when overlaid
     reference_at_cursor: Value = None
     shows: str | None = None       # a summary's: the series it shows at the cursor (or last)
+    lang: str = "en"               # the language its numbers are written in
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ def panel_frame(panel: Panel, store: RunStore, view: View, lang: str,
                           values=windowed(_plotted(series, values), steps), reference=reference,
                           summary=summarize(windowed(values, steps)),
                           at_cursor=at(series, values), reference_summary=reference_summary,
-                          reference_at_cursor=reference_at_cursor))
+                          reference_at_cursor=reference_at_cursor, lang=lang))
     # A fresh scenario's header arrives from the training thread (in one dict.update).
     guides = guide_values(panel, store.header) if store.header else []
     drawn = [v for line in lines for values in (line.values, line.reference or ())

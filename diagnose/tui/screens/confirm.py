@@ -2,11 +2,13 @@
 every answer), whose safe answer is the default.
 
 The focused button is "not yet": Enter, Esc, `n` or a click on it close without doing
-anything; only the other button (or `y`) answers yes. Dismissed with True or False.
+anything; only the other button (or `y`, or the language's own key for yes, which the hint
+names: `s` for "sí") answers yes. Dismissed with True or False.
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -14,7 +16,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from diagnose.tui.keys import Spoken
-from scenarios.words import N_, say
+from scenarios.words import N_, say, say_in
+
+
+def yes_key(lang: str) -> str:
+    """The key that answers yes in `lang`, as its hint names it (a message: "y", "s" for sí)."""
+    return say_in(lang, "key that answers yes", "y")
 
 
 class ConfirmScreen(Spoken, ModalScreen[bool]):
@@ -33,8 +40,8 @@ class ConfirmScreen(Spoken, ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button(say(self.lang, "Not yet"), id="no", variant="primary")
                 yield Button(self.yes, id="yes")
-            yield Label(say(self.lang, "Enter or Esc: not yet · y: yes · Tab moves between the "
-                                       "buttons"), classes="hint")
+            yield Label(say(self.lang, "Enter or Esc: not yet · {key}: yes · Tab moves between "
+                                       "the buttons", key=yes_key(self.lang)), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -42,6 +49,11 @@ class ConfirmScreen(Spoken, ModalScreen[bool]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(event.button.id == "yes")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == yes_key(self.lang):  # `y` is bound in every language
+            event.stop()
+            self.dismiss(True)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

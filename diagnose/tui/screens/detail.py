@@ -96,4 +96,5 @@ class DetailScreen(Spoken, Screen[None]):
             f"   [dim]{keys}[/dim]")
         self.query_one(StepAxis).set_steps(frame.steps, frame.cursor)
         self.query_one("#detail-guides", Readout).show("   ".join(
-            f"┄ {guide.label[lang]} = {format_number(value)}" for guide, value in frame.guides))
+            f"┄ {guide.label[lang]} = {format_number(value, lang)}"
+            for guide, value in frame.guides))

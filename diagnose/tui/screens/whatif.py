@@ -5,8 +5,11 @@ from an earlier what-if), one row per dose (`render_whatif`, the text `diagnose 
 prints). A thread worker calls `diagnose.whatif.run_whatif` (its own `TrainingPool`, two at a
 time, in the background, so the screen answers keys first) and each dose joins the charts as
 soon as its last step is in, so the signature grows on screen dose by dose; a 4 Hz timer shows
-how many steps are done. Esc closes and stops the training: nothing half-trained is kept. The
-app refuses to open it on a sealed ID (`plan_whatif` raises first).
+how many steps are done. The keys read it as on the dashboard: `z` zooms on the first
+ZOOM_STEPS steps (where warmup doses differ), `←`/`→` move a step cursor (`shift` ×10, `home`
+`end`) that every chart marks and every dose's row reads. Esc clears the cursor, then closes
+and stops the training: nothing half-trained is kept. The app refuses to open it on a sealed
+ID (`plan_whatif` raises first).
 """
 
 from __future__ import annotations
@@ -29,7 +32,16 @@ from scenarios.words import N_, say
 
 
 class WhatIfScreen(Spoken, ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,w", "close", N_("close"))]
+    BINDINGS = [Binding("escape", "back", N_("close")),
+                Binding("q,w", "close", N_("close"), show=False),
+                Binding("z", "zoom", N_("zoom")),
+                # before the scroll box's own home/end: the cursor's, as on the dashboard
+                Binding("left", "move(-1)", N_("cursor"), priority=True),
+                Binding("right", "move(1)", N_("cursor"), show=False, priority=True),
+                Binding("shift+left", "move(-10)", N_("cursor"), show=False, priority=True),
+                Binding("shift+right", "move(10)", N_("cursor"), show=False, priority=True),
+                Binding("home", "to('start')", N_("start"), show=False, priority=True),
+                Binding("end", "to('end')", N_("end"), show=False, priority=True)]
 
     def __init__(self, workspace: Workspace, plan: WhatIfPlan, lang: str) -> None:
         super().__init__()
@@ -38,6 +50,8 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
         self.partial: dict[Dose, Any] = ready(workspace, plan)  # the doses in so far
         self.total = len(to_train(plan, self.partial)) * workspace.steps
         self.results: dict[Any, Any] | None = None  # every dose, once all are in
+        self.zoom = False
+        self.cursor: int | None = None  # an index into `window`
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="whatif-box", classes="dialog"):
@@ -45,7 +59,8 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
                                         "steps", done=0, total=self.total),
                          id="whatif-status", classes="dialog-title")
             yield Static("", id="whatif-body")
-            yield Static(say(self.lang, "Esc closes"), classes="hint")
+            yield Static(say(self.lang, "z zoom · ←/→ cursor · Esc clears the cursor, then "
+                                        "closes"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#whatif-box").focus()
@@ -88,11 +103,21 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
                 say(self.lang, "What if: training the other magnitudes… {done}/{total} steps",
                     done=self.steps_done, total=self.total))
 
+    @property
+    def window(self) -> range:
+        """The steps drawn: all, or the first ZOOM_STEPS (the dashboard's zoom)."""
+        from diagnose.tui.drawing.scale import ZOOM_STEPS
+
+        return range(min(ZOOM_STEPS, self.workspace.steps) if self.zoom else self.workspace.steps)
+
+    def _redraw(self) -> None:
+        self._draw(self.results or self.partial)
+
     def _draw(self, results: dict[Any, Any]) -> None:
         """The charts of `results`: under the training status while doses are missing, under
         the what-if's title once every one is in."""
         width = max(self.query_one("#whatif-body").size.width, 60)
-        lines = render_whatif(self.plan, results, self.lang, width)
+        lines = render_whatif(self.plan, results, self.lang, width, self.window, self.cursor)
         if self.results is not None:
             self.query_one("#whatif-status", Static).update(lines[0])
             lines = lines[1:]
@@ -101,6 +126,30 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
     def _show(self, results: dict[Any, Any]) -> None:
         self.results = results
         self._draw(results)
+
+    def action_zoom(self) -> None:
+        self.zoom = not self.zoom
+        if self.cursor is not None:
+            self.cursor = min(self.cursor, len(self.window) - 1)
+        self._redraw()
+
+    def action_move(self, by: int) -> None:
+        last = len(self.window) - 1
+        start = (last if by < 0 else 0) if self.cursor is None else self.cursor + by
+        self.cursor = min(max(start, 0), last)
+        self._redraw()
+
+    def action_to(self, where: str) -> None:
+        self.cursor = 0 if where == "start" else len(self.window) - 1
+        self._redraw()
+
+    def action_back(self) -> None:
+        """Esc: the cursor goes first, as on the dashboard; then the screen."""
+        if self.cursor is not None:
+            self.cursor = None
+            self._redraw()
+        else:
+            self.action_close()
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "whatif")

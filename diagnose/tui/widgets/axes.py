@@ -21,7 +21,8 @@ from diagnose.tui.widgets.sparkline import SafeSparkline
 AXIS_WIDTH = 10  # "1.234e+04┤"
 
 
-def value_labels(value_range: tuple[float, float] | None, log: bool, height: int) -> Text:
+def value_labels(value_range: tuple[float, float] | None, log: bool, height: int,
+                 lang: str = "en") -> Text:
     """Tick labels down the left of a sparkline `height` lines high: the top and bottom of its
     range, and round values between where there is room."""
     rows = [" " * (AXIS_WIDTH - 1) + "│"] * height
@@ -31,7 +32,7 @@ def value_labels(value_range: tuple[float, float] | None, log: bool, height: int
             row = row_of(value, value_range, log, height)
             if taken.isdisjoint({row - 1, row, row + 1}) or value in value_range:
                 taken.add(row)  # the ends always; a round value only with room around it
-                rows[row] = format_number(value).rjust(AXIS_WIDTH - 1) + "┤"
+                rows[row] = format_number(value, lang).rjust(AXIS_WIDTH - 1) + "┤"
     return Text("\n".join(rows), style="dim")
 
 
@@ -51,7 +52,7 @@ class ScaledSparkline(SafeSparkline):
         height = self.size.height
         key = (chart_range, log, height)
         if self._axis is None or self._axis[0] != key:
-            text = value_labels(chart_range, log, height)
+            text = value_labels(chart_range, log, height, getattr(self.app, "lang", "en"))
             self._axis = (key, text_lines(self, text, AXIS_WIDTH, height, self.visual_style))
         axis = self._axis[1]
         return Strip.join([axis[y] if y < len(axis) else Strip.blank(AXIS_WIDTH), chart])

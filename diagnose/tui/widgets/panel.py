@@ -140,8 +140,9 @@ class PanelBox(Widget, can_focus=True):
             since = say(self.lang, "{mark} from step {step}", mark=mark, step=frame.nonfinite_step)
             text = f"[b red]{since}[/]"
         elif frame.guides:
-            text = "┄ " + " · ".join(f"{short_guide(guide, self.lang)} {format_number(value)}"
-                                     for guide, value in frame.guides)
+            text = "┄ " + " · ".join(
+                f"{short_guide(guide, self.lang)} {format_number(value, self.lang)}"
+                for guide, value in frame.guides)
         else:
             text = ""
         return " · ".join(part for part in (text, note) if part)

@@ -160,8 +160,8 @@ def row_texts(line: DrawnSeries, frame: PanelFrame, height: int, lang: str,
 def value_text(line: DrawnSeries, value: float | None, style: str = "") -> Text:
     """One value as the panels print it; a NaN or infinity in red with its marker."""
     if value is not None and not math.isfinite(value):
-        return Text(f"{nonfinite_mark(value)}{format_number(value)}", style="bold red")
-    return Text(line.series.format(value), style=style)
+        return Text(f"{nonfinite_mark(value)}{format_number(value, line.lang)}", style="bold red")
+    return Text(line.series.format(value, line.lang), style=style)
 
 
 def readings(line: DrawnSeries, summary: Summary, cursor_value: Value, at_cursor: bool,
