@@ -3,7 +3,8 @@
 A bundles folder is what `diagnose deal` writes: `<bundles>/<student>/experiments/19-break-it/`
 per student and `<bundles>/manifest.csv` (student, code). A submission is placed by the name
 the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
-borja, compared by `scenarios.names.name_key`); what is inside is only cross-checked, never trusted
+borja, compared by `scenarios.names.name_key`), or the name Canvas, Moodle or Gradescope's
+export gave it (`collect.py`); what is inside is only cross-checked, never trusted
 alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
 that is not that student's code, is a mismatch. The instructor's side is the truth: the
 manifest binds each student to the code dealt, and a bundle holding another scenario (swapped
@@ -36,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grading.attempts import Attempt, append_record, numbered, rewrite_attempts, unrecordable
+from grading.collect import place, placed
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import SCORE, Report
 from grading.grade import (
@@ -64,11 +66,9 @@ from grading.ledger import (
 from grading.manifest import manifest_path, read_manifest
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
-from scenarios.levels import all_levels
 from scenarios.names import name_key
 from scenarios.words import say
 
-NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
 
@@ -149,43 +149,14 @@ def open_bundle(student: Student) -> Scenario:
     return scenario
 
 
-def as_typed(name: str) -> str:
-    """A file name as its author typed it: bytes that are not UTF-8 (held as surrogates) read
-    as Windows-1252, the usual other encoding of a name in a zip or on a USB stick, so
-    `\\xc1na.md` still names Ána; a name that is UTF-8 comes back as is."""
-    if printable(name) == name:
-        return name
-    try:
-        return name.encode("utf-8", "surrogateescape").decode("cp1252", "replace")
-    except UnicodeEncodeError:
-        return name
-
-
 def named_student(file: Path, roster: Roster) -> Student | None:
-    """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names; a name
-    the app wrote at a level with a suffix (`ana-diagnoses-level-2.md`, `Level.named`) too."""
-    file = Path(as_typed(str(file)))
-    whole = name_key(file.stem)
-    stems = [whole, *(whole.removesuffix(name_key(level.suffix)) for level in all_levels()
-                      if level.suffix and whole.endswith(name_key(level.suffix)))]
-    for stem in stems:
-        for suffix in NAME_SUFFIXES:
-            for joint in ("-", "_", " ", "."):
-                stem = stem.removesuffix(joint + suffix)
-        if stem in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
-            stem = file.parent.name
-        student = roster.named(stem)
-        if student is not None:
-            return student
-    return None
+    """The one student a file's path places it on, as the LMSs name files too (`collect`)."""
+    return placed(file, roster)
 
 
 def match(file: Path, reading: Reading, roster: Roster) -> Student:
     """Whose submission `file` is: the student its name names, if what it holds agrees."""
-    student = named_student(file, roster)
-    if student is None:
-        raise GradeError(f"{file}: its name matches no student of the roster; nothing recorded "
-                         "(name it after the student, e.g. borja-diagnoses.md)")
+    student = place(file, roster, reading.name)
     titled = reading.name and roster.named(reading.name)
     if titled and titled != student:
         raise GradeError(f"{file}: named for {student.name}, but its title names "

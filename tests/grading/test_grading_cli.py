@@ -227,7 +227,7 @@ def test_a_class(instructor):
     data = json.loads(result.stdout)
     assert data["graded"][0] == {"file": "stray.md", "student": None, "error": (
         "stray.md: its name matches no student of the roster; nothing recorded (name it "
-        "after the student, e.g. borja-diagnoses.md)")}
+        "after the student as the manifest spells them, <student>-diagnoses.md)")}
     assert data["graded"][1]["attempt"] == 2
     assert result.stderr == "Error: 1 of 2 files could not be graded\n"
 
