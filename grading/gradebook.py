@@ -269,7 +269,8 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
         lines = len(records) if state.restore else state.attempts.lines
         sealed = sealing(state.scenario, secret)
         added = [numbered(a, lines + i, **sealed) for i, a in enumerate(new.get(name, ()), 1)]
-        ledger[name] = Kept.of((*records, *added), state.kept.code, state.kept.found)
+        ledger[name] = replace(Kept.of((*records, *added), state.kept.code, state.kept.found),
+                               shown=state.kept.shown, shown_what=state.kept.shown_what)
         copies[name] = (state, records, added)
     write_ledger(bundles, secret, ledger)
     failed = {}

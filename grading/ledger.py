@@ -15,6 +15,10 @@ writes) is reported and restored from the ledger at the next grading; the first 
 ledger kept counts whatever the bundle says. Genuine records the ledger never saw (graded
 before this ledger existed) are taken in after the ledger's own.
 
+Per student the ledger also keeps when the instructor showed that student the answers of their
+scenario (`Kept.shown`, ISO-8601 UTC times, and what was shown: `mark_shown`): the attempt
+policy counts no attempt made after it. Ledgers written before it was kept read with none.
+
 Format 1 (`diagnose.attempts-ledger/1`, diagnose up to commit 279bf2f) kept only each student's
 count, a digest and the first record: it is still read, and rewritten as format 2 at the next
 grading. Grading and exports are `gradebook`'s.
@@ -30,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grading.attempts import Attempt, Attempts, digest
+from grading.attempts import TIME, Attempt, Attempts, digest
 from grading.diagnoses import GradeError
 from grading.grade import Scenario, history, same_code
 from grading.layout import ATTEMPTS_FILE
@@ -49,7 +53,9 @@ FOUND_KEPT = 20  # the latest problems kept per student as evidence
 class Kept:
     """A student's attempts as the ledger keeps them: every genuine record in order (`records`;
     None in a format-1 ledger, which kept only `count`, `digest` and `first`), the scenario
-    code they belong to, and the problems found with the bundle's copy."""
+    code they belong to, the problems found with the bundle's copy, and when the instructor
+    showed this student the answers (`shown`, ISO-8601 UTC times in order, with what was shown
+    beside each in `shown_what`)."""
 
     count: int
     digest: str
@@ -57,12 +63,26 @@ class Kept:
     records: tuple[Attempt, ...] | None = None
     code: str = ""
     found: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
+    shown_what: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, records: Sequence[Attempt], code: str, found: Sequence[str] = ()) -> Kept:
+    def of(cls, records: Sequence[Attempt], code: str, found: Sequence[str] = (),
+           shown: Sequence[str] = (), shown_what: Sequence[str] = ()) -> Kept:
         records = tuple(records)
         return cls(len(records), digest(records), records[0] if records else None, records,
-                   code, tuple(found)[-FOUND_KEPT:])
+                   code, tuple(found)[-FOUND_KEPT:], tuple(shown), tuple(shown_what))
+
+    @property
+    def first_shown(self) -> str | None:
+        """When the answers were first shown to this student, or None: no attempt after counts."""
+        return min(self.shown) if self.shown else None
+
+    def with_shown(self, when: str, what: str) -> Kept:
+        """This entry with one more showing of the answers (kept in time order)."""
+        pairs = sorted((*zip(self.shown, self.shown_what, strict=True), (when, what)))
+        return replace(self, shown=tuple(t for t, _ in pairs),
+                       shown_what=tuple(w for _, w in pairs))
 
 
 @dataclass(frozen=True)
@@ -91,17 +111,30 @@ def _record(data: object) -> Attempt:
     return attempt
 
 
+def _shown(entry: Mapping) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The times the answers were shown, and what, of an entry (none in older ledgers)."""
+    shown = entry.get("shown", [])
+    if not (isinstance(shown, list) and all(
+            isinstance(s, dict) and isinstance(s.get("time"), str) and TIME.match(s["time"])
+            and isinstance(s.get("what"), str) for s in shown)):
+        raise TypeError("not a ledger entry")
+    return tuple(s["time"] for s in shown), tuple(s["what"] for s in shown)
+
+
 def _entry(schema: str, entry: Mapping) -> Kept:
+    shown, what = _shown(entry)
     if schema == FORMAT_1 or "records" not in entry:  # format 1, or its entry carried over
         first = entry["first"] and _record(entry["first"])
         if not (isinstance(entry["count"], int) and isinstance(entry["digest"], str)):
             raise TypeError("not a ledger entry")
-        return Kept(entry["count"], entry["digest"], first or None)
+        return Kept(entry["count"], entry["digest"], first or None, shown=shown,
+                    shown_what=what)
     if not (isinstance(entry["code"], str) and isinstance(entry["records"], list)
             and isinstance(entry["found"], list)
             and all(isinstance(f, str) for f in entry["found"])):
         raise TypeError("not a ledger entry")
-    return Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"])
+    return Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"],
+                   shown, what)
 
 
 GRADING_WAIT = 30.0  # seconds a grading waits for another one of the same deal folder
@@ -156,17 +189,45 @@ def read_ledger(deal: Path, secret: bytes) -> dict[str, Kept]:
     return kept
 
 
+def _entry_json(k: Kept) -> dict:
+    entry = ({"code": k.code, "records": [r.to_json() for r in k.records],
+              "found": list(k.found)} if k.records is not None
+             else {"count": k.count, "digest": k.digest,  # format 1's, not reconciled yet
+                   "first": k.first and k.first.to_json()})
+    if k.shown:  # absent rather than empty: a ledger nobody was shown anything in reads as before
+        entry["shown"] = [{"time": t, "what": w}
+                          for t, w in zip(k.shown, k.shown_what, strict=True)]
+    return entry
+
+
 def write_ledger(deal: Path, secret: bytes, kept: Mapping[str, Kept]) -> None:
     """The ledger, whole and atomically (format 2; an entry of format 1 that no grading has
     reconciled yet is carried over as it was). Raises GradeError."""
-    students = {name: {"code": k.code, "records": [r.to_json() for r in k.records],
-                       "found": list(k.found)} if k.records is not None
-                else {"count": k.count, "digest": k.digest,  # format 1's, not reconciled yet
-                      "first": k.first and k.first.to_json()}
-                for name, k in sorted(kept.items())}
+    students = {name: _entry_json(k) for name, k in sorted(kept.items())}
     atomic_write(ledger_path(deal), json.dumps(
         {"schema": LEDGER_SCHEMA, "students": students, "mac": _ledger_mac(students, secret)},
         ensure_ascii=False, indent=1) + "\n", error=GradeError)
+
+
+def mark_shown(deal: Path, secret: bytes, students: Sequence[str], *, when: str,
+               what: str) -> None:
+    """Record in the ledger that `students` were shown the answers of their scenario at `when`
+    (ISO-8601 UTC, "2026-12-04T22:30:00Z"), `what` saying what was shown ("reveal", "answers
+    handed back"): under the grading lock, read, added to, written whole and atomically. From
+    then on no attempt of theirs made after `when` counts. A student the ledger has no entry
+    for yet gets one with no attempts. Raises GradeError (a ledger that does not open, another
+    grading holding the lock, a time that is not ISO-8601 UTC): nothing is recorded then."""
+    if not TIME.match(when):
+        raise GradeError(f"{when!r}: not a time in ISO-8601 UTC (2026-12-04T22:30:00Z); "
+                         "nothing recorded")
+    names = list(dict.fromkeys(students))
+    if not all(isinstance(n, str) and n for n in names):
+        raise GradeError("a student without a name; nothing recorded")
+    with one_grading(deal):
+        kept = read_ledger(deal, secret)
+        for name in names:
+            kept[name] = kept.get(name, Kept.of((), "")).with_shown(when, what)
+        write_ledger(deal, secret, kept)
 
 
 def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
@@ -202,4 +263,5 @@ def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
     found = (*kept.found, *lost)
     problems = (*log.problems, *found)
     return Standing(scenario, replace(log, records=tuple(records), problems=problems),
-                    Kept.of(records, scenario.code, found), restore=not whole)
+                    Kept.of(records, scenario.code, found, kept.shown, kept.shown_what),
+                    restore=not whole)
