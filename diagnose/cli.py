@@ -230,28 +230,53 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 
 
 @cli.command()
+@click.argument("students", metavar="[STUDENT...]", nargs=-1)
 @DIR_OPTION
 @click.option("--json", "as_json", is_flag=True, help='Print {"01": "<slug>", ...} only.')
 @click.option("--what-if", "what_if", is_flag=True,
               help="Also retrain each run's break at the other magnitudes its catalog entry "
                    "declares, and add them to the run's dashboard.html.")
-@click.option("--lang", type=LANG, default="en", show_default=True,
-              help="Language of the solutions file.")
-def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
+@click.option("--lang", type=LANG, default=None,
+              help="Language of the solutions file (default en; with --key: each student's "
+                   "manifest lang, else this, else the deal's).")
+@click.option("--key", "key_file", type=PathArg(),
+              help="Instructor: your key file; with --bundles, reveals to your students.")
+@click.option("--bundles", type=PathArg(),
+              help="Instructor: the folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("hand-back"), show_default=True,
+              help="With --key: the folder for OUT/<student>/<solutions file>, to hand back.")
+def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: bool,
+           lang: str | None, key_file: Path | None, bundles: Path | None, out: Path) -> None:
     """Reveal which break each ID held, with the evidence from each run's own metrics.
 
     Writes solutions/03-three-failures-ref.md next to experiments/ and records in the
     workspace that the answers were revealed (later gradings say so). Self-study scenarios
     only: an instructor's bundle opens with the instructor's key.
 
+    An instructor reveals to a class with --key and --bundles: each STUDENT's solutions file
+    (every student's when none is named), in their language, goes into OUT/<student>/ to hand
+    back, and the ledger records that their answers were shown: from then on no attempt of
+    theirs counts. (The answer key alone, recording nothing: diagnose answers.)
+
     \b
     Example:
       diagnose reveal --dir experiments/19-break-it
       diagnose reveal --json
       diagnose reveal --what-if     # then open 01/dashboard.html
+      diagnose reveal --key course.key --bundles bundles --out hand-back
+      diagnose reveal --key course.key --bundles bundles carmen david
     """
     import json
 
+    if key_file is not None or bundles is not None or students:
+        if key_file is None or bundles is None:
+            raise click.UsageError("STUDENT and --key go with --bundles: diagnose reveal --key "
+                                   "KEY --bundles DIR [STUDENT...]")
+        if as_json or what_if:
+            raise click.UsageError("--key reveals to a class: it takes no --json or --what-if.")
+        _reveal_class(key_file, bundles, students, out, lang)
+        return
+    lang = lang or "en"
     from diagnose.reveal import reveal_scenario
 
     workspace, assignment, path = reveal_scenario(directory, lang)
@@ -267,6 +292,45 @@ def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     for rid, slug in assignment.items():
         click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
     click.echo(say(lang, "Explained in {path}", path=path))
+
+
+def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out: Path,
+                  lang: str | None) -> None:
+    from diagnose.answers import reveal_class
+    from grading.seal import read_key_file
+
+    handed = reveal_class(bundles, read_key_file(key_file), students, out, lang=lang)
+    for name, path in handed.files.items():
+        _echo(f"{name}: {path} ({handed.langs[name]})")
+    _echo(f"Revealed to {len(handed.files)} students; the ledger records that their answers "
+          f"were shown (no later attempt of theirs counts). Hand back {out}/<student>/.")
+
+
+@cli.command()
+@click.option("--key", "key_file", type=PathArg(), required=True,
+              help="Your instructor key, from `diagnose keygen`.")
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("answer-key.csv"), show_default=True,
+              help="The CSV to write (replaced whole if it exists).")
+def answers(key_file: Path, bundles: Path, out: Path) -> None:
+    """Write the class's answer key: one row per student, the break behind each ID.
+
+    Columns: student, email, level, lang, code, then each ID's break, and a note for a bundle
+    that cannot be opened. Records nothing and shows no student anything; keep the file as
+    private as your key. (To hand students their solutions: diagnose reveal --key.)
+
+    \b
+    Example:
+      diagnose answers --key course.key --bundles bundles --out answer-key.csv
+    """
+    from diagnose.answers import answer_key, write_answer_key
+    from grading.seal import read_key_file
+
+    rows = answer_key(bundles, read_key_file(key_file))
+    write_answer_key(rows, out)
+    _echo(f"Wrote {out}: the answers of {len(rows)} students. Keep it private; nothing was "
+          "recorded.")
 
 
 @cli.command()

@@ -1,0 +1,122 @@
+"""The instructor's week on a real deal (one training step): the answer key, the reveal handed
+back, the handout, the class report and the LMS gradebooks, each through the CLI."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+
+ROSTER = ("name,email,level,lang\nana.garcia,ana@uni.edu,1,\nborja,borja@uni.edu,1,\n"
+          "carmen,carmen@uni.edu,2,es\ndavid,david@uni.edu,1,\n")
+WS = Path("experiments") / "19-break-it"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory):
+    """A class of four, dealt once for the module: each test works on its own copy."""
+    root = tmp_path_factory.mktemp("deal")
+    key = root / "course.key"
+    assert run("keygen", "--out", str(key)).exit_code == 0
+    (root / "roster.csv").write_text(ROSTER)
+    result = run("deal", "--key", str(key), "--out", str(root / "bundles"), "--roster",
+                 str(root / "roster.csv"), "--steps", "1")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.fixture
+def course(dealt, tmp_path, monkeypatch):
+    shutil.copy(dealt / "course.key", tmp_path / "course.key")
+    shutil.copytree(dealt / "bundles", tmp_path / "bundles")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def truths():
+    import grading
+    from grading.grade import open_key
+    from grading.seal import read_key_file
+
+    secret = read_key_file(Path("course.key"))
+    return {s: open_key(grading.read_scenario(Path("bundles", s) / WS), secret)
+            for s in ("ana.garcia", "borja", "carmen", "david")}
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as stream:
+        return list(csv.DictReader(stream))
+
+
+# --- the answer key and the reveal handed back -------------------------------------------------
+
+def test_answers_writes_the_key_and_records_nothing(course):
+    before = sorted(p.relative_to("bundles") for p in Path("bundles").rglob("*"))
+    result = run("answers", "--key", "course.key", "--bundles", "bundles", "--out", "key.csv")
+    assert result.exit_code == 0
+    assert result.output == ("Wrote key.csv: the answers of 4 students. Keep it private; "
+                             "nothing was recorded.\n")
+    rows = read_csv("key.csv")
+    truth = truths()
+    assert [(r["student"], r["email"], r["level"], r["lang"]) for r in rows] == [
+        ("ana.garcia", "ana@uni.edu", "1", "en"), ("borja", "borja@uni.edu", "1", "en"),
+        ("carmen", "carmen@uni.edu", "2", "es"), ("david", "david@uni.edu", "1", "en")]
+    assert all({i: r[i] for i in ("01", "02", "03")} == truth[r["student"]] for r in rows)
+    assert sorted(p.relative_to("bundles") for p in Path("bundles").rglob("*")) == before
+
+
+def test_reveal_with_the_key_hands_back_solutions_in_each_language_and_records_it(course):
+    from diagnose.answers import SHOWN_BY_REVEAL
+    from grading.ledger import read_ledger
+    from grading.seal import read_key_file
+
+    result = run("reveal", "--key", "course.key", "--bundles", "bundles", "--out", "back",
+                 "carmen", "DAVID")
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [
+        f"carmen: {Path('back/carmen/03-three-failures-ref-level-2.md')} (es)",
+        f"david: {Path('back/david/03-three-failures-ref.md')} (en)",
+        "Revealed to 2 students; the ledger records that their answers were shown (no later "
+        "attempt of theirs counts). Hand back back/<student>/."]
+    spanish = Path("back/carmen/03-three-failures-ref-level-2.md").read_text()
+    assert spanish.startswith("# Soluciones — escenario ")
+    assert all(f"(`{slug}`)" in spanish for slug in truths()["carmen"].values())
+    kept = read_ledger(Path("bundles"), read_key_file(Path("course.key")))
+    assert set(kept) == {"carmen", "david"}
+    assert kept["carmen"].shown_what == (SHOWN_BY_REVEAL,)
+    assert not (Path("bundles/carmen") / WS / "reveal.json").exists()  # the bundle untouched
+
+
+@pytest.mark.parametrize(("args", "code", "error"), [
+    (("reveal", "--key", "course.key", "ana.garcia"), 2,
+     "Error: STUDENT and --key go with --bundles: diagnose reveal --key KEY --bundles DIR "
+     "[STUDENT...]"),
+    (("reveal", "--key", "course.key", "--bundles", "bundles", "--json"), 2,
+     "Error: --key reveals to a class: it takes no --json or --what-if."),
+    (("reveal", "--key", "course.key", "--bundles", "bundles", "zoe"), 1,
+     f"Error: zoe: not a student of {Path('bundles/manifest.csv')}; nothing revealed"),
+    (("answers", "--key", "nope.key", "--bundles", "bundles"), 1, None),
+])
+def test_the_instructors_view_refuses_in_one_line(course, args, code, error):
+    result = run(*args)
+    assert result.exit_code == code
+    last = result.output.strip().splitlines()[-1]
+    assert last == error if error else last.startswith("Error: nope.key")
+    assert not Path("back").exists() and not Path("hand-back").exists()
+
+
+def test_check_inside_a_class_bundle_points_to_the_instructor(course):
+    bundle = Path("bundles/ana.garcia") / WS
+    result = run("check", str(bundle / "01"), "--reference", str(bundle / "reference"))
+    assert result.exit_code == 1
+    assert "your instructor hands back the solutions" in result.output
+    assert "diagnose reveal" not in result.output
