@@ -85,7 +85,7 @@ def write_answer_key(rows: Sequence[KeyRow], path: Path) -> Path:
     return atomic_write(Path(path), stream.getvalue(), error=AnswersError)
 
 
-def chosen(bundles: Path, names: Sequence[str]) -> list[str]:
+def chosen(bundles: Path, names: Sequence[str], outcome: str = "nothing written") -> list[str]:
     """The students `names` name (as the manifest spells them), all when none is named;
     AnswersError for a name the manifest does not list."""
     roster = dealt_students(bundles)
@@ -96,7 +96,7 @@ def chosen(bundles: Path, names: Sequence[str]) -> list[str]:
         student = roster.named(name)
         if student is None:
             raise AnswersError(f"{name}: not a student of {Path(bundles) / 'manifest.csv'}; "
-                               "nothing revealed")
+                               f"{outcome}")
         found.append(student.name)
     return list(dict.fromkeys(found))
 
@@ -118,7 +118,7 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
     from diagnose.workspace import open_workspace
 
     bundles, out = Path(bundles), Path(out)
-    students = chosen(bundles, names)
+    students = chosen(bundles, names, "nothing revealed")
     keys = {row.student: row for row in answer_key(bundles, secret)}
     listed = {row.student: row for row in read_manifest(bundles)}
     by_name = {s.name: s for s in dealt_students(bundles)}

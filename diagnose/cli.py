@@ -334,6 +334,44 @@ def answers(key_file: Path, bundles: Path, out: Path) -> None:
 
 
 @cli.command()
+@click.argument("students", metavar="[STUDENT...]", nargs=-1)
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("handout"), show_default=True,
+              help="The folder for OUT/<student>.zip and OUT/README.md (made if missing).")
+@click.option("--hand-in", "hand_in", metavar="TEXT",
+              help='Where students hand in, in your words (e.g. "Canvas, assignment Break '
+                   'it, by Friday"); default: where the instructor says.')
+@click.option("--lang", type=LANG, default=None,
+              help="Language of the start sheet for students whose manifest row names none "
+                   "(default: the deal's).")
+def handout(students: tuple[str, ...], bundles: Path, out: Path, hand_in: str | None,
+            lang: str | None) -> None:
+    """Make what to hand out: one zip per student, and a checklist of what stays private.
+
+    Each OUT/<student>.zip holds their bundle (only the files a student needs: no attempt
+    record, reveal or draft), the wheel of this diagnose and START.md, one page in their
+    language: install, play, where to hand in, what counts. OUT/README.md lists what to give
+    whom and what to keep private (your key, the ledger, the manifest, the gradebook, the
+    answer key, the autograder zip) and why. Every student's when no STUDENT is named. No key
+    needed; nothing is recorded.
+
+    \b
+    Example:
+      diagnose handout --bundles bundles --out handout --hand-in "Canvas, by Friday 18:00"
+      diagnose handout --bundles bundles --out handout carmen     # a late student
+    """
+    from diagnose.handout import write_handout
+
+    made = write_handout(bundles, out, students, hand_in=hand_in, lang=lang)
+    for name, path in made.zips.items():
+        left = made.left_out[name]
+        _echo(f"{name}: {path} ({made.langs[name]})"
+              + (f"; left out of the bundle: {', '.join(left)}" if left else ""))
+    _echo(f"Checklist of what to give and what to keep private: {made.checklist}")
+
+
+@cli.command()
 @click.option("--out", type=PathArg(), required=True,
               help="Where to write the key (never overwritten).")
 def keygen(out: Path) -> None:

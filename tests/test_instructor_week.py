@@ -120,3 +120,56 @@ def test_check_inside_a_class_bundle_points_to_the_instructor(course):
     assert result.exit_code == 1
     assert "your instructor hands back the solutions" in result.output
     assert "diagnose reveal" not in result.output
+
+
+# --- the handout -------------------------------------------------------------------------------
+
+def test_handout_zips_each_bundle_the_wheel_and_a_start_sheet_in_their_language(course):
+    import zipfile
+
+    from diagnose.wheel import wheel_name
+
+    bundle = Path("bundles/ana.garcia") / WS
+    for leftover in ("attempts.jsonl", "reveal.json", ".drafts.json"):  # a graded bundle's
+        (bundle / leftover).write_text("{}\n")
+    result = run("handout", "--bundles", "bundles", "--out", "out", "--hand-in",
+                 "Canvas, by Friday")
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [
+        f"ana.garcia: {Path('out/ana.garcia.zip')} (en); left out of the bundle: "
+        ".drafts.json, attempts.jsonl, reveal.json",
+        f"borja: {Path('out/borja.zip')} (en)", f"carmen: {Path('out/carmen.zip')} (es)",
+        f"david: {Path('out/david.zip')} (en)",
+        f"Checklist of what to give and what to keep private: {Path('out/README.md')}"]
+    names = zipfile.ZipFile("out/ana.garcia.zip").namelist()
+    runs = [f"ana.garcia/{WS.as_posix()}/{r}/{f}" for r in ("01", "02", "03", "reference")
+            for f in ("metrics.jsonl", "dashboard.html")]
+    assert sorted(names) == sorted([
+        f"ana.garcia/{WS.as_posix()}/scenario.json",
+        f"ana.garcia/{WS.as_posix()}/answer-key.sealed", *runs,
+        f"ana.garcia/{wheel_name()}", "ana.garcia/START.md"])
+    with zipfile.ZipFile("out/carmen.zip") as archive:
+        sheet = archive.read("carmen/START.md").decode()
+        packed = archive.read(f"carmen/{WS.as_posix()}/01/metrics.jsonl")
+    assert packed == (Path("bundles/carmen") / WS / "01/metrics.jsonl").read_bytes()
+    assert sheet.startswith("# diagnose — empieza aquí, carmen\n")
+    assert "diagnose play --dir experiments/19-break-it --name carmen --lang es" in sheet
+    assert "Entrega carmen-diagnoses.md tal como lo escribió el juego: Canvas, by Friday." in sheet
+    checklist = Path("out/README.md").read_text()
+    for private in ("course.key", ".attempts-ledger.json", "manifest.csv", "gradebook",
+                    "answer-key.csv", "autograder.zip"):
+        assert private in checklist
+
+
+def test_handout_refusals(course):
+    result = run("handout", "--bundles", "bundles", "--out", "out", "zoe")
+    assert result.exit_code == 1
+    assert result.output == (f"Error: zoe: not a student of {Path('bundles/manifest.csv')}; "
+                             "nothing written\n")
+    (Path("bundles/borja") / WS / "02/metrics.jsonl").unlink()
+    result = run("handout", "--bundles", "bundles", "--out", "out")
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {Path('bundles/borja') / WS / '02/metrics.jsonl'}: "
+                             "missing; deal that student again (the same command as the deal) "
+                             "before handing out\n")
+    assert not Path("out").exists()
