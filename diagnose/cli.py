@@ -371,6 +371,40 @@ def handout(students: tuple[str, ...], bundles: Path, out: Path, hand_in: str | 
     _echo(f"Checklist of what to give and what to keep private: {made.checklist}")
 
 
+@cli.command("class-report")
+@click.option("--key", "key_file", type=PathArg(), required=True,
+              help="Your instructor key, from `diagnose keygen`.")
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote (and class grading records into).")
+@click.option("--out", type=PathArg(), default=Path("class-report.html"), show_default=True,
+              help="The HTML page to write (replaced whole if it exists).")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the page and the summary.")
+def class_report(key_file: Path, bundles: Path, out: Path, lang: str) -> None:
+    """See which breaks the class found hard: an offline page and a summary.
+
+    From each student's counted attempt (the ledger's) and the truth of their scenario, per
+    level: how many found each break, what it was taken for (a confusion table, true break x
+    diagnosis), the scores' histogram, and who has not handed in. The page opens offline
+    (inline CSS, nothing loaded); keep it private: it holds every scenario's answers.
+    Records nothing.
+
+    \b
+    Example:
+      diagnose class-report --key course.key --bundles bundles --out report.html
+    """
+    from diagnose.class_report import class_report as summarise_class
+    from diagnose.class_report import render_html, summary_lines
+    from grading.seal import read_key_file
+    from scenarios.files import atomic_write
+
+    summary = summarise_class(bundles, read_key_file(key_file))
+    for line in summary_lines(summary, lang):
+        _echo(line)
+    atomic_write(out, render_html(summary, lang, title=Path(bundles).resolve().name))
+    _echo(say(lang, "Report: {path}", path=out))
+
+
 @cli.command()
 @click.option("--out", type=PathArg(), required=True,
               help="Where to write the key (never overwritten).")

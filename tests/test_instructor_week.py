@@ -173,3 +173,97 @@ def test_handout_refusals(course):
                              "missing; deal that student again (the same command as the deal) "
                              "before handing out\n")
     assert not Path("out").exists()
+
+
+# --- the class at a glance ---------------------------------------------------------------------
+
+def hand_in(student, answers):
+    Path(f"{student}-diagnoses.md").write_text(
+        "".join(f"## {i}\nDiagnosis: {slug}\n" for i, slug in answers.items()))
+
+
+def graded_class():
+    """ana all right; borja takes each break for the next one; david blank; carmen absent."""
+    truth = truths()
+    hand_in("ana.garcia", truth["ana.garcia"])
+    ids = sorted(truth["borja"])
+    hand_in("borja", {i: truth["borja"][ids[(k + 1) % 3]] for k, i in enumerate(ids)})
+    hand_in("david", {i: "not sure" for i in ids})
+    result = run("grade", "--key", "course.key", "--bundles", "bundles",
+                 "ana.garcia-diagnoses.md", "borja-diagnoses.md", "david-diagnoses.md")
+    assert result.exit_code == 0, result.output
+    return truth
+
+
+def test_class_report_counts_each_break_and_what_it_was_taken_for(course):
+    truth = graded_class()
+    result = run("class-report", "--key", "course.key", "--bundles", "bundles", "--out",
+                 "report.html")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "4 students: 3 handed in, 1 not."
+    assert lines[1] == "Level 1 (3 of 3 handed in):"
+    ids = sorted(truth["borja"])
+    for slug in ("no-warmup", "broken-mask", "bad-init"):
+        mistaken = truth["borja"][ids[(ids.index(next(i for i in ids if truth["borja"][i] ==
+                                                      slug)) + 1) % 3]]
+        assert f"  {slug:<11}  found 1/3; taken for: {mistaken} 1, no answer 1" in lines
+    assert "  Scores: 0/3: 2  1/3: 0  2/3: 0  3/3: 1" in lines
+    assert lines[-3:] == ["Level 2 (0 of 1 handed in):", "Not handed in: carmen",
+                          "Report: report.html"]
+    page = Path("report.html").read_text()
+    assert "<script" not in page and "http" not in page.replace("http-equiv", "")
+    assert "True break × diagnosis" in page
+
+
+def test_class_report_in_spanish_and_its_refusal(course):
+    result = run("class-report", "--key", "course.key", "--bundles", "bundles", "--lang", "es")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0] == "4 estudiantes: 0 entregaron, 4 no."
+    page = Path("class-report.html").read_text()
+    assert "Fallo real × diagnóstico" not in page and "Nadie ha entregado todavía." in page
+    result = run("class-report", "--key", "course.key", "--bundles", "nowhere")
+    assert (result.exit_code, result.output) == (1, "Error: nowhere: no such directory of "
+                                                    "bundles\n")
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not on PATH")
+def test_class_report_renders_in_headless_chromium(course, tmp_path):
+    import json
+    import subprocess
+
+    graded_class()
+    assert run("class-report", "--key", "course.key", "--bundles", "bundles", "--out",
+               "report.html").exit_code == 0
+    page = Path("report.html").resolve()
+    probe = page.with_name("probe.html")
+    probe.write_text(page.read_text().replace("</body>", """<script>
+document.body.setAttribute("data-probe", JSON.stringify({
+  cards: document.querySelectorAll("section.card").length,
+  bars: Array.prototype.map.call(document.querySelectorAll(".hist i"),
+    function (i) { return Math.round(i.getBoundingClientRect().height); }),
+  cells: document.querySelectorAll(".confusion td.hit[style]").length,
+  width: Math.round(document.querySelector(".card").getBoundingClientRect().width)}));
+</script></body>"""))
+    common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+              "--disable-background-networking", "--disable-component-update", "--no-first-run",
+              f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000"]
+    dom = subprocess.run([*common, "--dump-dom", probe.as_uri()], capture_output=True,
+                         text=True, timeout=120, check=False).stdout
+    data = json.loads(html_unescape(dom.split('data-probe="', 1)[1].split('"', 1)[0]))
+    assert data["cards"] == 4 and data["width"] > 300  # level 1's three, and who is missing
+    assert data["bars"][0] > data["bars"][3] > 0 and data["bars"][1] == data["bars"][2] == 0
+    assert data["cells"] == 3  # each break found once: three shaded hits on the diagonal
+    shot = tmp_path / "report.png"
+    subprocess.run([*common, f"--screenshot={shot}", page.as_uri()], capture_output=True,
+                   timeout=120, check=False)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def html_unescape(text):
+    import html
+
+    return html.unescape(text)
