@@ -736,7 +736,8 @@ def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
-                 as_json: bool, destinations: tuple[Path | None, Path | None]) -> None:
+                 as_json: bool, destinations: tuple[Path | None, Path | None],
+                 gradebook_format: str = "full") -> None:
     """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
     the Gradescope folder, each None when not asked for."""
     import grading
@@ -744,7 +745,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
 
     gradebook, gradescope = destinations
     result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
-                         gradebook=gradebook, gradescope=gradescope)
+                         gradebook=gradebook, gradescope=gradescope,
+                         gradebook_format=gradebook_format)
     graded = result.graded
     if as_json:
         _echo_json({
@@ -766,8 +768,13 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
             else:
                 _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
                       f"{g.error}")
-        if gradebook:
-            _echo(f"Gradebook: {gradebook} ({result.students} students)")
+        if gradebook and gradebook_format == "full":
+            _echo(f"Gradebook: {gradebook} ({result.students} students; private: it holds "
+                  "every scenario's truth. For your LMS: --gradebook-format canvas, moodle or "
+                  "plain)")
+        elif gradebook:
+            _echo(f"Gradebook for {gradebook_format}: {gradebook} ({result.students} "
+                  "students, one score each)")
         if gradescope:
             _echo(f"Gradescope: {len(result.gradescope_files)} results.json in {gradescope}")
     if result.failed:
@@ -793,9 +800,16 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
               help="With --bundles: write the class's grades to this CSV file.")
 @click.option("--gradescope", type=PathArg(), metavar="DIR",
               help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+@click.option("--gradebook-format", "gradebook_format",
+              type=click.Choice(("full", "canvas", "moodle", "plain")), default="full",
+              show_default=True,
+              help="What --gradebook holds: full (private: every answer and every scenario's "
+                   "truth), or one score per student for an LMS to import: canvas (Canvas's "
+                   "gradebook import), moodle (the assignment's grading worksheet), plain "
+                   "(student,email,score,max_score).")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
-          gradescope: Path | None) -> None:
+          gradescope: Path | None, gradebook_format: str) -> None:
     """Grade a diagnoses file against its scenario's sealed answer key.
 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
@@ -824,10 +838,14 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
                                "--check.")
     if (gradebook or gradescope) and bundles is None:
         raise click.UsageError("--gradebook and --gradescope go with --bundles.")
+    if gradebook_format != "full" and gradebook is None:
+        raise click.UsageError("--gradebook-format says what --gradebook holds: give "
+                               "--gradebook FILE.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
     if bundles is not None:
-        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope))
+        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope),
+                     gradebook_format)
     else:
         _grade_one(files[0], directory, key_file, check, lang, as_json)
 

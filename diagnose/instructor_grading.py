@@ -31,6 +31,7 @@ from grading.gradebook import (
     write_gradescope,
 )
 from grading.ledger import ledger_path
+from grading.lms import write_lms_gradebook
 from scenarios.errors import UserError
 from scenarios.words import say
 
@@ -78,14 +79,18 @@ class ClassGrade:
 
 
 def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str,
-                gradebook: Path | None = None, gradescope: Path | None = None) -> ClassGrade:
+                gradebook: Path | None = None, gradescope: Path | None = None,
+                gradebook_format: str = "full") -> ClassGrade:
     """Grade each file into its student's bundle under `bundles`; then write the gradebook CSV
-    and Gradescope's results, when asked for (both destinations checked first)."""
+    (the full, private one, or an LMS's: `grading.lms`) and Gradescope's results, when asked
+    for (both destinations checked first)."""
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
     graded = grade_bundles(files, bundles, secret, feedback_options(lang, secret))
     rows = gradebook_rows(bundles, secret) if gradebook or gradescope else []
     written: list[Path] = []
-    if gradebook:
+    if gradebook and gradebook_format != "full":
+        write_lms_gradebook(rows, bundles, gradebook, gradebook_format)
+    elif gradebook:
         write_gradebook(rows + refused_rows(graded), gradebook)
     if gradescope:
         written = write_gradescope(rows, graded, gradescope, lang)

@@ -170,6 +170,21 @@ def _number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def lms_id(file_name: str) -> tuple[str, str] | None:
+    """("canvas", the Canvas user ID) or ("moodle", the participant ID) a download's file name
+    carries, or None: what an LMS gradebook import matches a student by."""
+    name = without_copy_mark(Path(file_name).name)
+    parts = name.split("_")
+    canvas = canvas_parts(name)
+    if canvas is not None and canvas[0] is not None:
+        number = next(i for i in range(1, len(parts)) if _number(parts[i]))
+        return "canvas", parts[number]
+    moodle = moodle_parts(name)
+    if moodle is not None:
+        return "moodle", name.partition(MOODLE_MARK)[0].rpartition("_")[2]
+    return None
+
+
 def moodle_parts(name: str) -> tuple[str, str] | None:
     """(the full name, the original name: empty for a folder) of a Moodle download's file or
     folder name, or None when it is not one."""

@@ -267,3 +267,49 @@ def html_unescape(text):
     import html
 
     return html.unescape(text)
+
+
+# --- grades for the LMS ------------------------------------------------------------------------
+
+def test_lms_gradebooks_hold_one_score_per_student_and_no_truth(course):
+    truth = truths()
+    Path("garciaana_LATE_340934_208490284_diagnoses.md").write_text(
+        "".join(f"## {i}\nDiagnosis: {s}\n" for i, s in truth["ana.garcia"].items()))
+    Path("Borja Díaz_774411_assignsubmission_file_borja-diagnoses.md").write_text(
+        "## 01\nDiagnosis: not sure\n")  # Moodle's flat download (its folders keep no id)
+    files = ["garciaana_LATE_340934_208490284_diagnoses.md",
+             "Borja Díaz_774411_assignsubmission_file_borja-diagnoses.md"]
+    result = run("grade", "--key", "course.key", "--bundles", "bundles", *files,
+                 "--gradebook", "canvas.csv", "--gradebook-format", "canvas")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-1] == ("Gradebook for canvas: canvas.csv (4 students, "
+                                              "one score each)")
+    assert Path("canvas.csv").read_text().splitlines() == [
+        "Student,ID,SIS User ID,SIS Login ID,Section,diagnose",
+        "ana.garcia,340934,,ana@uni.edu,,3", "borja,,,borja@uni.edu,,0",
+        "carmen,,,carmen@uni.edu,,", "david,,,david@uni.edu,,"]
+    for form, first in (("moodle", ["Identifier,Full name,Email address,Grade,Maximum Grade",
+                                    ",ana.garcia,ana@uni.edu,3,3",  # from Canvas
+                                    "Participant 774411,borja,borja@uni.edu,0,3"]),
+                        ("plain", ["student,email,score,max_score", "ana.garcia,ana@uni.edu,3,3",
+                                   "borja,borja@uni.edu,0,3"])):
+        assert run("grade", "--key", "course.key", "--bundles", "bundles", *files,
+                   "--gradebook", f"{form}.csv", "--gradebook-format", form).exit_code == 0
+        assert Path(f"{form}.csv").read_text().splitlines()[:3] == first
+    every_slug = {slug for t in truth.values() for slug in t.values()}
+    for form in ("canvas", "moodle", "plain"):
+        assert not [s for s in every_slug if s in Path(f"{form}.csv").read_text()]
+    result = run("grade", "--key", "course.key", "--bundles", "bundles", *files,
+                 "--gradebook", "full.csv")
+    assert result.output.splitlines()[-1] == (
+        "Gradebook: full.csv (4 students; private: it holds every scenario's truth. For your "
+        "LMS: --gradebook-format canvas, moodle or plain)")
+    assert "truth_01" in Path("full.csv").read_text().splitlines()[0]
+
+
+def test_an_lms_format_needs_a_gradebook(course):
+    result = run("grade", "--key", "course.key", "--bundles", "bundles", "x.md",
+                 "--gradebook-format", "canvas")
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == (
+        "Error: --gradebook-format says what --gradebook holds: give --gradebook FILE.")
