@@ -13,8 +13,8 @@ students by, nothing else (`FORMATS`):
 - `moodle`: the columns of an assignment's grading worksheet (View all submissions, Upload
   grading worksheet), `Identifier` (`Participant <id>`, when the counted file's name came from
   Moodle's flat download; a download in folders keeps only the original name, the ledger only
-  the file's name, so those rows are matched by email), `Full name`, `Email address`, `Grade`, `Maximum Grade`; "Import grades
-  from CSV" maps `Email address` to the user's email instead.
+  the file's name, so those rows are matched by email), `Full name`, `Email address`, `Grade`,
+  `Maximum Grade`; "Import grades from CSV" maps `Email address` to the user's email instead.
 - `plain`: `student,email,score,max_score`, for anything else.
 
 Every cell is printable and spreadsheet-safe, as the full gradebook's. stdlib only.

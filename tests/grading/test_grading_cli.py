@@ -216,7 +216,8 @@ def test_a_class(instructor):
     assert result.stdout.splitlines() == [
         "borja  1/3  borja-diagnoses.md  (First attempt: this one counts.)",
         "ana    3/3  ana.md  (First attempt: this one counts.)",
-        "Gradebook: grades.csv (2 students)",
+        "Gradebook: grades.csv (2 students; private: it holds every scenario's truth. For "
+        "your LMS: --gradebook-format canvas, moodle or plain)",
         "Gradescope: 2 results.json in gs"]
     assert Path("grades.csv").read_text().splitlines()[1].startswith("borja,AAAA-1111,1,3,")
     assert json.loads(Path("gs/ana/results.json").read_text())["score"] == 3
