@@ -54,18 +54,25 @@ class KeyRow:
     note: str = ""  # why the bundle could not be opened
 
 
+def student_langs(bundles: Path, lang: str | None = None) -> dict[str, str]:
+    """Each student's language: their manifest row's `lang`, else `lang`, else the deal's (its
+    `deal-settings.json`), else English. Feedback, solutions and start sheets all speak it."""
+    default = lang or deal_lang(bundles)
+    return {row.student: row.lang or default for row in read_manifest(bundles)}
+
+
 def answer_key(bundles: Path, secret: bytes) -> list[KeyRow]:
     """Every student of the manifest, in its order, with the breaks they were dealt."""
     rows = {row.student: row for row in gradebook_rows(bundles, secret)}
     listed = {row.student: row for row in read_manifest(bundles)}
-    default = deal_lang(bundles)
+    langs = student_langs(bundles)
     out = []
     for name, row in rows.items():
         dealt = listed.get(name)
         level = row.level if row.level is not None else (
             int(dealt.level) if dealt and dealt.level.isdigit() else None)
         out.append(KeyRow(name, dealt.email if dealt else "", level,
-                          (dealt.lang if dealt else "") or default, row.code, dict(row.truth),
+                          langs.get(name, deal_lang(bundles)), row.code, dict(row.truth),
                           row.error))
     return out
 
@@ -120,7 +127,7 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
     bundles, out = Path(bundles), Path(out)
     students = chosen(bundles, names, "nothing revealed")
     keys = {row.student: row for row in answer_key(bundles, secret)}
-    listed = {row.student: row for row in read_manifest(bundles)}
+    speaks = student_langs(bundles, lang)
     by_name = {s.name: s for s in dealt_students(bundles)}
     now = now or datetime.now(UTC)
     texts, langs = {}, {}
@@ -128,7 +135,7 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
         row = keys[name]
         if row.note:
             raise AnswersError(f"{name}: {row.note}; nothing revealed")
-        langs[name] = (listed[name].lang if name in listed else "") or lang or row.lang
+        langs[name] = speaks.get(name, row.lang)
         workspace = open_workspace(by_name[name].workspace)
         texts[name] = (workspace.solutions_path.name,
                        render_solutions(workspace, row.truth, langs[name], now))

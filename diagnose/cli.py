@@ -682,7 +682,7 @@ def _echo_json(data: object) -> None:
 
 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool) -> None:
+               lang: str | None, as_json: bool) -> None:
     import grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
@@ -690,7 +690,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     if check:
         from grading.grade import check_against
 
-        result = check_against(file, found, lang=lang, reading=reading)
+        result = check_against(file, found, lang=lang or "en", reading=reading)
         if as_json:
             _echo_json(result.to_json())
         else:
@@ -719,7 +719,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
+def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str | None,
                     as_json: bool) -> None:
     """Print `instructor_grading.grade_with_key`'s result."""
     from diagnose.instructor_grading import grade_with_key
@@ -735,7 +735,7 @@ def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str,
         _echo(f"Warning: {problem}", err=True)
 
 
-def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
+def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str | None,
                  as_json: bool, destinations: tuple[Path | None, Path | None],
                  gradebook_format: str = "full") -> None:
     """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
@@ -788,7 +788,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                    "or its experiments/19-break-it), else experiments/19-break-it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
-              help="Language of the feedback.")
+              help="Language of the feedback. With --key, a student's manifest lang comes "
+                   "first; this is for the rest (default: the deal's).")
 @click.option("--check", is_flag=True,
               help="Only say how FILE reads, without the key: no score, nothing recorded.")
 @click.option("--key", "key_file", type=PathArg(),
@@ -843,11 +844,15 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
                                "--gradebook FILE.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
+    from click.core import ParameterSource
+
+    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
+    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
     if bundles is not None:
-        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope),
+        _grade_class(files, bundles, key_file, spoken, as_json, (gradebook, gradescope),
                      gradebook_format)
     else:
-        _grade_one(files[0], directory, key_file, check, lang, as_json)
+        _grade_one(files[0], directory, key_file, check, spoken, as_json)
 
 
 @cli.command("gradescope-autograder")

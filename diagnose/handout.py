@@ -138,20 +138,21 @@ def write_handout(bundles: Path, out: Path, names: Sequence[str] = (), *,
     """A zip per student named (every student of the manifest when none) and the checklist.
     `lang`: for students whose manifest row names none (default: the deal's); `hand_in`: where
     to hand in, in the instructor's words (default: "where your instructor says")."""
-    from diagnose.answers import chosen
+    from diagnose.answers import chosen, student_langs
 
     bundles, out = Path(bundles), Path(out)
     students = chosen(bundles, names)
     listed = {row.student: row for row in read_manifest(bundles)}
     roster = {s.name: s for s in dealt_students(bundles)}
     default = lang or deal_lang(bundles)
+    speaks = student_langs(bundles, lang)
     plans = {}
     for name in students:
         workspace = roster[name].workspace
         files, left = handed_out(workspace)
         scenario = read_scenario(workspace)
         row = listed.get(name)
-        plans[name] = (workspace, files, left, (row.lang if row else "") or default,
+        plans[name] = (workspace, files, left, speaks.get(name, default),
                        row.code if row and row.code else scenario.code, scenario.level)
     if out.exists() and not out.is_dir():
         raise HandoutError(f"{out}: not a folder; --out is the folder to write the zips in")

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnose.answers import student_langs
 from diagnose.reveal import feedback_options
 from grading.diagnoses import Reading
 from grading.feedback import Report
@@ -46,11 +47,16 @@ class KeyGrade:
 
 
 def grade_with_key(file: Path, reading: Reading, scenario: Scenario, secret: bytes,
-                   lang: str) -> KeyGrade:
+                   lang: str | None) -> KeyGrade:
     """Grade one file into the deal folder's ledger when its bundle is in one (as a class
-    grading does), else into the bundle only, saying so."""
-    options = feedback_options(lang, secret)
+    grading does), else into the bundle only, saying so. The feedback speaks the student's
+    language (`answers.student_langs`; `lang`, when given, for a student whose row names none,
+    and for a bundle outside a deal folder)."""
     deal = find_deal(scenario.path)
+    if deal is not None:
+        lang = student_langs(deal[0], lang).get(deal[1].name, lang)
+    lang = lang or "en"
+    options = feedback_options(lang, secret)
     if deal is None:
         report = grade_reading(reading, file, scenario, secret, options)
         record_attempt(report, scenario, secret)
@@ -78,14 +84,16 @@ class ClassGrade:
         return sum(g.report is None for g in self.graded)
 
 
-def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str,
+def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str | None,
                 gradebook: Path | None = None, gradescope: Path | None = None,
                 gradebook_format: str = "full") -> ClassGrade:
     """Grade each file into its student's bundle under `bundles`; then write the gradebook CSV
     (the full, private one, or an LMS's: `grading.lms`) and Gradescope's results, when asked
     for (both destinations checked first)."""
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
-    graded = grade_bundles(files, bundles, secret, feedback_options(lang, secret))
+    speaks = student_langs(bundles, lang)
+    graded = grade_bundles(files, bundles, secret, lambda student: feedback_options(
+        speaks.get(student.name, lang or "en"), secret))
     rows = gradebook_rows(bundles, secret) if gradebook or gradescope else []
     written: list[Path] = []
     if gradebook and gradebook_format != "full":
@@ -93,5 +101,5 @@ def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: st
     elif gradebook:
         write_gradebook(rows + refused_rows(graded), gradebook)
     if gradescope:
-        written = write_gradescope(rows, graded, gradescope, lang)
+        written = write_gradescope(rows, graded, gradescope, lang or "en")
     return ClassGrade(graded, len(rows), written)

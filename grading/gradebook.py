@@ -32,7 +32,7 @@ import csv
 import io
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -195,7 +195,7 @@ def _same_folder(a: Path, b: Path) -> bool:
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
-                  options: GradeOptions | None = None,
+                  options: GradeOptions | Callable[[Student], GradeOptions] | None = None,
                   student: Student | None = None) -> list[Graded]:
     """Grade each submission into its student's bundle; errors are kept, not raised.
 
@@ -213,7 +213,8 @@ def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
 
 
 def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
-                   options: GradeOptions | None, student: Student | None) -> list[Graded]:
+                   options: GradeOptions | Callable[[Student], GradeOptions] | None,
+                   student: Student | None) -> list[Graded]:
     roster = dealt_students(bundles)
     ledger = read_ledger(bundles, secret)
     if not os.access(bundles, os.W_OK | os.X_OK):
@@ -238,7 +239,8 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
                 states[placed.name] = standing(scenario, secret, ledger.get(placed.name))
             state, before = states[placed.name], tuple(new.get(placed.name, ()))
             previous = replace(state.attempts, records=state.attempts.records + before)
-            report = grade_reading(reading, file, scenario, secret, options, previous)
+            report = grade_reading(reading, file, scenario, secret,
+                                   options(placed) if callable(options) else options, previous)
         except UserError as err:
             graded.append(Graded(one_line(str(file)), placed and placed.name, None,
                                  one_line(str(err))))

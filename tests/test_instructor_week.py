@@ -313,3 +313,22 @@ def test_an_lms_format_needs_a_gradebook(course):
     assert result.exit_code == 2
     assert result.output.splitlines()[-1] == (
         "Error: --gradebook-format says what --gradebook holds: give --gradebook FILE.")
+
+
+# --- feedback in the student's language ----------------------------------------------------------
+
+def test_feedback_speaks_each_students_manifest_language(course):
+    import json
+
+    truth = truths()
+    hand_in("carmen", truth["carmen"])
+    hand_in("david", truth["david"])
+    result = run("grade", "--key", "course.key", "--bundles", "bundles", "--json",
+                 "carmen-diagnoses.md", "david-diagnoses.md")
+    assert result.exit_code == 0
+    carmen, david = json.loads(result.stdout)["graded"]
+    assert carmen["results"][0]["feedback"].startswith("Leído ")
+    assert david["results"][0]["feedback"].startswith("Read ")
+    one = run("grade", "carmen-diagnoses.md", "--key", "course.key", "--dir",
+              str(Path("bundles/carmen") / WS))
+    assert one.exit_code == 0 and one.output.startswith("Escenario ")
