@@ -7,15 +7,22 @@ is written whole or not at all, so an interrupted deal resumes where it stopped:
 already sealed with the same key are kept. The bundles folder holds two files of its own:
 
 - `deal-settings.json` (`SETTINGS_FILE`): the settings every bundle there was dealt with
-  (steps, language, key fingerprint, engine version); a later deal into the folder with other
-  settings is refused, saying which differ, so a class never mixes them; a dealt student's
-  level is a setting of their own bundle: a later deal asking another is refused too. With the
-  file deleted, what the bundles and the manifest say was dealt is the record
-  (`dealt_settings`): a deal that differs from it is refused the same way;
+  (steps, language, key fingerprint, engine version, and the deck: its folder and sha256); a
+  later deal into the folder with other settings is refused, saying which differ, so a class
+  never mixes them; a dealt student's level is the manifest's: a later deal asking another is
+  refused too. A folder that holds a deal but not its settings is refused, saying how to
+  restore them: the bundles are the students' copies, never the record;
 - `manifest.csv` (read and written by `grading.manifest`): one row per student ever dealt
-  there, in roster order (a later deal appends its new students in theirs). It only grows: a
-  student missing from a later roster stays listed, and a student whose bundle was deleted is
-  dealt again with the manifest's code, so the same scenario.
+  there, in roster order (a later deal appends its new students in theirs). A student's row is
+  written before their scenario trains, so a resumed deal decides from the manifest alone. It
+  only grows: a student missing from a later roster stays listed, and a student whose bundle
+  was deleted is dealt again with the manifest's code, so the same scenario;
+- `deal-digests.json` (`grading.dealt.DIGESTS`): the sha256 of each dealt run's metrics, so a
+  grading quotes only numbers that were dealt.
+
+A bundle already in place is kept when it agrees with what the key and the manifest derive
+(`grading.dealt.disagreements`), and reported and left alone when it does not: never read to
+decide a code, a level or a setting.
 
 A roster is CSV: `name`, then optional `email`, `level` and `lang` columns (`level` is 1, 2 or
 3, the deck that student is dealt; empty: `deal --level`, else 1; `lang` is the student's
@@ -58,14 +65,12 @@ from diagnose.scenario import (
 )
 from diagnose.workspace import (
     DEFAULT_DIR,
-    Workspace,
-    WorkspaceError,
     is_workspace,
-    open_workspace,
 )
+from grading.dealt import run_ids
 from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
 from grading.manifest import ManifestRow, read_manifest, write_manifest
-from grading.seal import SealError, fingerprint, sealed_code, unseal
+from grading.seal import fingerprint
 from scenarios import all_levels, first_level, healthy_config
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 from scenarios.langs import LANGS
@@ -192,33 +197,32 @@ def bundle_dir(out: Path, student: str) -> Path:
     return Path(out) / student / DEFAULT_DIR
 
 
-def existing_bundle(target: Path, secret: bytes) -> Workspace | None:
-    """The bundle this key already sealed at `target` (a resumed deal), else None."""
-    if not is_workspace(target):
-        return None
+def bundle_agrees(out: Path, row: ManifestRow, secret: bytes) -> str | None:
+    """Why the bundle of `row`'s student in `out` is not the scenario `row` deals, or None:
+    compared with what the key and the row derive, never read to decide."""
+    from grading.dealt import derive, disagreements
+    from grading.diagnoses import GradeError
+
     try:
-        workspace = open_workspace(target)
-        text = workspace.sealed_text()
-        if sealed_code(text) != workspace.code:
-            raise SealError("mismatch")
-        unseal(text, secret, workspace.code)
-    except (WorkspaceError, SealError):
-        raise ScenarioError(f"{target}: a scenario is already here, not sealed with this key; "
-                            "deal into another --out folder") from None
-    return workspace
+        said = disagreements(derive(secret, row, out), secret)
+    except GradeError as err:
+        return str(err)
+    return "; ".join(said) or None
 
 
 # --- the bundles folder's own files --------------------------------------------------------
 
 SETTING_NAMES = {"steps": "--steps", "lang": "--lang", "key": "key fingerprint",
-                 "engine_version": "engine version"}
-DASHBOARD_LANG = re.compile(r'<html lang="([a-z]{2})">')
+                 "engine_version": "engine version", "deck": "deck"}
 
 
 def deal_settings(secret: bytes, steps: int, lang: str) -> dict[str, object]:
-    """What every bundle of one folder shares; `level` joins it with levelled scenarios."""
+    """What every bundle of one folder shares: the deck (`grading.dealt.deck_record`) too."""
+    from grading.dealt import deck_record
+
     return {"schema": SETTINGS_SCHEMA, "steps": steps, "lang": lang,
-            "key": fingerprint(secret), "engine_version": engine_version()}
+            "key": fingerprint(secret), "engine_version": engine_version(),
+            "deck": deck_record()}
 
 
 def _refuse(out: Path, differ: Sequence[str], why: str = "") -> ScenarioError:
@@ -226,57 +230,34 @@ def _refuse(out: Path, differ: Sequence[str], why: str = "") -> ScenarioError:
                          "with the same settings or into another --out folder")
 
 
-def _dashboard_lang(workspace: Workspace) -> str | None:
-    """The language a bundle's dashboards were written in (their `<html lang>`), if legible."""
-    path = workspace.dashboard_path("reference")
-    try:
-        with path.open("rb") as head:
-            found = DASHBOARD_LANG.search(head.read(256).decode("utf-8", "replace"))
-    except OSError:
-        return None
-    return found[1] if found else None
+def holds_a_deal(out: Path) -> bool:
+    """Whether `out` holds a deal already: its manifest, or any student's bundle folder."""
+    out = Path(out)
+    if not out.is_dir():
+        return False
+    return (out / MANIFEST).exists() or any(
+        (folder / DEFAULT_DIR).exists() for folder in out.iterdir() if folder.is_dir())
 
 
-def dealt_settings(out: Path, wanted: dict[str, object], secret: bytes) -> list[str]:
-    """How the bundles already in `out` differ from `wanted`, each said once with the first
-    bundle that shows it: what they record is what was dealt when `deal-settings.json` is gone
-    (steps and engine version from scenario.json, the language from the dashboards, the key
-    from the seal)."""
-    differ: dict[str, str] = {}
-    folders = sorted(p for p in out.iterdir() if p.is_dir()) if out.is_dir() else []
-    for folder in folders:
-        target = folder / DEFAULT_DIR
-        if not is_workspace(target):
-            continue
-        try:
-            workspace = open_workspace(target)
-        except WorkspaceError:
-            continue  # a student's own broken bundle is said when that student is dealt
-        found: dict[str, object] = {"steps": workspace.steps,
-                                    "engine_version": workspace.engine_version,
-                                    "lang": _dashboard_lang(workspace) or wanted["lang"]}
-        try:
-            existing_bundle(target, secret)
-        except ScenarioError:
-            found["key"] = "another key"
-        for name, value in found.items():
-            if name not in differ and value != wanted[name]:
-                differ[name] = (f"{SETTING_NAMES[name]} {value} in {folder.name}, "
-                                f"{wanted[name]} now")
-    return list(differ.values())
+def _shown_setting(name: str, value: object) -> str:
+    if name == "deck" and isinstance(value, dict):
+        return f"{value.get('folder') or 'the package`s own'}"
+    return str(value)
 
 
 def check_settings(out: Path, wanted: dict[str, object], secret: bytes) -> bool:
-    """Refuse a deal whose settings differ from the folder's; True when none are recorded yet.
-
-    Without `deal-settings.json` (never written, or deleted) the bundles are the record
-    (`dealt_settings`); the file is then written again only when they agree with this deal.
-    """
+    """Refuse a deal whose settings differ from the folder's; True when none are recorded yet
+    (a new folder). A folder that holds a deal without its `deal-settings.json` is refused:
+    the bundles are the students' copies and never say what was dealt."""
     path = Path(out) / SETTINGS_FILE
     if not path.exists():
-        differ = dealt_settings(Path(out), wanted, secret)
-        if differ:
-            raise _refuse(out, differ, f", as its bundles say ({SETTINGS_FILE} is missing)")
+        if holds_a_deal(Path(out)):
+            raise ScenarioError(
+                f"{out}: holds a deal ({MANIFEST} or bundles) but not its {SETTINGS_FILE}; "
+                "the bundles are the students' copies and never the record",
+                hint=f"restore {SETTINGS_FILE} from your backup of this folder (it holds the "
+                "deal's steps, language, key fingerprint, engine version and deck), or deal "
+                "into another --out folder")
         return True
     text = read_small_text(path, "deal settings", 64 * 1024, error=ScenarioError)
     try:
@@ -286,8 +267,10 @@ def check_settings(out: Path, wanted: dict[str, object], secret: bytes) -> bool:
     if not isinstance(recorded, dict) or recorded.get("schema") != SETTINGS_SCHEMA:
         raise ScenarioError(f"{path}: corrupt (expected schema {SETTINGS_SCHEMA}); deal into "
                             "another --out folder")
-    differ = [f"{SETTING_NAMES.get(k, k)} {recorded.get(k)} here, {v} now"
-              for k, v in wanted.items() if recorded.get(k) != v]
+    differ = [f"{SETTING_NAMES.get(k, k)} {_shown_setting(k, recorded.get(k))} here, "
+              f"{_shown_setting(k, v)} now"
+              for k, v in wanted.items()
+              if recorded.get(k) != v and not (k == "deck" and k not in recorded)]  # older
     if differ:
         raise _refuse(out, differ)
     return False
@@ -324,6 +307,8 @@ class DealPlan:
     codes: set[str]
     # a student whose bundle is gone is dealt again under the manifest's code: same scenario
     kept: dict[str, str] = field(default_factory=dict)
+    # a bundle that is not what the manifest deals: said, and left as it is
+    left: list[str] = field(default_factory=list)
 
 
 def plan_deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *,
@@ -348,25 +333,33 @@ def plan_deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *
     bundles: list[tuple[RosterEntry, Path, str | None]] = []
     codes: set[str] = {row.code for row in listed.values()}
     kept: dict[str, str] = {}
+    left: list[str] = []
     for student in students:
         target = bundle_dir(out, student.name)
         student = student._replace(level=student.level or str(level))
-        existing = existing_bundle(target, secret)
-        dealt = listed.get(student.name, ManifestRow(student.name, ""))
-        code, dealt_level = dealt.code, dealt.level
-        if existing is not None:
-            codes.add(existing.code)
-            code, dealt_level = existing.code, str(existing.level)
-        else:
-            check_target(target, force=False)
-            if code:
-                kept[student.name] = check_code(code)
+        row = listed.get(student.name)
+        dealt_level = (row.level or "1") if row is not None else ""
         if dealt_level and dealt_level != student.level:  # a setting: a dealt student keeps it
             raise ScenarioError(f"{out}: {student.name} was dealt level {dealt_level}, "
                                 f"not {student.level}; deal with the same settings or into "
                                 "another --out folder")
-        bundles.append((student, target, existing.code if existing is not None else None))
-    return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes, kept)
+        if is_workspace(target) or (target.exists() and not target.is_dir()):
+            if row is None or not row.code:
+                raise ScenarioError(f"{target}: a bundle {MANIFEST} does not list; it is never "
+                                    "read to decide a deal", hint="move it aside and deal again")
+            why = bundle_agrees(out, row, secret)
+            if why is not None:  # said, never believed, never rewritten from
+                left.append(f"{student.name}: {why}; left as it is (the manifest still deals "
+                            f"{row.code}: move the folder aside and deal again to restore it)")
+                continue
+            bundles.append((student, target, row.code))
+            continue
+        check_target(target, force=False)
+        if row is not None and row.code:
+            kept[student.name] = check_code(row.code)
+        bundles.append((student, target, None))
+    return DealPlan(out, steps, lang, settings, new_folder, listed, bundles, codes, kept,
+                    left)
 
 
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
@@ -379,9 +372,12 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     deal); `on_student(student, code, resumed)` hears each bundle sealed or kept. With `client`
     (a Dask cluster's, from `diagnose.cluster.connect`) the students' scenarios train on its
     workers and their bundles are written here as they come back. A student the manifest
-    already lists keeps its code. The manifest is written after each bundle, in roster order
-    whatever order the bundles finish in.
+    already lists keeps its code. A student's manifest row is written before their scenario
+    trains (in roster order, whatever order the bundles finish in), so a resumed deal reads
+    the manifest, never a bundle; each bundle's metrics digests are kept once it is sealed.
     """
+    from grading.dealt import metrics_digests, read_digests, write_digests
+
     callbacks = callbacks or TrainingCallbacks()
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
     out.mkdir(parents=True, exist_ok=True)
@@ -390,6 +386,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
                      error=ScenarioError)
     rows: list[tuple[str, str]] = []
     order = list(dict.fromkeys([*listed, *(student.name for student, _, _ in plan.bundles)]))
+    digests = {name: dict(runs) for name, runs in (read_digests(out) or {}).items()}
 
     def fresh_code(student: RosterEntry) -> str:
         if student.name in plan.kept:
@@ -400,24 +397,35 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
         used.add(code)
         return code
 
-    def dealt(student: RosterEntry, code: str, resumed: bool) -> None:
-        rows.append((student.name, code))
+    def listing(student: RosterEntry, code: str) -> None:
         before = listed.get(student.name, ManifestRow(student.name, code))
         listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
                                            student.level or before.level,  # plan_deal: one each
                                            student.lang or before.lang)  # a roster may omit them
         write_manifest(out, [listed[name] for name in order if name in listed])
+
+    def dealt(student: RosterEntry, code: str, resumed: bool) -> None:
+        rows.append((student.name, code))
+        if not resumed:  # only what this deal sealed: a bundle found here is never read
+            level = all_levels_by_number()[int(student.level)]
+            digests[student.name] = metrics_digests(
+                bundle_dir(out, student.name), ("reference", *run_ids(level.runs)))
+            write_digests(out, digests)
         if on_student is not None:
             on_student(student.name, code, resumed)
 
+    planned = []
+    for student, target, code in plan.bundles:
+        resumed = code is not None
+        code = code if resumed else fresh_code(student)
+        listing(student, code)  # before it trains
+        planned.append((student, target, code, resumed))
     if client is not None:
-        _deal_on_cluster(client, plan, secret, fresh_code, dealt, callbacks)
+        _deal_on_cluster(client, plan, secret, planned, dealt, callbacks)
         return rows
     with TrainingPool(jobs) as pool:
-        for student, target, code in plan.bundles:
-            resumed = code is not None
-            if code is None:
-                code = fresh_code(student)
+        for student, target, code, resumed in planned:
+            if not resumed:
                 spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key="instructor",
                                     level=int(student.level))
                 create_scenario(target, spec, secret=secret, callbacks=callbacks,
@@ -426,8 +434,12 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     return rows
 
 
+def all_levels_by_number() -> dict[int, Any]:
+    return {level.number: level for level in all_levels()}
+
+
 def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
-                     fresh_code: Callable[[RosterEntry], str],
+                     planned: Sequence[tuple[RosterEntry, Path, str, bool]],
                      dealt: Callable[[RosterEntry, str, bool], None],
                      callbacks: TrainingCallbacks) -> None:
     """Train the new bundles on the cluster; write each one as it comes back, as `carry_out`
@@ -435,12 +447,11 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
     from diagnose import cluster
 
     orders, students = [], {}
-    for student, target, code in plan.bundles:
-        if code is not None:
+    for student, target, code, resumed in planned:
+        if resumed:
             dealt(student, code, True)
         else:
-            orders.append(cluster.Order(student.name, target, fresh_code(student),
-                                        int(student.level)))
+            orders.append(cluster.Order(student.name, target, code, int(student.level)))
             students[student.name] = student
     results = cluster.train_on_cluster(client, orders, secret=secret, steps=plan.steps,
                                        check=checks_runs(plan.steps))

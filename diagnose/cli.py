@@ -524,6 +524,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
                     else classroom.numbered_students(count))
         plan = classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
                                    level=level)  # every refusal before anything is trained
+        for line in plan.left:
+            click.echo(f"Warning: {line}", err=True)
         if scheduler is not None:
             from diagnose.cluster import TLSFiles, connect, quiet_dask_logs
 

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import hmac
-import math
 import os
 import queue as queue_module
 import re
@@ -45,6 +42,7 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
+from grading.dealt import assignment, hmac_int, run_ids
 from grading.grade import scenario_json
 from grading.seal import seal
 from scenarios.config import MAX_STEPS
@@ -103,34 +101,8 @@ def check_code(code: str) -> str:
     return code
 
 
-def _hmac_int(secret: bytes, *parts: str) -> int:
-    message = "\0".join(parts).encode("utf-8")
-    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest(), "big")
-
-
-def run_ids(count: int) -> list[str]:
-    return [f"{i:02d}" for i in range(1, count + 1)]
-
-
-def assignment(secret: bytes, code: str, level: scenarios.Level) -> dict[str, str]:
-    """ID -> break slug, as `level`'s entry deals them (architecture §5): "permutation", every
-    slug of its deck in one of the n! orders (HMAC message `permutation/code`, the lab's deal
-    since the first version); "draw", one of the ordered `runs`-tuples of distinct slugs of its
-    deck and decoy (message `deal/<number>/code`: the decoy is one slug, so a deal holds it at
-    most once). Uniform over the arrangements either way (bias below 2**-240)."""
-    pool = sorted(level.slugs)
-    message = (("permutation", code) if level.deal == "permutation"
-               else ("deal", str(level.number), code))
-    index = _hmac_int(secret, *message) % math.perm(len(pool), level.runs)
-    order = []
-    for position in range(level.runs):  # the index-th arrangement, itertools.permutations' order
-        pick, index = divmod(index, math.perm(len(pool) - 1, level.runs - position - 1))
-        order.append(pool.pop(pick))
-    return dict(zip(run_ids(level.runs), order, strict=True))
-
-
 def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
-    return _hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
+    return hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
 
 
 def planned_runs(level: int | None = None) -> tuple[str, ...]:

@@ -121,7 +121,7 @@ def test_a_redeal_with_other_settings_is_refused(tmp_path, key):
     assert result.exit_code == 0, result.output
     settings = json.loads((out / "deal-settings.json").read_text())
     assert settings["steps"] == int(STEPS) and settings["lang"] == "en"
-    assert set(settings) == {"schema", "steps", "lang", "key", "engine_version"}
+    assert set(settings) == {"schema", "steps", "lang", "key", "engine_version", "deck"}
     result = run("deal", "--key", str(key), "--out", str(out), "--count", "3", "--steps", "10",
                  "--lang", "es")
     assert result.exit_code == 1
@@ -158,15 +158,14 @@ def test_the_manifest_only_grows(tmp_path, key):
     assert manifest_rows(out) == rows
 
 
-def test_a_folder_dealt_before_settings_were_recorded_is_checked_by_its_bundles(tmp_path, key):
+def test_a_folder_without_its_settings_is_refused_not_read_from_its_bundles(tmp_path, key):
     out = tmp_path / "bundles"
     assert run("deal", "--key", str(key), "--out", str(out), "--count", "1",
                "--steps", STEPS).exit_code == 0
     (out / "deal-settings.json").unlink()  # as an older diagnose left it
-    result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", "6")
+    result = run("deal", "--key", str(key), "--out", str(out), "--count", "2", "--steps", STEPS)
     assert result.exit_code == 1
-    assert (f"dealt with other settings (--steps {STEPS} in student-01, 6 now), as its bundles say "
-            "(deal-settings.json is missing)") in result.output
+    assert "but not its deal-settings.json" in result.output
     assert not (out / "student-02").exists()
 
 

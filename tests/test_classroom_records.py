@@ -115,37 +115,40 @@ def test_a_deleted_bundle_is_dealt_again_under_its_manifest_code(folder, key):
 
 # --- deal-settings.json deleted -----------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "differs"), [
-    (["--lang", "es"], "--lang en in student-01, es now"),
-    (["--steps", "6"], f"--steps {STEPS} in student-01, 6 now"),
-])
-def test_without_its_settings_file_a_folder_is_checked_by_its_bundles(folder, key, args,
-                                                                      differs):
+@pytest.mark.parametrize("args", [[], ["--lang", "es"], ["--steps", "6"]])
+def test_without_its_settings_file_a_deal_folder_is_refused_saying_how_to_restore(folder, key,
+                                                                                  args):
+    """The bundles are the students' copies: they never say what was dealt (issue 34)."""
     out = folder
+    saved = (out / classroom.SETTINGS_FILE).read_bytes()
     (out / classroom.SETTINGS_FILE).unlink()
-    wanted = [*args] if "--steps" not in args else args
     result = run("deal", "--key", str(key), "--out", str(out), "--count", "3",
-                 *(["--steps", STEPS] if "--steps" not in args else []), *wanted)
+                 *(["--steps", STEPS] if "--steps" not in args else []), *args)
     assert result.exit_code == 1
-    assert result.output == (f"Error: {out}: dealt with other settings ({differs}), as its "
-                             "bundles say (deal-settings.json is missing); deal with the same "
-                             "settings or into another --out folder\n")
+    assert "holds a deal (manifest.csv or bundles) but not its deal-settings.json" in (
+        result.output)
+    assert "restore deal-settings.json from your backup" in result.output
     assert not (out / classroom.SETTINGS_FILE).exists()  # nothing rewritten
     assert not (out / "student-03").exists()
+    (out / classroom.SETTINGS_FILE).write_bytes(saved)  # restored: the deal goes on
+    assert deal(key, out, "--count", "3").exit_code == 0
+    assert (out / "student-03").is_dir()
 
 
-def test_without_its_settings_file_another_key_is_refused(tmp_path, folder, key):
+def test_a_bundle_is_never_read_to_decide_a_deal(folder, key):
+    """Issue 34, reproduction 2: bob's workspace copied over ana's, then a late student dealt
+    into the same folder: the manifest keeps ana's code, and the swapped bundle is said."""
     out = folder
-    (out / classroom.SETTINGS_FILE).unlink()
-    other = tmp_path / "other.key"
-    assert run("keygen", "--out", str(other)).exit_code == 0
-    result = deal(other, out, "--count", "2")
-    assert result.exit_code == 1
-    assert "key fingerprint another key in student-01" in result.output
-    # the same settings: accepted, and the file written again with what was dealt
-    assert deal(key, out, "--count", "2").exit_code == 0
-    settings = json.loads((out / classroom.SETTINGS_FILE).read_text())
-    assert settings["lang"] == "en" and settings["steps"] == int(STEPS)
+    before = manifest_rows(out)
+    shutil.rmtree(out / "student-01")
+    shutil.copytree(out / "student-02", out / "student-01")
+    result = deal(key, out, "--count", "3")
+    assert result.exit_code == 0, result.output
+    assert "Warning: student-01:" in result.output and "left as it is" in result.output
+    assert "student-01: " + before[2][1] not in result.output  # bob's code is never "kept"
+    rows = manifest_rows(out)
+    assert rows[1] == before[1] and rows[2] == before[2]  # ana still bound to her own code
+    assert len(rows) == 4
 
 
 # --- files written by today's version (279bf2f) still open ---------------------------------------

@@ -123,11 +123,16 @@ def deal(out: Path, students: list, secret: bytes, steps: int, **how) -> list[tu
                                **how)
 
 
-def with_codes(out: Path, codes: dict[str, str]) -> Path:
-    """A deal folder whose manifest already deals these codes: a deal keeps them, as it keeps a
-    deleted bundle's (so a cluster deal and a local one can be compared byte for byte)."""
+def with_codes(out: Path, codes: dict[str, str], secret: bytes) -> Path:
+    """A deal folder whose manifest already deals these codes (and its settings, without which
+    a deal folder is refused): a deal keeps them, as it keeps a deleted bundle's (so a cluster
+    deal and a local one can be compared byte for byte)."""
     out.mkdir(parents=True, exist_ok=True)
-    write_manifest(out, [ManifestRow(student, code) for student, code in codes.items()])
+    (out / classroom.SETTINGS_FILE).write_text(
+        json.dumps(classroom.deal_settings(secret, STEPS, "en")), encoding="utf-8")
+    levels = {entry.name: entry.level for entry in CLASS}  # a row without one is level 1
+    write_manifest(out, [ManifestRow(student, code, level=levels.get(student, ""))
+                         for student, code in codes.items()])
     return out
 
 
@@ -136,7 +141,7 @@ def local_deal(tmp_path_factory):
     """The reference: the same students and codes dealt with the local training pool."""
     root = tmp_path_factory.mktemp("local-deal")
     secret = new_secret()
-    deal(with_codes(root / "bundles", CODES), CLASS, secret, steps=STEPS)
+    deal(with_codes(root / "bundles", CODES, secret), CLASS, secret, steps=STEPS)
     return root / "bundles", secret
 
 
@@ -166,7 +171,7 @@ def test_a_cluster_deal_writes_the_bytes_of_a_local_deal(local_cluster, local_de
     _, checked, _ = local_cluster
     reference, secret = local_deal
     seen: list[str] = []
-    rows = deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
+    rows = deal(with_codes(tmp_path / "bundles", CODES, secret), CLASS, secret, steps=STEPS,
                           client=checked,
                           callbacks=TrainingCallbacks(
                               on_step=lambda label, record: seen.append(label)))
@@ -193,8 +198,8 @@ def test_a_cluster_deal_writes_the_manifest_in_roster_order(local_cluster, tmp_p
     """cy's bundle is kept from a local deal: the cluster deal resumes it, first to finish."""
     _, checked, _ = local_cluster
     secret, out = new_secret(), tmp_path / "bundles"
+    with_codes(out, {"ana": "AAAA-4444", "bo": "BBBB-5555", "cy": "CCCC-6666"}, secret)
     deal(out, ["cy"], secret, steps=STEPS)
-    (out / "manifest.csv").unlink()
     deal(out, ["ana", "bo", "cy"], secret, steps=STEPS, client=checked)
     with (out / "manifest.csv").open(newline="", encoding="utf-8") as stream:
         assert [row[0] for row in csv.reader(stream)][1:] == ["ana", "bo", "cy"]
@@ -220,7 +225,7 @@ def test_a_worker_killed_mid_task_loses_nothing(local_cluster, local_deal, tls_f
 
     killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
     killer.start()
-    deal(with_codes(tmp_path / "bundles", CODES), CLASS, secret, steps=STEPS,
+    deal(with_codes(tmp_path / "bundles", CODES, secret), CLASS, secret, steps=STEPS,
                    client=checked)
     killer.join(timeout=5)
     assert killed, "no worker was seen training"
@@ -248,7 +253,7 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
         wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
         (joined,) = set(checked.workers()) - before
         codes = {**CODES, "chen": "CCCC-4444"}  # more tasks than workers: one waits
-        deal(with_codes(tmp_path / "bundles", codes), [*CLASS, "chen"], secret,
+        deal(with_codes(tmp_path / "bundles", codes, secret), [*CLASS, "chen"], secret,
                        steps=STEPS, client=checked)
         assert_same_bundles(tmp_path / "bundles", reference, secret)
         assert f"worker {joined} runs diagnose 0.0.0+engine0, this machine " \
