@@ -173,3 +173,20 @@ def test_class_grading_places_canvas_and_moodle_downloads(tmp_path, monkeypatch)
         "student of the roster; nothing recorded (its title names 'David', nearest to david: "
         "if it is theirs, rename it david-diagnoses.md)")
     assert lines[-1] == "Error: 1 of 2 files could not be graded"
+
+
+@given(st.lists(st.text(st.sampled_from("abcdefghijklmnoprstuvyz"), min_size=2, max_size=7),
+                min_size=2, max_size=5, unique=True), st.data())
+def test_an_lms_name_and_a_saved_name_that_disagree_are_always_refused(names, data):
+    from scenarios.names import name_key
+
+    if len({name_key(n) for n in names}) < len(names):
+        return
+    roster = roster_of(names)
+    a, b = data.draw(st.permutations(names))[:2]
+    for path in (f"{a}_12_34_{b}-diagnoses.md", f"{a}_12_assignsubmission_file_{b}.md",
+                 f"{a}_12_assignsubmission_file_/{b}-diagnoses (2).md"):
+        with pytest.raises(GradeError, match="placed on two students") as err:
+            place(Path(path), roster, None)
+        assert f"says {a}" in str(err.value) and f"says {b}" in str(err.value)
+        assert placed(Path(path), roster) is None
