@@ -332,3 +332,10 @@ def test_feedback_speaks_each_students_manifest_language(course):
     one = run("grade", "carmen-diagnoses.md", "--key", "course.key", "--dir",
               str(Path("bundles/carmen") / WS))
     assert one.exit_code == 0 and one.output.startswith("Escenario ")
+
+
+def test_what_if_in_a_class_bundle_does_not_point_to_diagnose_reveal(course):
+    result = run("show", "01", "--what-if", "--dir", str(Path("bundles/ana.garcia") / WS))
+    assert (result.exit_code, result.output) == (1, (
+        "Error: run 01 is sealed with your instructor's key: what-if is for self-study "
+        "scenarios (diagnose play, then the reveal)\n"))
