@@ -801,8 +801,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                    "student's bundle, matched by its scenario comment or its name.")
 @click.option("--gradebook", type=PathArg(),
               help="With --bundles: write the class's grades to this CSV file.")
-@click.option("--gradescope", type=PathArg(), metavar="DIR",
-              help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+@click.option("--gradescope", type=PathArg(), metavar="DIR", hidden=True,
+              help="Deprecated: DIR/<student>/results.json, which Gradescope never reads.")
 @click.option("--gradebook-format", "gradebook_format",
               type=click.Choice(("full", "canvas", "moodle", "plain")), default="full",
               show_default=True,
@@ -829,8 +829,8 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
       diagnose grade borja-diagnoses.md --check      # how it reads, no key needed
       diagnose grade borja-diagnoses.md --lang es --json
       diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
-      diagnose grade --key course.key --bundles bundles submissions/*.md \\
-          --gradebook grades.csv --gradescope gradescope/
+      diagnose grade --key course.key --bundles bundles downloads/* \\
+          --gradebook grades.csv
     """
     if not files:
         raise click.UsageError("Missing argument 'FILE...'.")
@@ -850,6 +850,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 
     chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
     spoken = lang if chosen or key_file is None else None  # with a key: each student's own
+    if gradescope is not None:
+        _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
+              "grades uploads with its own autograder: diagnose gradescope-autograder); it "
+              "goes in a later version.", err=True)
     if bundles is not None:
         _grade_class(files, bundles, key_file, spoken, as_json, (gradebook, gradescope),
                      gradebook_format)

@@ -339,3 +339,15 @@ def test_what_if_in_a_class_bundle_does_not_point_to_diagnose_reveal(course):
     assert (result.exit_code, result.output) == (1, (
         "Error: run 01 is sealed with your instructor's key: what-if is for self-study "
         "scenarios (diagnose play, then the reveal)\n"))
+
+
+def test_the_gradescope_results_of_class_grading_are_deprecated(course):
+    hand_in("david", truths()["david"])
+    result = run("grade", "--key", "course.key", "--bundles", "bundles", "david-diagnoses.md",
+                 "--gradescope", "gs")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "Warning: --gradescope writes results.json files that Gradescope never reads (it grades "
+        "uploads with its own autograder: diagnose gradescope-autograder); it goes in a later "
+        "version.\n")
+    assert "--gradescope " not in run("grade", "--help").output
