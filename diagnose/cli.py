@@ -750,6 +750,10 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                          gradebook=gradebook, gradescope=gradescope,
                          gradebook_format=gradebook_format)
     graded = result.graded
+    if gradescope is not None:
+        _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
+              "grades uploads with its own autograder: diagnose gradescope-autograder); it "
+              "goes in a later version.", err=True)
     if as_json:
         _echo_json({
             "graded": [{"file": g.file, "student": g.student,
@@ -850,10 +854,6 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
 
     chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
     spoken = lang if chosen or key_file is None else None  # with a key: each student's own
-    if gradescope is not None:
-        _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
-              "grades uploads with its own autograder: diagnose gradescope-autograder); it "
-              "goes in a later version.", err=True)
     if bundles is not None:
         _grade_class(files, bundles, key_file, spoken, as_json, (gradebook, gradescope),
                      gradebook_format)
