@@ -702,8 +702,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         raise UserError(f"no scenario found next to {file} or in "
                                    f"{grading.DEFAULT_DIR}; pass --dir")
     if key_file is not None:
-        _grade_with_key(file, reading, grading.read_scenario(found),
-                        grading.read_key_file(key_file), lang, as_json)
+        _grade_with_key(file, reading, found, grading.read_key_file(key_file), lang, as_json)
         return
     from diagnose.self_study import grade_self_study
 
@@ -721,12 +720,12 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_with_key(file: Path, reading, scenario, secret: bytes, lang: str | None,
+def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str | None,
                     as_json: bool) -> None:
     """Print `instructor_grading.grade_with_key`'s result."""
     from diagnose.instructor_grading import grade_with_key
 
-    graded = grade_with_key(file, reading, scenario, secret, lang)
+    graded = grade_with_key(file, reading, workspace, secret, lang)
     if as_json:
         _echo_json({**graded.report.to_json(), "solutions": None,
                     "ledger": graded.ledger and str(graded.ledger),

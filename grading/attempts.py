@@ -60,6 +60,7 @@ class Attempt:
     correct: tuple[str, ...]
     n: int = 0  # the line's place in the file; 0 in records written before it was kept
     mac: str = ""  # the seal of a record in an instructor's bundle
+    collected: str = ""  # ISO-8601 UTC: when the file was collected (its mtime); "" unknown
 
     @property
     def date(self) -> str:
@@ -72,6 +73,8 @@ class Attempt:
                   "answers": dict(self.answers), "correct": list(self.correct)}
         if self.n:
             record["n"] = self.n
+        if self.collected:
+            record["collected"] = self.collected
         if self.mac:
             record["mac"] = self.mac
         return record
@@ -91,11 +94,13 @@ class Attempt:
                 and isinstance(answers, dict)
                 and all(isinstance(v, str | None) for v in answers.values())
                 and isinstance(correct, list) and all(isinstance(i, str) for i in correct)
-                and isinstance(data.get("mac", ""), str)):
+                and isinstance(data.get("mac", ""), str)
+                and (data.get("collected", "") == "" or (
+                    isinstance(data["collected"], str) and TIME.match(data["collected"])))):
             return None
         return cls(data["time"], data["sha256"], data["file"], data["score"],
                    data["max_score"], data["after_reveal"], data["by"], dict(answers),
-                   tuple(correct), n, data.get("mac", ""))
+                   tuple(correct), n, data.get("mac", ""), data.get("collected", ""))
 
     def out_of_range(self, ids: Sequence[str] | None) -> str | None:
         """Why this record cannot be a grading of a scenario with `ids`, else None."""

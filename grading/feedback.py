@@ -60,6 +60,15 @@ HEADER = N_("Scenario {code} · {file}")
 SCORE = N_("Score: {score}/{max}")
 COUNTS = N_("First attempt: this one counts.")
 LATER = N_("First attempt {score}/{max} on {date}; this one (attempt {n}) does not count.")
+COUNTS_UNTIL_SHOWN = N_("This one counts: a corrected file handed in later replaces it, until "
+                        "the answers are shown.")
+REPLACES = N_("This one counts: it replaces attempt {n} ({score}/{max}), until the answers are "
+              "shown.")
+REPEAT = N_("The same file as attempt {n}: graded again, not a new attempt.")
+AFTER_SHOWN = N_("Graded after the answers were shown: this one does not count.")
+COUNTED = N_("Attempt {n}, {score}/{max} on {date}, counts.")
+NOT_RECORDED = N_("Not recorded: this grading is no attempt.")
+NONE_COUNTS = N_("No attempt counts: none was made before the answers were shown.")
 PANELS_HEADING = N_("The panels that show it:")
 THIS_RUN = N_("In this run:")
 # A miss points to the panels of its break's signature: "Panel 2 (LR): <the reveal's text>"
@@ -194,18 +203,28 @@ def score(reading: Reading, assignment: Mapping[str, str], catalog: Mapping[str,
 
 @dataclass(frozen=True)
 class Report:
-    """One grading of one file against one scenario."""
+    """One grading of one file against one scenario, and where it stands under the attempt
+    policy (`grading.policy`): whether it `counts`, and if not, the attempt that does
+    (`first`, numbered `counted_n`; None: none does)."""
 
     code: str
     file: str
     time: str  # ISO-8601 UTC of this grading
     sha256: str
     results: tuple[Result, ...]
-    attempt: int  # 1 for the first grading of this workspace
+    attempt: int  # this attempt's number (1 for the first); a repeat's: the one it repeats
     after_reveal: bool
     first: Attempt | None  # the attempt that counts, when it is an earlier one
     notes: tuple[str, ...]
     lang: str
+    counts: bool = True
+    rule: str = "first"  # grading.policy's SHOWS_AT_ONCE or SHOWS_NOTHING
+    shown: bool = False  # the answers were shown before this attempt: it never counts
+    repeat: bool = False  # the same bytes as attempt `attempt`: not a new attempt
+    replaces: Attempt | None = None  # class grading: the earlier attempt this one replaces
+    replaced_n: int = 0
+    counted_n: int = 0  # the number of `first`
+    recorded: bool = True  # False: graded only, no attempt (outside a deal folder)
 
     @property
     def score(self) -> int:
@@ -216,21 +235,40 @@ class Report:
         return len(self.results)
 
     @property
-    def counts(self) -> bool:
-        return self.first is None
-
-    @property
     def standing(self) -> str:
-        """Which attempt counts, in one sentence."""
-        if self.first is None:
-            return say(self.lang, COUNTS)
+        """Which attempt counts, in one or two sentences."""
+        if not self.recorded:
+            return say(self.lang, NOT_RECORDED)
+        said = [say(self.lang, REPEAT, n=self.attempt)] if self.repeat else []
         first = self.first
-        if self.after_reveal:
-            return say(self.lang, "First attempt {score}/{max} on {date}; this one after the "
-                       "reveal does not count.", score=first.score, max=first.max_score,
-                       date=first.date)
-        return say(self.lang, LATER, score=first.score, max=first.max_score, date=first.date,
-                   n=self.attempt)
+        if self.counts:
+            if self.repeat:
+                said.append(say(self.lang, COUNTED, n=self.attempt, score=self.score,
+                                max=self.max_score, date=self.time[:10]))
+            elif self.rule == "first":
+                said.append(say(self.lang, COUNTS))
+            elif self.replaces is not None:
+                said.append(say(self.lang, REPLACES, n=self.replaced_n,
+                                score=self.replaces.score, max=self.replaces.max_score))
+            else:
+                said.append(say(self.lang, COUNTS_UNTIL_SHOWN))
+            return " ".join(said)
+        if self.shown and not self.repeat:
+            if self.rule == "first" and first is not None and self.after_reveal:
+                said.append(say(self.lang, "First attempt {score}/{max} on {date}; this one "
+                                "after the reveal does not count.", score=first.score,
+                                max=first.max_score, date=first.date))
+                return " ".join(said)
+            said.append(say(self.lang, AFTER_SHOWN))
+        if first is None:
+            said.append(say(self.lang, NONE_COUNTS))
+        elif self.rule == "first" and not self.shown and not self.repeat:
+            said.append(say(self.lang, LATER, score=first.score, max=first.max_score,
+                            date=first.date, n=self.attempt))
+        else:
+            said.append(say(self.lang, COUNTED, n=self.counted_n, score=first.score,
+                            max=first.max_score, date=first.date))
+        return " ".join(said)
 
     def to_json(self) -> dict:
         first = self.first
@@ -241,7 +279,9 @@ class Report:
                          "correct": r.correct, "feedback": r.feedback} for r in self.results],
             "attempt": self.attempt,
             "after_reveal": self.after_reveal,
-            "counts": self.counts,
+            "counts": self.counts and self.recorded,
+            "repeat": self.repeat,
+            "recorded": self.recorded,
             "first_attempt": None if first is None else {
                 "time": first.time, "score": first.score, "max_score": first.max_score},
             "code": self.code,

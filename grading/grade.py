@@ -18,10 +18,11 @@ numpy nor the app. Revealing the solutions after a self-study grading is the app
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from grading.attempts import Attempt, Attempts, append_attempt, load_attempts
 from grading.diagnoses import GradeError, Reading, read_diagnoses
@@ -36,6 +37,7 @@ from grading.layout import (
     SCENARIO_SCHEMA,
     printable,
 )
+from grading.policy import SHOWS_AT_ONCE, SHOWS_NOTHING, decide, repeat_of
 from grading.seal import TAMPERED, SealError, unseal
 from scenarios.files import loads_json, read_small_text
 from scenarios.langs import LANGS
@@ -195,12 +197,14 @@ def refuse_unprintable(file: Path) -> None:
                          "nothing recorded", hint="rename the file and grade it again")
 
 
-def attempt_of(report: Report, scenario: Scenario) -> Attempt:
-    """The attempt record of a grading (unnumbered, unsealed: `attempts.numbered` does that)."""
+def attempt_of(report: Report, scenario: Scenario | None = None, *, by: str = "",
+               collected: str = "") -> Attempt:
+    """The attempt record of a grading (unnumbered, unsealed: `attempts.numbered` does that);
+    `by` "instructor" or "self-study" (the scenario's key, when given)."""
     return Attempt(report.time, report.sha256, Path(report.file).name, report.score,
-                   report.max_score, report.after_reveal, scenario.key,
+                   report.max_score, report.after_reveal, by or (scenario and scenario.key),
                    {r.id: r.answer.slug for r in report.results},
-                   tuple(r.id for r in report.results if r.correct))
+                   tuple(r.id for r in report.results if r.correct), collected=collected)
 
 
 Evidence = Callable[[Path], Mapping[str, Sequence[str]] | None]
@@ -214,36 +218,81 @@ class GradeOptions:
     lang: str = "en"
     evidence: Evidence | None = None
     now: datetime | None = None
+    # class grading: (each ID's numbers, or None; a note) for a scenario the deal derived,
+    # from metrics whose sha256 was kept at deal time (`diagnose.instructor_grading`)
+    class_evidence: Callable[[Any], tuple[Mapping[str, Sequence[str]] | None, str]] | None = None
 
 
 def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: bytes,
                   options: GradeOptions | None = None,
                   previous: Attempts | None = None) -> Report:
-    """Grade an already read file; nothing is recorded (`record_attempt` does it). `previous`
-    replaces the workspace's own record of attempts (a class grading adds what its ledger
-    kept)."""
+    """Grade an already read file against a workspace's own key and attempts (self-study: the
+    grading shows the answers, so the first graded attempt counts, and none made after
+    `diagnose reveal`); nothing is recorded (`record_attempt` does it). `previous` replaces
+    the workspace's own record of attempts."""
+    refuse_unprintable(file)
+    _refuse_other_scenario(reading, scenario.code, file)
+    assignment = open_key(scenario, secret)
+    previous = previous or history(scenario, secret)
+    options = options or GradeOptions()
+    evidence = options.evidence(scenario.path) if options.evidence else None
+    return score_file(reading, file, scenario.code, scenario.level, assignment, options,
+                      previous.records, rule=SHOWS_AT_ONCE, evidence=evidence,
+                      after_reveal=(scenario.path / REVEAL_FILE).exists())
+
+
+def score_file(reading: Reading, file: Path, code: str, level_number: int,
+               assignment: Mapping[str, str], options: GradeOptions,
+               records: Sequence[Attempt], *, rule: str,
+               evidence: Mapping[str, Sequence[str]] | None = None, after_reveal: bool = False,
+               shown_from: int | None = None, void: Collection[int] = ()) -> Report:
+    """Score a read file against `assignment` (ID -> slug) of scenario `code` at
+    `level_number`, and place it among the student's earlier `records` under the attempt
+    policy (`policy.decide` with `rule`, `shown_from` and `void`). The one scoring behind
+    self-study, class grading and a single file graded with the instructor's key."""
     from scenarios import breaks
 
-    options = options or GradeOptions()
     lang = options.lang
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
     refuse_unprintable(file)
-    _refuse_other_scenario(reading, scenario.code, file)
-    reading = reading.at_level(scenario.level)
-    assignment = open_key(scenario, secret)
-    previous = previous or history(scenario, secret)
-    after_reveal = (scenario.path / REVEAL_FILE).exists()
+    _refuse_other_scenario(reading, code, file)
+    reading = reading.at_level(level_number)
     stamp = _utc(options.now)
-    evidence = options.evidence(scenario.path) if options.evidence else None
-    results = score(reading, assignment, breaks(scenario.level), lang=lang, evidence=evidence)
-    return Report(scenario.code, str(file), stamp, reading.sha256, results,
-                  attempt=len(previous.records) + 1, after_reveal=after_reveal,
-                  first=previous.first, notes=notes(reading, scenario.ids, lang), lang=lang)
+    results = score(reading, assignment, breaks(level_number), lang=lang, evidence=evidence)
+    records = tuple(records)
+    repeat = repeat_of(records, reading.sha256)
+    if repeat is not None:  # the same bytes again: no new attempt, where that one stands
+        decision = decide(records, rule=rule, shown_from=shown_from, void=void)
+        counts, number, shown = decision.counted == repeat, repeat + 1, repeat in (
+            decision.after_shown)
+        mine = records[repeat]
+        after_reveal = mine.after_reveal
+    else:
+        this = Attempt(stamp, reading.sha256, Path(file).name, 0, 0, after_reveal, "", {}, ())
+        decision = decide((*records, this), rule=rule, shown_from=shown_from, void=void)
+        number = len(records) + 1
+        counts, shown = decision.counted == len(records), len(records) in decision.after_shown
+    counted = decision.counted if decision.counted is not None and not counts else None
+    earlier = [i for i in range(len(records)) if i not in void and i != (number - 1)]
+    replaced = None
+    if counts and rule == SHOWS_NOTHING and repeat is None:
+        replaced = next((i for i in reversed(earlier) if i not in decision.after_shown), None)
+    return Report(code, str(file), stamp, reading.sha256, results, attempt=number,
+                  after_reveal=after_reveal,
+                  first=records[counted] if counted is not None else None,
+                  notes=notes(reading, tuple(sorted(assignment)), lang), lang=lang,
+                  counts=counts, rule=rule, shown=shown, repeat=repeat is not None,
+                  replaces=records[replaced] if replaced is not None else None,
+                  replaced_n=(replaced or 0) + 1,
+                  counted_n=(counted or 0) + 1)
 
 
 def record_attempt(report: Report, scenario: Scenario, secret: bytes) -> None:
-    """Append `report`'s attempt to the workspace's `attempts.jsonl` (sealed in a bundle)."""
+    """Append `report`'s attempt to the workspace's `attempts.jsonl` (sealed in a bundle);
+    a repeat of an earlier attempt's bytes is no attempt and records nothing."""
+    if report.repeat:
+        return
     try:
         append_attempt(scenario.path, attempt_of(report, scenario), **sealing(scenario, secret))
     except OSError as err:

@@ -1,71 +1,70 @@
-"""Grading a class: many submissions, one bundle each, a CSV gradebook and Gradescope results.
+"""Grading a class: many submissions, one student each, a CSV gradebook and Gradescope results.
 
-A bundles folder is what `diagnose deal` writes: `<bundles>/<student>/experiments/19-break-it/`
-per student and `<bundles>/manifest.csv` (student, code). A submission is placed by the name
-the instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` ->
-borja, compared by `scenarios.names.name_key`), or the name Canvas, Moodle or Gradescope's
-export gave it (`collect.py`); what is inside is only cross-checked, never trusted
-alone: a title `# Diagnoses — Name` naming another student of the roster, or a scenario comment
-that is not that student's code, is a mismatch. The instructor's side is the truth: the
-manifest binds each student to the code dealt, and a bundle holding another scenario (swapped
-or copied from a classmate) is refused, not graded. A mismatch, a file whose name matches
-nobody (whatever its inside says), is not UTF-8 text, or cannot be read is reported (the row
-names the student its name places) and records nothing for anyone; the rest go on.
+The trust boundary (README, "What a student can and cannot change"): a grading's inputs are the
+instructor's key, the deal folder's `manifest.csv`, `deal-settings.json`, `deal-digests.json`
+and attempts ledger, and the files handed in. A student's scenario is derived from the key and
+the manifest's row (`grading.dealt`); the bundle is the student's copy, compared and reported
+when it disagrees, never read to decide. A submission is placed by the name the instructor
+collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` -> borja,
+compared by `scenarios.names.name_key`) or the name Canvas, Moodle or Gradescope's export gave
+it (`collect.py`); what is inside is only cross-checked: a title naming
+another student of the roster, or a scenario comment that is not that student's code, is a
+mismatch, reported, and records nothing for anyone; the rest go on.
 
-Check, then record: every file and every bundle is checked first; then the instructor's ledger
-(`ledger.py`, `<bundles>/.attempts-ledger.json`) is written, atomically, and only then are the
-records copied into the bundles' `attempts.jsonl`, so the ledger and the bundles change
-together or the ledger alone holds the truth (a bundle is restored from it at the next
-grading). The first attempt counts. One file graded with `--key --dir` inside a deal folder
-(`find_deal`) goes the same way.
+Attempts live in the ledger only (`ledger.py`): check, then record (every file is read, placed
+and scored first; then the ledger is written, atomically); each graded student's bundle then
+gets a courtesy copy of their records (`attempts.jsonl`, written from the ledger). Which
+attempt counts is `policy.decide`'s: in a class the last one before the answers were shown.
+Files of one student are taken in the order they were collected (their modification times);
+the same bytes graded again are no new attempt.
 
-The gradebook has a row per student of the roster with the attempt that counts (the ledger's
-first), so grading in several sessions gives one gradebook; a row per refused file; and a
-column for problems with the records. Every text is printable (`layout.printable`); cells a
-spreadsheet would evaluate are neutralised.
+The gradebook has a row per student of the roster with the attempt that counts, so grading in
+several sessions gives one gradebook (`gradebook_rows` rebuilds it from the ledger alone); a
+row per refused file; and a column for what was found with the records. Every text is printable
+(`layout.printable`); cells a spreadsheet would evaluate are neutralised.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
-from grading.attempts import Attempt, append_record, numbered, rewrite_attempts, unrecordable
+from grading.attempts import Attempt, numbered, rewrite_attempts
 from grading.collect import place, placed
+from grading.dealt import (
+    Dealt,
+    deck_changed,
+    derive,
+    disagreements,
+    no_symlink_between,
+    read_settings,
+    row_level,
+)
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import SCORE, Report
 from grading.grade import (
     DEFAULT_DIR,
     GradeOptions,
-    Scenario,
     attempt_of,
     code_key,
-    grade_reading,
-    open_key,
-    read_scenario,
     refuse_unprintable,
     same_code,
-    sealing,
+    score_file,
 )
-from grading.layout import DEAL_SETTINGS, MANIFEST, SCENARIO_FILE, printable
-from grading.ledger import (
-    Kept,
-    Standing,
-    ledger_path,
-    one_grading,
-    read_ledger,
-    standing,
-    write_ledger,
-)
-from grading.manifest import manifest_path, read_manifest
+from grading.layout import MANIFEST, printable
+from grading.ledger import Kept, ledger_path, one_grading, read_ledger, write_ledger
+from grading.manifest import ManifestRow, manifest_path, read_manifest
+from grading.policy import SHOWS_NOTHING, decide, shown_index
+from grading.seal import fingerprint
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
+from scenarios.levels import level as entry
 from scenarios.names import name_key
 from scenarios.words import say
 
@@ -80,8 +79,9 @@ def one_line(text: str) -> str:
 @dataclass(frozen=True)
 class Student:
     name: str
-    code: str  # the manifest's: what was dealt to them (the bundle's only with no manifest)
-    workspace: Path
+    code: str  # the manifest's: what was dealt to them
+    workspace: Path  # their bundle (the student's copy: compared, never read to decide)
+    row: ManifestRow | None = None
 
 
 @dataclass(frozen=True)
@@ -115,38 +115,36 @@ class Roster(tuple):
 
 
 def dealt_students(bundles: Path) -> Roster:
-    """The students of the deal folder's manifest with the codes it deals them (or every bundle
-    folder, with its own code, when there is no manifest)."""
+    """The students of the deal folder's manifest with the codes it deals them. GradeError
+    without a manifest: the bundles never say who was dealt what."""
     bundles = Path(bundles)
     if not bundles.is_dir():
         raise GradeError(f"{bundles}: no such directory of bundles")
-    if manifest_path(bundles).is_file():
-        listed = [(row.student, row.code) for row in read_manifest(bundles)]
-    else:
-        listed = [(d.name, "") for d in sorted(bundles.iterdir())
-                  if (d / DEFAULT_DIR / SCENARIO_FILE).is_file()]
-    if not listed:
-        raise GradeError(f"{bundles}: no bundles here (no {MANIFEST} and no "
-                         f"<student>/{DEFAULT_DIR.as_posix()})")
-    students = []
-    for name, code in listed:
-        workspace = bundles / name / DEFAULT_DIR
-        if not code:
-            with contextlib.suppress(UserError):  # said when that student's file is graded
-                code = read_scenario(workspace).code
-        students.append(Student(name, code, workspace))
-    return Roster(students)
+    if not manifest_path(bundles).is_file():
+        raise GradeError(f"{bundles}: no {MANIFEST} here; pass the folder `diagnose deal` wrote "
+                         "(its manifest says who was dealt which scenario)")
+    rows = read_manifest(bundles)
+    if not rows:
+        raise GradeError(f"{manifest_path(bundles)}: lists no students")
+    return Roster(Student(row.student, row.code, bundles / row.student / DEFAULT_DIR, row)
+                  for row in rows)
 
 
-def open_bundle(student: Student) -> Scenario:
-    """The student's bundle, if it holds the scenario the manifest deals them: the instructor's
-    side is the truth, so a bundle swapped or copied from a classmate is refused whole."""
-    scenario = read_scenario(student.workspace)
-    if student.code and not same_code(scenario.code, student.code):
-        raise GradeError(f"{student.workspace}: holds scenario {scenario.code}, but {MANIFEST} "
-                         f"deals {student.name} scenario {student.code} (a bundle swapped or "
-                         "copied from another student); not graded, nothing recorded")
-    return scenario
+def dealt_scenario(student: Student, bundles: Path, secret: bytes) -> Dealt:
+    """The student's scenario as the key and their manifest row derive it."""
+    row = student.row or ManifestRow(student.name, student.code)
+    return derive(secret, row, bundles)
+
+
+def check_key(bundles: Path, secret: bytes) -> None:
+    """GradeError naming both fingerprints when `secret` is not the key the class was dealt
+    with (`deal-settings.json` names it), before anything is read with it."""
+    settings = read_settings(bundles)
+    recorded = (settings or {}).get("key")
+    if isinstance(recorded, str) and recorded != fingerprint(secret):
+        raise GradeError(f"{bundles}: dealt with another key (fingerprint {recorded}; this key is "
+                         f"{fingerprint(secret)}); nothing graded, nothing recorded",
+                         hint="grade with the key this class was dealt with")
 
 
 def named_student(file: Path, roster: Roster) -> Student | None:
@@ -170,124 +168,161 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
     return student
 
 
-def find_deal(workspace: Path) -> tuple[Path, Student] | None:
-    """The deal folder holding a bundle, and its student: walking up from the bundle, the first
-    folder with a manifest or deal settings whose roster has this bundle as a student's (the
-    same folder, however the path reached it). None when no folder above holds it (a copy
-    elsewhere). GradeError when that folder deals the student another scenario."""
-    workspace = Path(workspace).resolve()
-    for deal in workspace.parents:
-        if not ((deal / MANIFEST).is_file() or (deal / DEAL_SETTINGS).is_file()):
-            continue
-        student = next((s for s in dealt_students(deal) if _same_folder(s.workspace, workspace)),
-                       None)
-        if student is not None:
-            open_bundle(student)
-            return deal, student
-    return None
-
-
-def _same_folder(a: Path, b: Path) -> bool:
+def deal_of(workspace: Path) -> tuple[Path, Student] | None:
+    """The deal folder and student a bundle folder is, or None: only a folder that is exactly
+    `<deal>/<student>/experiments/19-break-it` (or that level's `-level-N` folder), with no
+    symbolic link from `<deal>` down, `<deal>` holding a manifest that lists `<student>`."""
+    path = Path(os.path.abspath(workspace))
+    experiments, name = path.parent, path.name
+    if experiments.name != DEFAULT_DIR.parent.name or len(path.parts) < 5:
+        return None
+    folder, deal = experiments.parent, experiments.parent.parent
+    if not ((deal / MANIFEST).is_file() and not (deal / MANIFEST).is_symlink()
+            and no_symlink_between(deal, path)):
+        return None
     try:
-        return os.path.samefile(a, b)
-    except OSError:  # a bundle the roster lists but that is not there
-        return False
+        roster = dealt_students(deal)
+    except UserError:
+        return None
+    student = next((s for s in roster if s.name == folder.name), None)
+    if student is None:
+        return None
+    try:
+        level = row_level(student.row) if student.row else 1
+        folders = {DEFAULT_DIR.name, entry(level).named(DEFAULT_DIR.name)}
+    except UserError:
+        folders = {DEFAULT_DIR.name}
+    return (deal, student) if name in folders else None
+
+
+def collection_time(file: Path) -> str:
+    """When a file was collected: its modification time, ISO-8601 UTC ("" when unknown)."""
+    try:
+        stamp = Path(file).stat().st_mtime
+        return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OSError, ValueError, OverflowError):
+        return ""
+
+
+def collection_order(files: Iterable[Path]) -> list[Path]:
+    """Files in the order they were collected (modification time, then name): several files
+    of one student are graded in that order, so the latest handed in is the latest attempt."""
+    def key(file: Path) -> tuple[float, str]:
+        try:
+            return Path(file).stat().st_mtime, str(file)
+        except (OSError, ValueError):
+            return float("inf"), str(file)
+
+    return sorted(map(Path, files), key=key)
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
                   options: GradeOptions | Callable[[Student], GradeOptions] | None = None,
                   student: Student | None = None) -> list[Graded]:
-    """Grade each submission into its student's bundle; errors are kept, not raised.
+    """Grade each submission for its student; errors are kept, not raised.
 
-    Check, then record: every file is read, placed and scored and every bundle it goes to is
-    checked before anything is written; then the ledger is written (the truth, atomically),
-    then the new records are copied into the bundles, which are restored from the ledger when
-    they lack records it keeps. A bundle that cannot be written is said in its problems: the
-    ledger holds its records and the next grading copies them. `student`: grade the files into
-    that student's bundle (one file graded with --key --dir), and reconcile only theirs; else
-    each file is placed by its name and every bundle of the roster is reconciled. One grading of
-    a deal folder at a time (`ledger.one_grading`): a second waits for the first, then reads
-    the ledger it wrote."""
+    Check, then record: every file is read, placed and scored first (in the order they were
+    collected); then the ledger is written (the truth, atomically), then each graded student's
+    bundle gets a courtesy copy of their records. `student`: grade the files as that student's
+    (one file graded with --key --dir). One grading of a deal folder at a time
+    (`ledger.one_grading`): a second waits for the first, then reads the ledger it wrote."""
     with one_grading(Path(bundles)):
         return _grade_bundles(files, Path(bundles), secret, options, student)
+
+
+def standing_of(kept: Kept | None, secret: bytes, code: str
+                ) -> tuple[tuple[Attempt, ...], int | None, frozenset[int]]:
+    """A student's records as the ledger keeps them, where the answers were first shown
+    (`policy.shown_index`), and the records that never count (cancelled, or taken in from a
+    bundle under the old rule)."""
+    if kept is None:
+        return (), None, frozenset()
+    records = kept.attempts
+    shown_from = shown_index(records, kept.shown, kept.shown_at)
+    return records, shown_from, kept.voided | kept.flagged(secret, code)
 
 
 def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
                    options: GradeOptions | Callable[[Student], GradeOptions] | None,
                    student: Student | None) -> list[Graded]:
+    check_key(bundles, secret)
     roster = dealt_students(bundles)
     ledger = read_ledger(bundles, secret)
     if not os.access(bundles, os.W_OK | os.X_OK):
         raise GradeError(f"{ledger_path(bundles)}: cannot be written (folder {bundles} is not "
                          "writable); nothing recorded")
-    states: dict[str, Standing] = {}
+    options = options or GradeOptions()
+    deck = deck_changed(read_settings(bundles))
     new: dict[str, list[Attempt]] = {}
+    dealt_of: dict[str, Dealt] = {}
     graded = []
-    for file in map(Path, files):
+    for file in collection_order(files):
         placed = student
         try:
             placed = placed or named_student(file, roster)  # who a refused file's row names
             refuse_unprintable(file)
             reading = read_diagnoses(file)
             placed = student or match(file, reading, roster)
-            scenario = open_bundle(placed)
-            why = unrecordable(scenario.path)
-            if why:
-                raise GradeError(f"{scenario.path}: cannot record the attempt ({why}); "
-                                 "nothing recorded")
-            if placed.name not in states:
-                states[placed.name] = standing(scenario, secret, ledger.get(placed.name))
-            state, before = states[placed.name], tuple(new.get(placed.name, ()))
-            previous = replace(state.attempts, records=state.attempts.records + before)
-            report = grade_reading(reading, file, scenario, secret,
-                                   options(placed) if callable(options) else options, previous)
+            dealt = dealt_of.get(placed.name) or dealt_scenario(placed, bundles, secret)
+            dealt_of[placed.name] = dealt
+            kept = ledger.get(placed.name)
+            if kept is not None and kept.code and not same_code(kept.code, dealt.code):
+                raise GradeError(f"{placed.name}: the ledger keeps records for scenario "
+                                 f"{kept.code}, but {MANIFEST} deals {dealt.code}; nothing "
+                                 "recorded")
+            records, shown_from, void = standing_of(kept, secret, dealt.code)
+            records = (*records, *new.get(placed.name, ()))
+            chosen = options(placed) if callable(options) else options  # their language
+            evidence, said = (chosen.class_evidence(dealt) if chosen.class_evidence
+                              else (None, ""))
+            report = score_file(reading, file, dealt.code, dealt.level, dealt.truth, chosen,
+                                records, rule=SHOWS_NOTHING, evidence=evidence,
+                                shown_from=shown_from, void=void)
         except UserError as err:
             graded.append(Graded(one_line(str(file)), placed and placed.name, None,
                                  one_line(str(err))))
             continue
-        new.setdefault(placed.name, []).append(attempt_of(report, scenario))
+        if not report.repeat:
+            new.setdefault(placed.name, []).append(
+                attempt_of(report, by="instructor", collected=collection_time(file)))
+        problems = [*disagreements(dealt, secret), *([said] if said else []),
+                    *([deck] if deck else [])]
         graded.append(Graded(one_line(str(file)), placed.name, report,
-                             problems=tuple(map(one_line, state.attempts.problems))))
-    for other in () if student else roster:
-        if other.name not in states:
-            with contextlib.suppress(UserError):  # unreadable: the ledger keeps what it had
-                states[other.name] = standing(open_bundle(other), secret,
-                                              ledger.get(other.name))
-    failed = record(bundles, secret, ledger, states, new)
+                             problems=tuple(map(one_line, problems))))
+    failed = record(bundles, secret, ledger, dealt_of, new)
     return [replace(g, problems=(*g.problems, failed[g.student]))
             if g.report is not None and g.student in failed else g for g in graded]
 
 
-def record(bundles: Path, secret: bytes, ledger: dict[str, Kept],
-           states: Mapping[str, Standing], new: Mapping[str, Sequence[Attempt]]
-           ) -> dict[str, str]:
-    """Record `new` attempts per student: the ledger first (the truth, whole and atomically;
-    GradeError, and nothing recorded, when it cannot be written), then each bundle's copy,
-    appended, or rewritten from the ledger when it lacked records. Returns, per student whose
-    bundle could not be written, what to say: the next grading copies the records there."""
-    copies = {}
-    for name, state in states.items():
-        records = state.attempts.records
-        lines = len(records) if state.restore else state.attempts.lines
-        sealed = sealing(state.scenario, secret)
-        added = [numbered(a, lines + i, **sealed) for i, a in enumerate(new.get(name, ()), 1)]
-        ledger[name] = replace(Kept.of((*records, *added), state.kept.code, state.kept.found),
-                               shown=state.kept.shown, shown_what=state.kept.shown_what)
-        copies[name] = (state, records, added)
+def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping[str, Dealt],
+           new: Mapping[str, Sequence[Attempt]]) -> dict[str, str]:
+    """Record `new` attempts per student: the ledger (the truth, whole and atomically;
+    GradeError, and nothing recorded, when it cannot be written), then each graded student's
+    bundle a courtesy copy of the ledger's records, when the bundle is the scenario dealt.
+    Returns, per student whose copy could not be written, what to say."""
+    if not any(new.values()):
+        return {}
+    for name, added in new.items():
+        if not added:
+            continue
+        kept = ledger.get(name) or Kept.of((), dealt[name].code)
+        before = kept.attempts
+        sealed = {"secret": secret, "code": dealt[name].code}
+        numbered_new = [numbered(a, len(before) + i, **sealed) for i, a in enumerate(added, 1)]
+        ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code)
     write_ledger(bundles, secret, ledger)
     failed = {}
-    for name, (state, records, added) in copies.items():
-        workspace = state.scenario.path
+    for name, added in new.items():
+        if not added or disagreements(dealt[name], secret):
+            continue  # a bundle that is not the scenario dealt gets no copy
+        workspace = dealt[name].workspace
         try:
-            if state.restore:
-                rewrite_attempts(workspace, (*records, *added))
-            else:
-                for attempt in added:
-                    append_record(workspace, attempt)
+            if workspace.is_dir():
+                rewrite_attempts(workspace, ledger[name].attempts)
         except OSError as err:
             failed[name] = one_line(
-                f"{workspace}: could not be written ({err.strerror or err}); the ledger "
-                "keeps its records and the next grading copies them there")
+                f"{workspace}: its courtesy copy of the attempts could not be written "
+                f"({err.strerror or err}); the ledger keeps them")
     return failed
 
 
@@ -304,23 +339,39 @@ class Row:
     error: str = ""
     problems: tuple[str, ...] = ()  # what was wrong with the student's records
     file: str = ""  # for a refused file
-    level: int | None = None  # the deck the bundle was dealt from (None: unreadable)
+    level: int | None = None  # the level dealt (None: unknown)
+    counted_n: int = 0  # the number of the attempt that counts (0: none)
 
 
 def gradebook_rows(bundles: Path, secret: bytes) -> list[Row]:
+    """A row per student of the manifest, from the key, the manifest and the ledger alone."""
     bundles = Path(bundles)
+    check_key(bundles, secret)
     ledger = read_ledger(bundles, secret)
     rows = []
     for student in dealt_students(bundles):
         try:
-            scenario = open_bundle(student)
-            truth = open_key(scenario, secret)
-            attempts = standing(scenario, secret, ledger.get(student.name)).attempts
+            dealt = dealt_scenario(student, bundles, secret)
         except UserError as err:
             rows.append(Row(student.name, student.code, None, 0, {}, one_line(str(err))))
             continue
-        rows.append(Row(student.name, scenario.code, attempts.first, len(attempts.records),
-                        truth, problems=attempts.problems, level=scenario.level))
+        kept = ledger.get(student.name)
+        records, shown_from, void = standing_of(kept, secret, dealt.code)
+        decision = decide(records, rule=SHOWS_NOTHING, shown_from=shown_from, void=void)
+        counted = records[decision.counted] if decision.counted is not None else None
+        problems = list(kept.found) if kept else []
+        flagged = kept.flagged(secret, dealt.code) if kept else frozenset()
+        problems += [f"attempt {i + 1} came from the bundle under the old rule (not sealed by "
+                     "this course's grading): kept, not counted" for i in sorted(flagged)]
+        problems += [f"attempt {v.n} cancelled on {v.time[:10]}: {v.why}"
+                     for v in (kept.void if kept else ())]
+        if kept is not None and kept.records is None and kept.count > 1:
+            problems.append(f"an older ledger kept only the first of {kept.count} attempts")
+        problems += [f"answers shown on {t[:10]} ({w})"
+                     for t, w in zip(kept.shown, kept.shown_what, strict=True)] if kept else []
+        rows.append(Row(student.name, dealt.code, counted, len(records), dealt.truth,
+                        problems=tuple(map(one_line, problems)), level=dealt.level,
+                        counted_n=(decision.counted or 0) + 1 if counted else 0))
     return rows
 
 

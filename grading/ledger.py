@@ -1,27 +1,20 @@
-"""The instructor's attempts ledger: the truth about each student's attempts, kept on their side.
+"""The instructor's attempts ledger: every attempt of a class, kept on the instructor's side only.
 
-`attempts.jsonl` lives in the student's bundle: its records are sealed (`attempts.py`), so an
-edit shows, but a deleted record, or a deleted file, leaves nothing to check there. The ledger
-is kept on the instructor's side, in the deal folder `diagnose deal` wrote (students get copies
-of their own bundle only): `<deal>/.attempts-ledger.json`. Per student it holds the scenario
-code and every genuine attempt record in order, and the problems found with the bundle's
-records (the evidence, kept); the whole is sealed with an HMAC under a key derived from the
-instructor's secret, so an edited ledger is refused.
+In class mode attempts live here and nowhere else: `<deal>/.attempts-ledger.json`, in the deal
+folder `diagnose deal` wrote (students get copies of their own bundle only). Per student it
+holds the scenario code and every attempt a grading made, in order (each sealed, numbered and
+stamped with when its file was collected), the attempts the instructor cancelled (`void`: kept,
+said, never counted), and when the instructor showed the student the answers (`shown`:
+`mark_shown`). The whole is sealed with an HMAC under a key derived from the instructor's secret,
+and names the fingerprint of that secret, so an edited ledger is refused and a wrong key is
+named as one. Nothing is ever copied into it from a bundle: a bundle's `attempts.jsonl` is a
+courtesy copy written from it (`gradebook.record`).
 
-The ledger is the truth and is written first: an instructor grading (`gradebook.grade_bundles`)
-writes the new ledger atomically, then copies the new records into the bundles. A bundle that
-lacks records the ledger keeps (deleted by the student, or a grading stopped between the two
-writes) is reported and restored from the ledger at the next grading; the first attempt the
-ledger kept counts whatever the bundle says. Genuine records the ledger never saw (graded
-before this ledger existed) are taken in after the ledger's own.
-
-Per student the ledger also keeps when the instructor showed that student the answers of their
-scenario (`Kept.shown`, ISO-8601 UTC times, and what was shown: `mark_shown`): the attempt
-policy counts no attempt made after it. Ledgers written before it was kept read with none.
-
-Format 1 (`diagnose.attempts-ledger/1`, diagnose up to commit 279bf2f) kept only each student's
-count, a digest and the first record: it is still read, and rewritten as format 2 at the next
-grading. Grading and exports are `gradebook`'s.
+Older ledgers still open, mid-semester: format 1 (`diagnose.attempts-ledger/1`, up to commit
+279bf2f) kept each student's count, a digest and the first record; format 2 took in records
+found in the bundles. An entry such a ledger holds that this course's grading did not seal
+(`flagged`) is kept and shown in the gradebook, never counted. Which attempt counts is
+`policy`'s; grading and exports are `gradebook`'s.
 """
 
 from __future__ import annotations
@@ -34,28 +27,38 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grading.attempts import TIME, Attempt, Attempts, digest
+from grading.attempts import TIME, Attempt, digest
 from grading.diagnoses import GradeError
-from grading.grade import Scenario, history, same_code
-from grading.layout import ATTEMPTS_FILE
 from grading.seal import derive_key
 from scenarios.files import LockBusy, atomic_write, exclusive_lock, loads_json, read_small_text
 
 LEDGER = ".attempts-ledger.json"  # in the deal folder: the instructor's side
 LOCK = ".attempts-ledger.lock"  # held while a grading reads and writes the ledger; it stays
-LEDGER_SCHEMA = "diagnose.attempts-ledger/2"
+LEDGER_SCHEMA = "diagnose.attempts-ledger/3"
 FORMAT_1 = "diagnose.attempts-ledger/1"  # count, digest, first: written up to commit 279bf2f
+FORMAT_2 = "diagnose.attempts-ledger/2"  # took in the bundles' records: up to commit 9d041ff
+SCHEMAS = (FORMAT_1, FORMAT_2, LEDGER_SCHEMA)
 LEDGER_MAX = 64 * 1024 * 1024  # every record of a class: some 150,000 gradings
 FOUND_KEPT = 20  # the latest problems kept per student as evidence
 
 
 @dataclass(frozen=True)
+class Void:
+    """An attempt the instructor cancelled: its number (1 for the first), why, and when."""
+
+    n: int
+    why: str
+    time: str
+
+
+@dataclass(frozen=True)
 class Kept:
-    """A student's attempts as the ledger keeps them: every genuine record in order (`records`;
-    None in a format-1 ledger, which kept only `count`, `digest` and `first`), the scenario
-    code they belong to, the problems found with the bundle's copy, and when the instructor
-    showed this student the answers (`shown`, ISO-8601 UTC times in order, with what was shown
-    beside each in `shown_what`)."""
+    """A student's attempts as the ledger keeps them: every record in order (`records`; None in
+    a format-1 ledger, which kept only `count`, `digest` and `first`), the scenario code they
+    belong to, problems found (`found`), when the instructor showed this student the answers
+    (`shown`, ISO-8601 UTC times in order, with what was shown in `shown_what` and how many
+    records the ledger held then in `shown_at`, None when not known), and the cancelled
+    attempts (`void`)."""
 
     count: int
     digest: str
@@ -65,13 +68,24 @@ class Kept:
     found: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
     shown_what: tuple[str, ...] = ()
+    shown_at: tuple[int | None, ...] = ()
+    void: tuple[Void, ...] = ()
+    legacy: bool = False  # read from a ledger older than format 3: records may be a bundle's
 
     @classmethod
     def of(cls, records: Sequence[Attempt], code: str, found: Sequence[str] = (),
            shown: Sequence[str] = (), shown_what: Sequence[str] = ()) -> Kept:
         records = tuple(records)
         return cls(len(records), digest(records), records[0] if records else None, records,
-                   code, tuple(found)[-FOUND_KEPT:], tuple(shown), tuple(shown_what))
+                   code, tuple(found)[-FOUND_KEPT:], tuple(shown), tuple(shown_what),
+                   (None,) * len(tuple(shown)))
+
+    @property
+    def attempts(self) -> tuple[Attempt, ...]:
+        """The records in order (a format-1 entry: its first, the only one it kept)."""
+        if self.records is not None:
+            return self.records
+        return () if self.first is None else (self.first,)
 
     @property
     def first_shown(self) -> str | None:
@@ -79,23 +93,39 @@ class Kept:
         return min(self.shown) if self.shown else None
 
     def with_shown(self, when: str, what: str) -> Kept:
-        """This entry with one more showing of the answers (kept in time order)."""
-        pairs = sorted((*zip(self.shown, self.shown_what, strict=True), (when, what)))
-        return replace(self, shown=tuple(t for t, _ in pairs),
-                       shown_what=tuple(w for _, w in pairs))
+        """This entry with one more showing of the answers (kept in time order), marked after
+        the records it holds now."""
+        at = self.shown_at or (None,) * len(self.shown)
+        triples = sorted((*zip(self.shown, self.shown_what, at, strict=True),
+                          (when, what, len(self.attempts))),
+                         key=lambda t: (t[0], t[1]))
+        return replace(self, shown=tuple(t for t, _, _ in triples),
+                       shown_what=tuple(w for _, w, _ in triples),
+                       shown_at=tuple(n for _, _, n in triples))
 
+    def with_records(self, records: Sequence[Attempt], code: str) -> Kept:
+        """This entry holding `records` (format 3 from now on), the rest kept."""
+        records = tuple(records)
+        return replace(self, count=len(records), digest=digest(records),
+                       first=records[0] if records else None, records=records, code=code)
 
-@dataclass(frozen=True)
-class Standing:
-    """One student's attempts in their bundle's `scenario`, as a grading must take them:
-    `attempts`, the truth (the records that count, in order, and every problem found); `kept`,
-    what the ledger keeps now; `restore`, whether the bundle's `attempts.jsonl` must be
-    rewritten from the ledger's records."""
+    def flagged(self, secret: bytes, code: str) -> frozenset[int]:
+        """Indices of records this course's grading did not make: in a ledger older than
+        format 3, a record not sealed for scenario `code` (the manifest's) by the instructor's
+        key, or not an instructor's grading, came from a bundle under the old rule. Kept,
+        said, never counted."""
+        if not self.legacy:
+            return frozenset()
+        from grading.attempts import seal_attempt
 
-    scenario: Scenario
-    attempts: Attempts
-    kept: Kept
-    restore: bool = False
+        return frozenset(
+            i for i, r in enumerate(self.attempts)
+            if r.by != "instructor" or not hmac.compare_digest(
+                r.mac, seal_attempt(r, secret, code)))
+
+    @property
+    def voided(self) -> frozenset[int]:
+        return frozenset(v.n - 1 for v in self.void)
 
 
 def _ledger_mac(students: Mapping, secret: bytes) -> str:
@@ -111,30 +141,49 @@ def _record(data: object) -> Attempt:
     return attempt
 
 
-def _shown(entry: Mapping) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The times the answers were shown, and what, of an entry (none in older ledgers)."""
+def _shown(entry: Mapping) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int | None, ...]]:
+    """The times the answers were shown, what, and after how many records (none in older
+    ledgers)."""
     shown = entry.get("shown", [])
     if not (isinstance(shown, list) and all(
             isinstance(s, dict) and isinstance(s.get("time"), str) and TIME.match(s["time"])
-            and isinstance(s.get("what"), str) for s in shown)):
+            and isinstance(s.get("what"), str)
+            and (s.get("records") is None or _whole(s["records"])) for s in shown)):
         raise TypeError("not a ledger entry")
-    return tuple(s["time"] for s in shown), tuple(s["what"] for s in shown)
+    return (tuple(s["time"] for s in shown), tuple(s["what"] for s in shown),
+            tuple(s.get("records") for s in shown))
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _void(entry: Mapping) -> tuple[Void, ...]:
+    void = entry.get("void", [])
+    if not (isinstance(void, list) and all(
+            isinstance(v, dict) and _whole(v.get("n")) and v["n"] >= 1
+            and isinstance(v.get("why"), str) and isinstance(v.get("time"), str)
+            for v in void)):
+        raise TypeError("not a ledger entry")
+    return tuple(Void(v["n"], v["why"], v["time"]) for v in void)
 
 
 def _entry(schema: str, entry: Mapping) -> Kept:
-    shown, what = _shown(entry)
+    shown, what, at = _shown(entry)
+    extra = {"shown": shown, "shown_what": what, "shown_at": at, "void": _void(entry),
+             "legacy": schema != LEDGER_SCHEMA}
     if schema == FORMAT_1 or "records" not in entry:  # format 1, or its entry carried over
         first = entry["first"] and _record(entry["first"])
         if not (isinstance(entry["count"], int) and isinstance(entry["digest"], str)):
             raise TypeError("not a ledger entry")
-        return Kept(entry["count"], entry["digest"], first or None, shown=shown,
-                    shown_what=what)
+        return Kept(entry["count"], entry["digest"], first or None, code=entry.get("code", ""),
+                    **extra)
     if not (isinstance(entry["code"], str) and isinstance(entry["records"], list)
             and isinstance(entry["found"], list)
             and all(isinstance(f, str) for f in entry["found"])):
         raise TypeError("not a ledger entry")
-    return Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"],
-                   shown, what)
+    kept = Kept.of([_record(r) for r in entry["records"]], entry["code"], entry["found"])
+    return replace(kept, **extra)
 
 
 GRADING_WAIT = 30.0  # seconds a grading waits for another one of the same deal folder
@@ -168,7 +217,10 @@ def ledger_path(deal: Path) -> Path:
 
 
 def read_ledger(deal: Path, secret: bytes) -> dict[str, Kept]:
-    """What the ledger keeps per student; {} before the first instructor grading."""
+    """What the ledger keeps per student; {} before the first instructor grading. GradeError
+    when it was written with another key (both fingerprints named) or changed since."""
+    from grading.seal import fingerprint
+
     path = ledger_path(deal)
     if not path.exists():
         return {}
@@ -176,16 +228,23 @@ def read_ledger(deal: Path, secret: bytes) -> dict[str, Kept]:
     try:
         data = loads_json(text)
         students = data["students"]
-        sealed = (data["schema"] in (FORMAT_1, LEDGER_SCHEMA) and isinstance(data["mac"], str)
+        keyed = data.get("key")
+        if isinstance(keyed, str) and keyed != fingerprint(secret):
+            raise GradeError(f"{path}: written with another key (fingerprint {keyed}; this key is "
+                             f"{fingerprint(secret)}); nothing recorded",
+                             hint="grade with the key this class was dealt and graded with")
+        sealed = (data["schema"] in SCHEMAS and isinstance(data["mac"], str)
                   and hmac.compare_digest(data["mac"], _ledger_mac(students, secret)))
         kept = {name: _entry(data["schema"], entry)
                 for name, entry in students.items()} if sealed else None
     except (ValueError, KeyError, TypeError, AttributeError):
         kept = None  # ValueError: JSONDecodeError, and a string a digest cannot be made of
     if kept is None:
-        raise GradeError(f"{path}: changed since a grading wrote it, or written with another "
-                         "key (its seal does not match)",
-                         hint="move it aside to start a new ledger, and look at who edited it")
+        raise GradeError(f"{path}: its seal does not match this key: written with another key "
+                         "(a ledger older than this version does not name its key's "
+                         "fingerprint), or changed since a grading wrote it; nothing recorded",
+                         hint="grade with the key this class was dealt with (deal-settings.json "
+                         "names its fingerprint); keep this file: it holds every attempt")
     return kept
 
 
@@ -193,19 +252,24 @@ def _entry_json(k: Kept) -> dict:
     entry = ({"code": k.code, "records": [r.to_json() for r in k.records],
               "found": list(k.found)} if k.records is not None
              else {"count": k.count, "digest": k.digest,  # format 1's, not reconciled yet
-                   "first": k.first and k.first.to_json()})
+                   "first": k.first and k.first.to_json(), "code": k.code})
     if k.shown:  # absent rather than empty: a ledger nobody was shown anything in reads as before
-        entry["shown"] = [{"time": t, "what": w}
-                          for t, w in zip(k.shown, k.shown_what, strict=True)]
+        at = k.shown_at or (None,) * len(k.shown)
+        entry["shown"] = [{"time": t, "what": w, **({"records": n} if n is not None else {})}
+                          for t, w, n in zip(k.shown, k.shown_what, at, strict=True)]
+    if k.void:
+        entry["void"] = [{"n": v.n, "why": v.why, "time": v.time} for v in k.void]
     return entry
 
 
 def write_ledger(deal: Path, secret: bytes, kept: Mapping[str, Kept]) -> None:
-    """The ledger, whole and atomically (format 2; an entry of format 1 that no grading has
-    reconciled yet is carried over as it was). Raises GradeError."""
+    """The ledger, whole and atomically, naming its key's fingerprint. Raises GradeError."""
+    from grading.seal import fingerprint
+
     students = {name: _entry_json(k) for name, k in sorted(kept.items())}
     atomic_write(ledger_path(deal), json.dumps(
-        {"schema": LEDGER_SCHEMA, "students": students, "mac": _ledger_mac(students, secret)},
+        {"schema": LEDGER_SCHEMA, "key": fingerprint(secret), "students": students,
+         "mac": _ledger_mac(students, secret)},
         ensure_ascii=False, indent=1) + "\n", error=GradeError)
 
 
@@ -214,9 +278,10 @@ def mark_shown(deal: Path, secret: bytes, students: Sequence[str], *, when: str,
     """Record in the ledger that `students` were shown the answers of their scenario at `when`
     (ISO-8601 UTC, "2026-12-04T22:30:00Z"), `what` saying what was shown ("reveal", "answers
     handed back"): under the grading lock, read, added to, written whole and atomically. From
-    then on no attempt of theirs made after `when` counts. A student the ledger has no entry
-    for yet gets one with no attempts. Raises GradeError (a ledger that does not open, another
-    grading holding the lock, a time that is not ISO-8601 UTC): nothing is recorded then."""
+    then on no attempt of theirs graded after this showing counts (`policy.decide`). A
+    student the ledger has no entry for yet gets one with no attempts. Raises GradeError (a
+    ledger that does not open, another grading holding the lock, a time that is not ISO-8601
+    UTC): nothing is recorded then."""
     if not TIME.match(when):
         raise GradeError(f"{when!r}: not a time in ISO-8601 UTC (2026-12-04T22:30:00Z); "
                          "nothing recorded")
@@ -230,38 +295,27 @@ def mark_shown(deal: Path, secret: bytes, students: Sequence[str], *, when: str,
         write_ledger(deal, secret, kept)
 
 
-def standing(scenario: Scenario, secret: bytes, kept: Kept | None) -> Standing:
-    """A bundle's attempts checked against the ledger: what counts, and what the ledger keeps.
-
-    The ledger's records come first and its first attempt counts; genuine records of the bundle
-    the ledger never saw follow them. A bundle that lost or changed records the ledger kept is
-    reported (and the report kept in the ledger as evidence) and marked for restoring.
-    GradeError when the ledger keeps the student's records for another scenario: with no
-    manifest to bind them, the ledger does."""
-    if kept is not None and kept.code and not same_code(kept.code, scenario.code):
-        raise GradeError(f"{scenario.path}: holds scenario {scenario.code}, but the ledger keeps "
-                         f"this student's records for scenario {kept.code} (a bundle swapped "
-                         "or copied from another student); not graded, nothing recorded")
-    log = history(scenario, secret)
-    if kept is None:
-        return Standing(scenario, log, Kept.of(log.records, scenario.code))
-    if kept.records is not None:
-        theirs = kept.records
-        whole = log.records[:len(theirs)] == theirs
-    else:
-        whole = (len(log.records) >= kept.count
-                 and digest(log.records[:kept.count]) == kept.digest)
-        theirs = () if kept.first is None else (kept.first,)
-    if whole:
-        records, lost = log.records, ()
-    else:
-        records = (*theirs, *(r for r in log.records if r not in theirs))
-        lost = (f"{scenario.path / ATTEMPTS_FILE}: {kept.count} genuine record(s) at the last "
-                f"grading, {len(log.records)} now: records were deleted or replaced (or a "
-                "grading stopped before copying them there); the first one the ledger kept "
-                "counts",)
-    found = (*kept.found, *lost)
-    problems = (*log.problems, *found)
-    return Standing(scenario, replace(log, records=tuple(records), problems=problems),
-                    Kept.of(records, scenario.code, found, kept.shown, kept.shown_what),
-                    restore=not whole)
+def cancel_attempt(deal: Path, secret: bytes, student: str, n: int, *, why: str,
+                   when: str) -> Kept:
+    """Mark `student`'s attempt `n` (1 for the first) void in the ledger: kept, shown in the
+    gradebook, never counted, never deleted. Under the grading lock, written whole and
+    atomically; returns the entry. GradeError: no such student or attempt, no reason given,
+    already void."""
+    if not why.strip():
+        raise GradeError("--why is empty: say why the attempt is cancelled (it is kept with it)")
+    if not TIME.match(when):
+        raise GradeError(f"{when!r}: not a time in ISO-8601 UTC; nothing recorded")
+    with one_grading(deal):
+        kept = read_ledger(deal, secret)
+        entry = kept.get(student)
+        if entry is None or not entry.attempts:
+            raise GradeError(f"{student}: the ledger keeps no attempt of this student; nothing "
+                             "cancelled")
+        if not 1 <= n <= len(entry.attempts):
+            raise GradeError(f"{student}: no attempt {n} (the ledger keeps "
+                             f"{len(entry.attempts)}); nothing cancelled")
+        if n - 1 in entry.voided:
+            raise GradeError(f"{student}: attempt {n} is already cancelled; nothing changed")
+        kept[student] = replace(entry, void=(*entry.void, Void(n, " ".join(why.split()), when)))
+        write_ledger(deal, secret, kept)
+        return kept[student]

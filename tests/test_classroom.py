@@ -189,14 +189,16 @@ def test_a_roster_level_deals_that_deck_and_a_changed_level_is_refused(tmp_path,
 
 # --- grading a dealt class: the instructor's side is the truth (issue 20) ---------------------
 
-def test_a_dealt_class_binds_codes_and_keeps_first_attempts_in_the_ledger(tmp_path, key,
-                                                                          monkeypatch):
-    """Issue 20's reproductions on a real deal: a bundle copied over a classmate's is refused,
-    and the README's one-file command records in the ledger, so deleting attempts.jsonl does
-    not reset the first attempt."""
+def test_a_dealt_class_is_graded_from_the_key_and_the_manifest_alone(tmp_path, key,
+                                                                     monkeypatch):
+    """Issue 20's reproductions on a real deal, under issue 34's rule: the README's one-file
+    command records in the ledger, deleting attempts.jsonl resets nothing, and a bundle copied
+    over a classmate's is said and never believed: ana is graded against her own scenario."""
     import shutil
+    from pathlib import Path
 
-    import grading
+    from grading.dealt import derive
+    from grading.manifest import read_manifest
     from grading.seal import read_key_file
 
     monkeypatch.chdir(tmp_path)
@@ -204,8 +206,8 @@ def test_a_dealt_class_binds_codes_and_keeps_first_attempts_in_the_ledger(tmp_pa
                str(roster_of(tmp_path, "ana\nbob\n")), "--steps", STEPS).exit_code == 0
     secret = read_key_file(key)
     bundle = {s: os.path.join("bundles", s, "experiments", "19-break-it") for s in ("ana", "bob")}
-    truth = {s: grading.grade.open_key(grading.read_scenario(bundle[s]), secret)
-             for s in bundle}
+    truth = {row.student: derive(secret, row, Path("bundles")).truth
+             for row in read_manifest(Path("bundles"))}
     right = {s: "".join(f"## {i}\nDiagnosis: {slug}\n" for i, slug in truth[s].items())
              for s in bundle}
     (tmp_path / "ana.md").write_text("## 01\nDiagnosis: not sure\n")
@@ -215,19 +217,20 @@ def test_a_dealt_class_binds_codes_and_keeps_first_attempts_in_the_ledger(tmp_pa
     (tmp_path / "ana.md").write_text(right["ana"])
     result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md")
     assert result.exit_code == 0
-    assert result.output.startswith("ana  3/3  ana.md  (First attempt 0/3 on ")
+    assert result.output.startswith("ana  3/3  ana.md  (This one counts: it replaces attempt 1 "
+                                    "(0/3)")
 
     (tmp_path / "bob.md").write_text(right["bob"])
     assert run("grade", "--key", str(key), "--bundles", "bundles", "bob.md").exit_code == 0
     shutil.rmtree(bundle["ana"])
     shutil.copytree(bundle["bob"], bundle["ana"])  # cp -a bob's bundle over ana's
-    (tmp_path / "ana.md").write_text(right["bob"])
+    (tmp_path / "ana.md").write_text(right["bob"])  # bob's answers: not ana's truth
     result = run("grade", "--key", str(key), "--bundles", "bundles", "ana.md",
                  "--gradebook", "grades.csv")
-    assert result.exit_code == 1
+    assert result.exit_code == 0
     codes = {row[0]: row[1] for row in manifest_rows(tmp_path / "bundles")[1:]}
-    assert f"holds scenario {codes['bob']}, but manifest.csv deals ana scenario " \
-           f"{codes['ana']}" in result.output
+    assert f"says scenario {codes['bob']} for {codes['ana']}" in result.output
     with open("grades.csv", newline="", encoding="utf-8") as stream:
         ana = next(csv.DictReader(stream))
-    assert (ana["student"], ana["score"]) == ("ana", "")
+    expected = sum(truth["ana"][i] == truth["bob"][i] for i in truth["ana"])
+    assert (ana["student"], ana["code"], ana["score"]) == ("ana", codes["ana"], str(expected))

@@ -149,12 +149,15 @@ def test_generated_rosters_place_canvas_and_moodle_names_or_refuse_naming_both(
 
 def test_class_grading_places_canvas_and_moodle_downloads(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    from grading.dealt import assignment
+    from scenarios.levels import level
+
     key = new_secret()
     write_key_file(Path("course.key"), key)
-    truth = {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"}
+    truth = assignment(key, "AAAA-0000", level(1))  # as the deal derives it, for both codes
     for i, name in enumerate(("ana.garcia", "david")):
-        make_workspace(Path("bundles", name) / DEFAULT_DIR, key, f"AAAA-000{i}", truth,
-                       "instructor")
+        make_workspace(Path("bundles", name) / DEFAULT_DIR, key, f"AAAA-000{i}",
+                       assignment(key, f"AAAA-000{i}", level(1)), "instructor")
     Path("bundles/manifest.csv").write_text("student,code\nana.garcia,AAAA-0000\n"
                                             "david,AAAA-0001\n")
     right = "".join(f"## {i}\nDiagnosis: {s}\n" for i, s in truth.items())

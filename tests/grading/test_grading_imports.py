@@ -25,10 +25,14 @@ from grading.seal import new_secret, seal
 secret, root = new_secret(), Path(tempfile.mkdtemp())
 ws = root / "b" / "s" / "experiments" / "19-break-it"
 ws.mkdir(parents=True)
+(root / "b" / "manifest.csv").write_text("student,code\\ns,C\\n")
+from grading.dealt import assignment
+from scenarios.levels import level
+truth = assignment(secret, "C", level(1))  # what `deal` derived: the grader derives it too
 (ws / "scenario.json").write_text(json.dumps({"schema": "diagnose.scenario/1", "code": "C",
-    "engine_version": "x", "steps": 1, "ids": ["01"], "key": "instructor"}))
-(ws / "answer-key.sealed").write_text(seal("C", {"01": "bad-init"}, secret))
-(root / "s.md").write_text(grading.format_diagnoses("s", "C", {"01": ("bad-init", "x")}))
+    "engine_version": "x", "steps": 1, "ids": sorted(truth), "key": "instructor"}))
+(ws / "answer-key.sealed").write_text(seal("C", truth, secret))
+(root / "s.md").write_text(grading.format_diagnoses("s", "C", {"01": (truth["01"], "x")}))
 graded = grading.grade_bundles([root / "s.md"], root / "b", secret)
 grading.write_gradebook(grading.gradebook_rows(root / "b", secret), root / "g.csv")
 print(graded[0].report.render())
@@ -45,7 +49,7 @@ def test_grading_imports_only_the_stdlib_cryptography_and_scenarios():
                           cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     *report, modules = done.stdout.splitlines()
-    assert "Score: 1/1" in report
+    assert "Score: 1/3" in report
     loaded = set(json.loads(modules))
     assert not loaded & FORBIDDEN
     assert loaded <= ALLOWED, loaded - ALLOWED

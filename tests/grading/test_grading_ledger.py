@@ -1,7 +1,8 @@
-"""The instructor's ledger over generated classes (issue 20): whatever students do to their
-bundles (swap them, copy a classmate's records, delete or restore an old attempts file) and
-whatever fails between the ledger's write and the bundle's, the counted first attempt never
-changes once recorded, and no score is ever credited to the wrong student.
+"""The instructor's ledger over generated classes (issues 20 and 34): whatever students do to
+their bundles (swap them, copy a classmate's records, delete or restore an old attempts file,
+write any bytes into any of its files) and whatever fails after the ledger's write, a score, the
+attempt that counts and the manifest never change because of it, no score is ever credited to
+the wrong student, and no attempt made after the answers were shown ever counts.
 
 Real files, real seals, real failures (OSError and KeyboardInterrupt raised where the bundle is
 written); only the workspaces are built without training, as the grader's other tests do.
@@ -16,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from grading_testkit import make_workspace
+from grading_testkit import dealing_secret, make_workspace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,13 +26,15 @@ from grading import gradebook as gradebook_module
 from grading import ledger as ledger_module
 from grading.grade import GradeOptions
 from grading.gradebook import dealt_students
-from grading.ledger import read_ledger
-from grading.seal import new_secret
+from grading.ledger import mark_shown, read_ledger
 
 TRUTH = {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"}
 WRONG = {"no-warmup": "bad init", "broken-mask": "no warmup", "bad-init": "broken mask"}
 POOL = ("ana", "Borja", "José", "luis-m", "Ñoño")
-KEY = new_secret()
+CODES = [f"{'ABCDE'[i] * 4}-{i}{i}{i}{i}" for i in range(len(POOL))]
+KEY = dealing_secret(CODES)  # deals TRUTH to every code, as `deal` derives it
+FILES = ("scenario.json", "answer-key.sealed", "attempts.jsonl", "01/metrics.jsonl",
+         "reveal.json")
 DAY = datetime(2025, 3, 2, 9, 0, tzinfo=UTC)
 
 
@@ -48,6 +51,8 @@ def operations(names: list[str]) -> st.SearchStrategy:
         st.tuples(st.just("unswap"), student),
         st.tuples(st.just("copy"), student, student),
         st.tuples(st.just("old copy"), student),
+        st.tuples(st.just("scribble"), student, st.sampled_from(FILES), st.binary(max_size=64)),
+        st.tuples(st.just("show"), student),
     )
 
 
@@ -56,13 +61,15 @@ class Class:
 
     def __init__(self, root: Path, names: list[str]) -> None:
         self.root, self.bundles = root, root / "bundles"
-        self.codes = {name: f"{'ABCDE'[i] * 4}-{i}{i}{i}{i}" for i, name in enumerate(names)}
+        self.codes = {name: CODES[i] for i, name in enumerate(names)}
         for name, code in self.codes.items():
             make_workspace(self.workspace(name), KEY, code, TRUTH, "instructor")
             shutil.copytree(self.workspace(name), root / "dealt" / name)
         (self.bundles / "manifest.csv").write_text(
             "student,code\n" + "".join(f"{n},{c}\n" for n, c in self.codes.items()))
-        self.first: dict[str, tuple[int, str]] = {}  # the attempt that counts: score, sha256
+        self.manifest = (self.bundles / "manifest.csv").read_bytes()
+        self.counted: dict[str, tuple[int, str]] = {}  # the attempt that counts: score, sha256
+        self.shown: set[str] = set()  # students shown the answers: nothing later counts
         self.handed_in: dict[str, set[str]] = {n: set() for n in names}  # sha256 per student
         self.holds = dict(self.codes)  # the scenario each student's folder holds now
         self.copies = 0
@@ -95,7 +102,6 @@ class Class:
             raise failure
 
         if failure is not None:
-            monkeypatch.setattr(gradebook_module, "append_record", fail)
             monkeypatch.setattr(gradebook_module, "rewrite_attempts", fail)
         if kind == "full":  # the ledger cannot be written: nothing is recorded at all
             failure = GradeError("No space left on device")
@@ -109,26 +115,21 @@ class Class:
             return
         finally:
             monkeypatch.undo()
-        if name in self.swapped:  # refused (or killed while restoring a classmate's bundle)
-            assert graded is None or (graded.report is None and "holds scenario" in graded.error)
-            return
         sha = hashlib.sha256(file.read_bytes()).hexdigest()
+        counts = name not in self.shown  # class grading: the last attempt before answers shown
         if graded is not None:
             assert graded.report is not None, graded.error
-            assert graded.report.sha256 == sha
-            assert graded.report.counts == (name not in self.first)
-            if name in self.first:
-                assert graded.report.first.score == self.first[name][0]
+            assert graded.report.sha256 == sha and graded.report.score == right
+            assert graded.report.counts == counts
         self.handed_in[name].add(sha)
-        if name not in self.first:
-            self.first[name] = (right, sha)
+        if counts:
+            self.counted[name] = (right, sha)
 
     def check(self) -> None:
+        assert (self.bundles / "manifest.csv").read_bytes() == self.manifest
         for row in gradebook_rows(self.bundles, KEY):
-            if row.student in self.swapped:
-                assert row.first is None and "holds scenario" in row.error
-                continue
-            kept = self.first.get(row.student)
+            kept = self.counted.get(row.student)
+            assert row.code == self.codes[row.student] and row.truth == TRUTH
             if kept is None:
                 assert row.first is None
                 continue
@@ -136,7 +137,7 @@ class Class:
             assert row.first.sha256 == kept[1]
         # Every record kept for a student is a file handed in for that student.
         for name, kept in read_ledger(self.bundles, KEY).items():
-            assert {r.sha256 for r in kept.records} <= self.handed_in[name]
+            assert {r.sha256 for r in kept.attempts} <= self.handed_in[name]
 
 
 def apply(course: Class, op: tuple, monkeypatch) -> None:
@@ -161,11 +162,19 @@ def apply(course: Class, op: tuple, monkeypatch) -> None:
     elif kind == "old copy" and attempts.exists():  # an older attempts file put back
         lines = attempts.read_text().splitlines(keepends=True)
         attempts.write_text("".join(lines[:1]))
+    elif kind == "scribble":  # any bytes in any file of the bundle
+        target = course.workspace(name) / op[2]
+        if target.parent.is_dir():
+            target.write_bytes(op[3])
+    elif kind == "show":
+        when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        mark_shown(course.bundles, KEY, [name], when=when, what="reveal")
+        course.shown.add(name)
 
 
 @settings(max_examples=30)
 @given(data=st.data())
-def test_the_first_attempt_never_changes_and_no_score_goes_to_another(data):
+def test_no_edit_of_a_bundle_changes_a_score_and_nothing_counts_after_the_answers(data):
     names = data.draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=4, unique=True))
     steps = data.draw(st.lists(operations(names), min_size=1, max_size=14))
     with tempfile.TemporaryDirectory() as root, pytest.MonkeyPatch.context() as monkeypatch:

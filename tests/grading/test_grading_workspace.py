@@ -90,6 +90,9 @@ def test_the_first_attempt_counts_and_later_ones_say_so(setup):
     assert later.to_json()["first_attempt"] == {"time": "2025-03-02T10:15:00Z", "score": 1,
                                                 "max_score": 3}
     (workspace / "reveal.json").unlink()
+    same = grade_workspace(file, workspace, secret, GradeOptions("es"))  # the same bytes
+    assert same.repeat and same.attempt == 2 and not same.counts
+    file.write_text(file.read_text() + "<!-- once more -->\n")
     third = grade_workspace(file, workspace, secret, GradeOptions("es"))
     assert third.standing == "Primer intento 1/3 el 2025-03-02; este (intento 3) no cuenta."
 
