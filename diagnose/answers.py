@@ -9,9 +9,12 @@ in the student's language (their manifest row's `lang`, else the deal's), into a
 back, one subfolder per student; and records in the instructor's ledger that those students
 were shown their answers (`grading.ledger.mark_shown`), so no later attempt of theirs counts.
 
-Check, then record: every solutions file is rendered in memory first; then the ledger records
-the reveal (a student's answers count as shown from the moment they could be); then the files
-are written. The bundles are not touched: a reveal handed back is a file of its own.
+The truth and the level are derived from the key and the manifest (`grading.dealt`); a
+bundle whose scenario or metrics are not the ones dealt is refused (its numbers would not be
+the ones the deal kept). Check, then record: every solutions file is rendered in memory
+first; then the ledger records the reveal (a student's answers count as shown from the moment
+they could be); then the files are written. The bundles are not touched: a reveal handed
+back is a file of its own.
 
 The truth comes from where class grading takes it (`grading.gradebook.gradebook_rows`), so the
 answer key is what grading scores against. Not here: grading (`instructor_grading`), the class
@@ -28,7 +31,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from diagnose.gradescope import deal_lang
-from grading.gradebook import dealt_students, gradebook_rows, one_line, spreadsheet_safe
+from grading.dealt import disagreements, metrics_as_dealt
+from grading.gradebook import (
+    dealt_scenario,
+    dealt_students,
+    gradebook_rows,
+    one_line,
+    spreadsheet_safe,
+)
 from grading.ledger import mark_shown
 from grading.manifest import read_manifest
 from scenarios.errors import UserError
@@ -136,9 +146,16 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
         if row.note:
             raise AnswersError(f"{name}: {row.note}; nothing revealed")
         langs[name] = speaks.get(name, row.lang)
-        workspace = open_workspace(by_name[name].workspace)
+        dealt = dealt_scenario(by_name[name], bundles, secret)  # the truth and the level: derived
+        problems = disagreements(dealt, secret)
+        numbers_ok, why = metrics_as_dealt(dealt, ("reference", *dealt.ids))
+        if problems or not numbers_ok:
+            raise AnswersError(f"{name}: {(problems or [why])[0]}; nothing revealed",
+                               hint="deal that student again (the same deal command) to "
+                                    "restore the bundle, then reveal")
+        workspace = open_workspace(dealt.workspace)
         texts[name] = (workspace.solutions_path.name,
-                       render_solutions(workspace, row.truth, langs[name], now))
+                       render_solutions(workspace, dealt.truth, langs[name], now))
     if out.exists() and not out.is_dir():
         raise AnswersError(f"{out}: not a folder; --out is the folder to write the solutions in")
     mark_shown(bundles, secret, students, when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),

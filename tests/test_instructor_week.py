@@ -351,3 +351,17 @@ def test_the_gradescope_results_of_class_grading_are_deprecated(course):
         "uploads with its own autograder: diagnose gradescope-autograder); it goes in a later "
         "version.\n")
     assert "--gradescope " not in run("grade", "--help").output
+
+
+def test_reveal_refuses_a_bundle_whose_metrics_are_not_the_ones_dealt(course):
+    from grading.ledger import LEDGER
+
+    metrics = Path("bundles/borja") / WS / "02" / "metrics.jsonl"
+    metrics.write_text(metrics.read_text().replace("0", "1", 1))
+    result = run("reveal", "--key", "course.key", "--bundles", "bundles", "borja")
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: borja: {Path('bundles/borja') / WS}: the metrics of 02 are not the ones dealt "
+        "(changed since); no numbers quoted; nothing revealed (deal that student again (the "
+        "same deal command) to restore the bundle, then reveal)\n")
+    assert not Path("hand-back").exists() and not Path("bundles", LEDGER).exists()
