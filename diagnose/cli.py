@@ -743,8 +743,10 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
     the Gradescope folder, each None when not asked for."""
     import grading
     from diagnose.instructor_grading import grade_class
+    from grading.collect import expand
 
     gradebook, gradescope = destinations
+    files = tuple(expand(files))  # an LMS's submission folders: the files in them
     result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
                          gradebook=gradebook, gradescope=gradescope,
                          gradebook_format=gradebook_format)

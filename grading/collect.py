@@ -21,11 +21,12 @@ Each way of reading a path is a documented pattern, and says which student it na
   export's root, `submission_metadata.yml` listing each submission's `:submitters:` (`:name:`,
   `:email:`); a submitter places the file by email (the manifest's) or by name.
 
-A file that one or more of these place on one student is theirs. A file they place on two
-students (a Canvas name that says Ana around an original name that says Luis; a group of two)
-is refused naming both, and so is a file nothing places: the refusal names the student its
-`# Diagnoses — Name` title is nearest to, so the instructor can rename it; the title alone
-never places a file (it is the student's own words; it is only cross-checked, in
+A submission folder of these downloads given where a file is expected stands for the files in
+it (`expand`). A file that one or more of these place on one student is theirs. A file they
+place on two students (a Canvas name that says Ana around an original name that says Luis; a
+group of two) is refused naming both, and so is a file nothing places: the refusal names the
+student its `# Diagnoses — Name` title is nearest to, so the instructor can rename it; the
+title alone never places a file (it is the student's own words; it is only cross-checked, in
 `gradebook.match`).
 
 stdlib only, like the rest of `grading`. Not here: what a file holds (`diagnoses.py`), the roster
@@ -273,6 +274,25 @@ def claims(file: Path, roster: Roster) -> list[Claim]:
             student = emails.get(email.casefold()) if email else None
             add("Gradescope's export", [student] if student else people.named(person))
     return found
+
+
+def lms_folder(folder: Path) -> bool:
+    """Whether `folder` is one submission's folder of an LMS download: Moodle's
+    `<Full Name>_<id>_assignsubmission_<plugin>_`, or Gradescope's export `submission_<id>`."""
+    return moodle_parts(folder.name) is not None or bool(GRADESCOPE_FOLDER.match(folder.name))
+
+
+def expand(paths: Iterable[Path]) -> list[Path]:
+    """`paths` with each LMS submission folder (`lms_folder`) replaced by the files in it, in
+    name order, so `grade ... downloads/*` takes Moodle's and Gradescope's folders as they are;
+    any other path is left as given (a folder is then refused by the grading, in one line)."""
+    out: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir() and not path.is_symlink() and lms_folder(path):
+            out += sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+        else:
+            out.append(path)
+    return out
 
 
 def _as_saved(file: Path, roster: Roster) -> list[Student]:

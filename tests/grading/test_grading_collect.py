@@ -166,8 +166,8 @@ def test_class_grading_places_canvas_and_moodle_downloads(tmp_path, monkeypatch)
     Path("David Lee_9_assignsubmission_file_/notes.md").write_text("# Diagnoses — David\n" + right)
     result = CliRunner().invoke(cli, [
         "grade", "--key", "course.key", "--bundles", "bundles",
-        "garciaana_LATE_55_66_diagnoses.md", "David Lee_9_assignsubmission_file_/notes.md"],
-        catch_exceptions=False)
+        "garciaana_LATE_55_66_diagnoses.md", "David Lee_9_assignsubmission_file_"],
+        catch_exceptions=False)  # Moodle's folder stands for the files in it
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0].startswith("ana.garcia  3/3  garciaana_LATE_55_66_diagnoses.md  (")
@@ -193,3 +193,20 @@ def test_an_lms_name_and_a_saved_name_that_disagree_are_always_refused(names, da
             place(Path(path), roster, None)
         assert f"says {a}" in str(err.value) and f"says {b}" in str(err.value)
         assert placed(Path(path), roster) is None
+
+
+def test_lms_submission_folders_stand_for_the_files_in_them(tmp_path):
+    from grading.collect import expand
+
+    moodle = tmp_path / "Ana García_12_assignsubmission_file_"
+    gradescope = tmp_path / "submission_77" / "sub"
+    plain = tmp_path / "notes"
+    for folder in (moodle, gradescope, plain):
+        folder.mkdir(parents=True)
+    (moodle / "b.md").write_text("x")
+    (moodle / "a.md").write_text("x")
+    (gradescope / "d.md").write_text("x")
+    loose = tmp_path / "c.md"
+    loose.write_text("x")
+    assert expand([moodle, loose, tmp_path / "submission_77", plain]) == [
+        moodle / "a.md", moodle / "b.md", loose, gradescope / "d.md", plain]
