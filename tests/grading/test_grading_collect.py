@@ -210,3 +210,19 @@ def test_lms_submission_folders_stand_for_the_files_in_them(tmp_path):
     loose.write_text("x")
     assert expand([moodle, loose, tmp_path / "submission_77", plain]) == [
         moodle / "a.md", moodle / "b.md", loose, gradescope / "d.md", plain]
+
+
+@given(st.lists(st.sampled_from([
+    "submission_1:", "submission_2:", "  :submitters:", "  - :name: Ana", "    :email: a@x.org",
+    "  - :email: b@x.org", "    :name: 'B'", "  :score: 3.0", "", "- :name:", ":email:",
+    "  :created_at: 2026-12-01", "garbage: [", "\t:name: x"]), max_size=30))
+def test_gradescope_metadata_of_any_shape_reads_as_a_list_of_people(lines):
+    import tempfile
+
+    from grading.collect import submitters
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "submission_metadata.yml"
+        path.write_text("\n".join(lines))
+        people = submitters(path, "submission_1")
+    assert all(isinstance(n, str) and isinstance(e, str) for n, e in people)
