@@ -147,6 +147,7 @@ def read_roster(path: Path) -> list[RosterEntry]:
         columns = tuple(c.casefold() for c in header)
     students: list[RosterEntry] = []
     seen: dict[str, tuple[str, int]] = {}
+    emails: dict[str, tuple[str, int]] = {}
     for number, cells in rows:
         if len(cells) > len(columns):
             raise ScenarioError(f"{path}:{number}: expected at most {len(columns)} columns "
@@ -169,6 +170,13 @@ def read_roster(path: Path) -> list[RosterEntry]:
         lang = fields.get("lang", "")
         if email and not EMAIL.match(email):
             raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
+        if email and email.casefold() in emails:  # Gradescope matches emails without case
+            first, line = emails[email.casefold()]
+            raise ScenarioError(f"{path}:{number}: {name!r} has the email {email!r}, as "
+                                f"{first!r} has (line {line}); emails are compared without "
+                                "case: give each student their own")
+        if email:
+            emails[email.casefold()] = (name, number)
         if level and level.strip() not in level_names():
             raise ScenarioError(f"{path}:{number}: level {level!r}: expected "
                                 f"{', '.join(level_names())} (the deck to deal), or nothing")

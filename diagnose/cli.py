@@ -885,8 +885,9 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     holds setup.sh, run_autograder, the grader (this installation's own grading and scenarios
     packages), the manifest, each bundle's scenario.json and sealed key, one key per scenario
     (derived from yours, which is never packed) and each run's feedback numbers. Keep the zip
-    as private as the bundles' answers. A bundle that holds another scenario than the
-    manifest deals its student is named and left out.
+    as private as the bundles' answers. Each student's scenario is derived from your key and
+    the manifest, never read from a bundle: a bundle that disagrees is named, and its student
+    packed all the same. Turn groups off for the assignment: one score per submission.
 
     \b
     Example:
@@ -900,8 +901,7 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
     secret = read_key_file(key_file)
     packed = build_autograder(out, bundles, secret, visibility=visibility, lang=lang)
     for line in packed.left_out:
-        click.echo(f"Left out: {line}; restore or re-deal that bundle, then build again.",
-                   err=True)
+        click.echo(f"Warning: {line}", err=True)
     click.echo(f"Wrote {out} for {packed.students} students. Upload it in Gradescope: the "
                "assignment's Configure Autograder, Zip file upload; set its points to the "
                "number of IDs.")

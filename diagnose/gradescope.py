@@ -8,8 +8,11 @@ source tree are needed); and `course/`: the bundles' manifest, each student's `s
 sealed key, and `autograder.json` with, per student, the key that opens that one scenario
 (`grading.seal.scenario_key`, derived one-way from the instructor's key, which never enters the
 zip) and the feedback numbers from their runs' metrics, computed here so the grader on
-Gradescope reads no metrics and needs no numpy. The manifest is the truth: a bundle whose
-scenario is not the one the manifest deals that student is reported and left out.
+Gradescope reads no metrics and needs no numpy. The zip is built from the instructor's records
+alone: each student's `scenario.json` and sealed key are written here from what the key and
+the manifest derive (`grading.dealt`), never copied from a bundle; the numbers are quoted only
+from metrics whose sha256 was kept at deal time. A bundle that disagrees is reported, and its
+student packed all the same.
 The grading itself is `grading.autograder`.
 """
 
@@ -17,16 +20,15 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose import __version__
 from diagnose.wheel import package_files
 from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS
-from grading.grade import open_key, read_scenario, same_code
-from grading.layout import DEFAULT_DIR, GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
-from grading.manifest import manifest_path, read_manifest
+from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
+from grading.manifest import ManifestRow, manifest_path, read_manifest
 from grading.seal import scenario_key
 from scenarios.errors import UserError
 from scenarios.files import atomic_output, read_json, read_small
@@ -116,14 +118,19 @@ class Packed:
     """What `build_autograder` wrote: how many students, and who was left out and why."""
 
     students: int
-    left_out: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()  # what was found wrong with the bundles (packed all the same)
 
 
 def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
-                ) -> tuple[dict, list[tuple[str, Path]], list[str]]:
-    """autograder.json's content, the (student, workspace) whose files go in the zip, and the
-    students left out (a bundle that holds another scenario than the manifest deals them)."""
-    from diagnose.reveal import feedback_numbers
+                ) -> tuple[dict, list[tuple[str, dict[str, bytes]]], list[str]]:
+    """autograder.json's content, per student the files packed for them (`scenario.json` and
+    the sealed key, written from the derivation), and what was found wrong with the bundles
+    (said; their students packed all the same)."""
+    from diagnose.instructor_grading import class_options
+    from grading.dealt import derive, disagreements, read_settings
+    from grading.grade import scenario_json
+    from grading.gradebook import check_key
+    from grading.seal import seal
 
     bundles = Path(bundles)
     manifest = manifest_path(bundles)
@@ -133,24 +140,74 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
     rows = read_manifest(bundles)
     if not rows:
         raise AutograderError(f"{manifest}: lists no students")
-    students, workspaces, left_out = [], [], []
-    for name, code, email, _, row_lang in rows:
-        workspace = bundles / name / DEFAULT_DIR
-        scenario = read_scenario(workspace)  # GradeError: a missing or corrupt bundle
-        if not same_code(scenario.code, code):
-            left_out.append(f"{name}: the bundle holds scenario {scenario.code}, but the "
-                            f"manifest deals {code}")
-            continue
-        open_key(scenario, secret)  # GradeError: sealed with another key, or tampered
-        student_lang = row_lang or lang
+    check_key(bundles, secret)
+    refuse_another_key(bundles, rows, secret)
+    settings = read_settings(bundles) or {}
+    steps = settings.get("steps") if isinstance(settings.get("steps"), int) else 1
+    engine = str(settings.get("engine_version") or "unknown")
+    emails = unique_emails(rows, manifest)
+    students, packed, said = [], [], []
+    for row in rows:
+        dealt = derive(secret, row, bundles)
+        said += [f"{row.student}: {line}" for line in disagreements(dealt, secret)]
+        student_lang = row.lang or lang
+        numbers, note = class_options(student_lang).class_evidence(dealt)
+        if note:
+            said.append(note)
         students.append({
-            "student": name, "code": code, "email": email,
-            "lang": student_lang,
-            "key": scenario_key(secret, code).decode("ascii"),
-            "evidence": feedback_numbers(workspace, student_lang, secret) or {}})
-        workspaces.append((name, workspace))
+            "student": row.student, "code": row.code, "email": emails.get(row.student, ""),
+            "lang": student_lang, "level": dealt.level,
+            "key": scenario_key(secret, row.code).decode("ascii"),
+            "evidence": numbers or {}})
+        packed.append((row.student, {
+            SCENARIO_FILE: scenario_json(row.code, list(dealt.ids), steps, engine,
+                                         "instructor", dealt.level).encode(),
+            KEY_FILE: seal(row.code, dealt.truth, secret).encode()}))
     return ({"schema": SCHEMA, "diagnose": __version__, "visibility": visibility, "lang": lang,
-             "students": students}, workspaces, left_out)
+             "students": students}, packed, said)
+
+
+def refuse_another_key(bundles: Path, rows: Sequence[ManifestRow], secret: bytes) -> None:
+    """A deal older than its settings' key fingerprint: AutograderError when no bundle's
+    sealed key names this key's fingerprint (the wrong key file). Only ever refuses: nothing
+    read here decides what is packed."""
+    from grading.layout import DEFAULT_DIR
+    from grading.seal import fingerprint
+
+    seen = set()
+    for row in rows:
+        try:
+            text = read_small(Path(bundles) / row.student / DEFAULT_DIR / KEY_FILE,
+                              "an answer key", 64 * 1024)
+            found = json.loads(text).get("fingerprint")
+        except (UserError, ValueError, AttributeError):
+            continue
+        if isinstance(found, str):
+            seen.add(found[:64])
+    if seen and fingerprint(secret) not in seen:
+        raise AutograderError(f"{bundles}: its bundles were sealed with another key (fingerprint "
+                              f"{', '.join(sorted(seen)[:3])}; this key is "
+                              f"{fingerprint(secret)}); nothing written")
+
+
+def unique_emails(rows: Sequence[ManifestRow], manifest: Path) -> dict[str, str]:
+    """student -> email; AutograderError naming both rows when two students share an email
+    under case folding (Gradescope would match one to the other's key)."""
+    seen: dict[str, tuple[int, str]] = {}
+    emails = {}
+    for number, row in enumerate(rows, start=2):
+        email = row.email.strip()
+        if not email:
+            continue
+        key = email.casefold()
+        if key in seen:
+            line, student = seen[key]
+            raise AutograderError(f"{manifest}: rows {line} ({student}) and {number} "
+                                  f"({row.student}) share the email {email!r} (emails are "
+                                  "compared without case); give each student their own")
+        seen[key] = (number, row.student)
+        emails[row.student] = email
+    return emails
 
 
 def deal_lang(bundles: Path) -> str:
@@ -200,11 +257,8 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
     out = Path(out)
     if out.is_dir():
         raise AutograderError(f"{out}: is a directory; name the zip file to write")
-    data, workspaces, left_out = course_data(bundles, secret, visibility,
-                                             lang or deal_lang(bundles))
-    if not workspaces:
-        raise AutograderError(f"{bundles}: no bundle holds the scenario its manifest deals ("
-                              + "; ".join(left_out) + ")")
+    data, packed, left_out = course_data(bundles, secret, visibility,
+                                         lang or deal_lang(bundles))
     out.parent.mkdir(parents=True, exist_ok=True)
     with (atomic_output(out, error=AutograderError) as partial,
           zipfile.ZipFile(partial, "w") as archive):
@@ -216,11 +270,10 @@ def build_autograder(out: Path, bundles: Path, secret: bytes, *,
              (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
         _add(archive, f"{COURSE}/{MANIFEST}",
              read_small(Path(bundles) / MANIFEST, "a manifest", COPIED_MAX))
-        for name, workspace in workspaces:
-            for file in (SCENARIO_FILE, KEY_FILE):
-                _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}",
-                     read_small(workspace / file, "a bundle's file", COPIED_MAX))
-    return Packed(len(workspaces), tuple(left_out))
+        for name, files in packed:
+            for file, content in files.items():
+                _add(archive, f"{COURSE}/{BUNDLES}/{name}/{file}", content)
+    return Packed(len(packed), tuple(left_out))
 
 
 def grader_file(name: str, path: Path) -> bytes:

@@ -6,8 +6,10 @@ student's `scenario.json` and sealed key, one derived key per scenario, the feed
 who submitted from `<root>/submission_metadata.json`, the upload from `<root>/submission/`,
 and writes `<root>/results/results.json`. `<root>` is `/autograder`, or `$AUTOGRADER_ROOT`.
 
-The first graded upload counts. Gradescope hands back the results of the latest previous
-submission only, so every result carries the history forward in `extra_data`, sealed with an
+The first graded upload counts (`grading.policy`, SHOWS_AT_ONCE: the autograder never learns
+when grades are published, so every output says this rule), and the same bytes uploaded again
+are no new attempt. Gradescope hands back the results of the latest previous submission
+only, so every result carries the history forward in `extra_data`, sealed with an
 HMAC under the scenario's key: the counted attempt, how many were graded, and this upload's own
 (`history`). An upload that cannot be graded (a PDF, someone else's scenario, a file too big, a
 student not on the roster) gets a failing result that says why, is not an attempt, and keeps
@@ -38,6 +40,7 @@ from grading.feedback import (
     HEADER,
     LATER,
     PANELS_HEADING,
+    REPEAT,
     SCORE,
     THIS_RUN,
     Result,
@@ -64,6 +67,8 @@ SETTINGS_MAX = 64 * 1024 * 1024  # feedback numbers for a large class
 METADATA_MAX = 16 * 1024 * 1024  # previous submissions carry their results
 
 UNREADABLE = N_("{file} cannot be graded: {reason}.")
+RULE = N_("Here your first graded upload counts: later uploads are graded and shown, and do not "
+          "count.")
 FAILED = N_("The autograder could not grade this upload; your instructor can see why. It is "
             "not an attempt.")
 
@@ -134,28 +139,41 @@ def _loose(name: str) -> str:
     return "".join(c for c in name_key(name) if c.isalnum())
 
 
+def _seen(users: Sequence[Mapping[str, Any]]) -> str:
+    """Who a submission names, as Gradescope said it: each user's name and email."""
+    return printable(", ".join(
+        " ".join(p for p in (str(u.get("name") or ""), f"<{u.get('email')}>"
+                             if u.get("email") else "") if p) or "?"
+        for u in users) or "?", one_line=True)
+
+
 def find_student(users: Sequence[Mapping[str, Any]], course: Course) -> Entry:
-    """The roster's student who submitted: by email, else by name (`name_key`)."""
-    found: dict[str, Entry] = {}
+    """The roster's student who submitted: by email (compared without case), else by name
+    (`name_key`). One user only: a group submission is refused (one score per submission, one
+    scenario per student), and so is an email two students of the roster share."""
     users = [u for u in users if isinstance(u, dict)] if isinstance(users, list) else []
+    if len(users) > 1:
+        raise Refused(N_("This submission has {n} users ({who}): diagnose grades one student's "
+                         "own scenario per submission. Ask your instructor to turn groups off "
+                         "and upload your file alone."), n=len(users), who=_seen(users))
+    found: dict[str, Entry] = {}
     for user in users:
         email = str(user.get("email") or "").strip().casefold()
         name = str(user.get("name") or "")
-        match = next((e for e in course.entries if email and e.email.casefold() == email), None)
-        match = match or (course.named(name) if name else None)
+        by_email = [e for e in course.entries if email and e.email.strip().casefold() == email]
+        if len(by_email) > 1:
+            raise Refused(N_("{who}: the roster gives this email to {names}; your instructor "
+                             "must give each student their own."), who=_seen(users),
+                          names=", ".join(e.student for e in by_email))
+        match = by_email[0] if by_email else (course.named(name) if name else None)
         if match is None and name:
             loose = [e for e in course.entries if _loose(e.student) == _loose(name)]
             match = loose[0] if len(loose) == 1 else None
         if match is not None:
             found[match.student] = match
-    if len(found) > 1:
-        raise Refused(N_("This submission names several students ({names}); each student "
-                         "hands in their own diagnoses file."), names=", ".join(sorted(found)))
     if not found:
-        who = printable(", ".join(str(u.get("name") or u.get("email") or "?")
-                                  for u in users) or "?")
         raise Refused(N_("{who} is not on this course's diagnose roster; ask your instructor "
-                         "to add you and deal you a bundle."), who=who)
+                         "to add you (this email) and deal you a bundle."), who=_seen(users))
     return next(iter(found.values()))
 
 
@@ -274,13 +292,19 @@ def _sealed(submission: Mapping[str, Any], entry: Entry) -> dict[str, Any] | Non
             and hmac.compare_digest(record["mac"], _mac(entry.key, record))):
         return None
     if record.get("schema") == ATTEMPT_SCHEMA and _is_attempt(record):
-        return record  # written before results carried the history: its own attempt only
-    if (record.get("schema") == HISTORY_SCHEMA and isinstance(record.get("attempts"), int)
+        return _canonical(record)  # written before results carried the history: its own only
+    if (record.get("schema") == HISTORY_SCHEMA and _whole(record.get("attempts"))
             and isinstance(record.get("confirmed"), bool)
             and all(r is None or _is_attempt(r) for r in (record.get("first"),
                                                            record.get("upload")))):
-        return record
+        return _canonical(record)  # 3.0 is 3: Gradescope hands numbers back as floats
     return None
+
+
+def _whole(value: Any) -> bool:
+    """A count, whether Gradescope handed it back as 3 or 3.0."""
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and float(value).is_integer() and value >= 0)
 
 
 def _when(submission: Mapping[str, Any]) -> float | None:
@@ -325,7 +349,7 @@ def history(previous: Any, entry: Entry, max_score: int) -> History:
             if _failed_on_gradescope(latest) and record["upload"] is not None:
                 attempts -= 1  # its own upload was no attempt
                 first = None if first == record["upload"] else first
-            return History(first, max(attempts, 0), record["confirmed"])
+            return History(first, max(int(attempts), 0), record["confirmed"])
     counted = [s for s in submissions if not _failed_on_gradescope(s)]
     if any(not isinstance(s.get("results"), dict) for s in counted):
         kept = {"kept": True, "score": _last_score(previous), "max_score": max_score,
@@ -419,6 +443,17 @@ def grade_upload(root: Path) -> dict[str, Any]:
     return _refusal(course, message, entry.lang, past, history_record(entry, past, None))
 
 
+def counts_now(past: History) -> bool:
+    """Whether an upload graded now counts, by the one attempt policy (`policy.decide` with
+    SHOWS_AT_ONCE: every result shows the answers as soon as grades are published)."""
+    from grading.attempts import Attempt
+    from grading.policy import SHOWS_AT_ONCE, decide
+
+    upload = Attempt("", "", "", 0, 0, False, "instructor", {}, ())
+    records = ([upload] if past.first is not None else []) + [upload]
+    return decide(records, rule=SHOWS_AT_ONCE).counted == len(records) - 1
+
+
 def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entry,
             past: History) -> dict[str, Any]:
     lang = entry.lang
@@ -447,28 +482,31 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
                     evidence=entry.evidence)
     upload = attempt_record(entry, reading, name, printable(str(metadata.get("created_at")
                                                                  or "")), results)
-    if past.first is None:
+    repeat = past.first is not None and past.first.get("sha256") == upload["sha256"]
+    if past.first is None and counts_now(past):
         after = History(upload, past.attempts + 1, past.confirmed)
         standing = [say(lang, COUNTS)]
         tests = _tests(course, upload, lang, results, counts_now=True)
-    elif past.first.get("kept"):  # the history broke: graded, shown, and not counted
+    elif past.first.get("kept"):  # the history broke: graded, said, and not counted
         after = History(past.first, past.attempts + 1, past.confirmed)
         standing = [say(lang, "Your first attempt could not be confirmed (an earlier upload's "
                         "result was lost on Gradescope's side): your score stays at "
                         "{score}/{max} and this upload is graded below without counting; your "
                         "instructor will confirm which attempt counts.",
                         score=past.first["score"], max=past.first["max_score"])]
-        tests = [{**test, "score": 0, "max_score": 0, "visibility": "visible"}
+        tests = [{**test, "score": 0, "max_score": 0}  # at the instructor's visibility
                  for test in _tests(course, upload, lang, results, counts_now=True)]
     else:
-        after = History(past.first, past.attempts + 1, past.confirmed)
-        standing = [say(lang, LATER, score=past.first["score"], max=past.first["max_score"],
-                        date=str(past.first.get("time", ""))[:10], n=past.attempts + 1)]
+        after = History(past.first, past.attempts + (0 if repeat else 1), past.confirmed)
+        standing = [say(lang, REPEAT, n=1)] if repeat else []
+        standing.append(say(lang, LATER, score=past.first["score"],
+                            max=past.first["max_score"],
+                            date=str(past.first.get("time", ""))[:10], n=past.attempts + 1))
         tests = _tests(course, past.first, lang, results)
     counted = after.first
     lines = [say(lang, HEADER, code=entry.code, file=name),
              say(lang, SCORE, score=counted["score"], max=counted["max_score"]), *standing,
-             *notes(reading, scenario.ids, lang)]
+             say(lang, RULE), *notes(reading, scenario.ids, lang)]
     return {"score": counted["score"], "output": "\n".join(lines), "output_format": "text",
             "visibility": course.visibility, "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"diagnose": history_record(entry, after, upload)}}
@@ -481,6 +519,7 @@ def _refusal(course: Course, message: str, lang: str, past: History,
     lines = [message] if message == say(lang, FAILED) else [
         message, say(lang, "Nothing was graded, so this upload is not an attempt: fix it and "
                            "upload again.")]
+    lines.append(say(lang, RULE))
     upload = {"name": say(lang, "Upload"), "score": 0, "max_score": 0, "status": "failed",
               "output": "\n".join(lines), "output_format": "text", "visibility": "visible"}
     extra = {"diagnose": dict(carried)} if carried else {}

@@ -234,3 +234,14 @@ def test_a_dealt_class_is_graded_from_the_key_and_the_manifest_alone(tmp_path, k
         ana = next(csv.DictReader(stream))
     expected = sum(truth["ana"][i] == truth["bob"][i] for i in truth["ana"])
     assert (ana["student"], ana["code"], ana["score"]) == ("ana", codes["ana"], str(expected))
+
+
+def test_a_roster_repeating_an_email_in_another_case_is_refused_naming_both_lines(tmp_path):
+    """Issue 34, reproduction 8: `ana,a@x.org` and `bea,A@X.org` once dealt bea a bundle that
+    Gradescope matched to ana's key."""
+    roster = roster_of(tmp_path, "name,email\nana,a@x.org\nbea,A@X.org\n")
+    with pytest.raises(ScenarioError) as refused:
+        classroom.read_roster(roster)
+    assert str(refused.value) == (f"{roster}:3: 'bea' has the email 'A@X.org', as 'ana' has "
+                                  "(line 2); emails are compared without case: give each "
+                                  "student their own")

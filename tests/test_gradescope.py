@@ -34,7 +34,7 @@ from grading.seal import new_secret, scenario_key, unseal_scenario, write_key_fi
 from grading.writer import format_diagnoses
 
 sys.path.insert(0, str(Path(__file__).parent / "grading"))
-from grading_testkit import make_workspace  # noqa: E402
+from grading_testkit import dealing_secret, make_workspace  # noqa: E402
 
 TRUTH = {
     "ana": {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"},
@@ -49,6 +49,9 @@ MANIFEST = ("student,code,email,level,lang\n"
             "chen,CCCC-4444,chen@uni.example,,\n")
 
 
+SECRET = dealing_secret({CODES[s]: TRUTH[s] for s in CODES})  # as `deal` derives each truth
+
+
 def wrong(student: str) -> dict[str, str]:
     """0/3: each ID answered with the next ID's break."""
     truth = TRUTH[student]
@@ -60,7 +63,7 @@ def wrong(student: str) -> dict[str, str]:
 def course(tmp_path_factory):
     """Three dealt bundles (sealed, untrained), the key file, and the zip the CLI wrote."""
     root = tmp_path_factory.mktemp("course")
-    secret = new_secret()
+    secret = SECRET
     key = root / "course.key"
     write_key_file(key, secret)
     bundles = root / "bundles"
@@ -295,8 +298,9 @@ class Gradescope:
     submission/ and results/, `submission_metadata.json` with every earlier submission's time,
     score and autograder_error, and the results of the latest one only."""
 
-    def __init__(self, root: Path, student: str, real: bool = True) -> None:
-        self.root, self.real, self.past = root, real, []
+    def __init__(self, root: Path, student: str, real: bool = True, floats: bool = False
+                 ) -> None:
+        self.root, self.real, self.past, self.floats = root, real, [], floats
         self.users = [{"email": EMAILS[student].upper(), "id": 7, "name": student.title()}]
 
     def upload(self, files: dict[bytes | str, bytes], failure: str | None = None
@@ -318,7 +322,8 @@ class Gradescope:
         previous = [{"submission_time": p["submission_time"], "score": p["score"],
                      "autograder_error": p["autograder_error"]} for p in self.past]
         if self.past and self.past[-1]["results"] is not None:
-            previous[-1]["results"] = self.past[-1]["results"]
+            previous[-1]["results"] = (as_floats(self.past[-1]["results"]) if self.floats
+                                       else self.past[-1]["results"])
         (self.root / "submission_metadata.json").write_text(json.dumps({
             "id": 1000 + len(self.past), "created_at": when,
             "assignment": {"id": 25828, "course_id": 1234, "title": "Diagnose",
@@ -342,6 +347,17 @@ class Gradescope:
         self.past.append({"submission_time": when, "score": float(results["score"]),
                           "autograder_error": failure == "flagged", "results": results})
         return results
+
+
+def as_floats(value):
+    """JSON as Gradescope may hand it back: every number a float (3 -> 3.0)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: as_floats(v) for k, v in value.items()}
+    return [as_floats(v) for v in value]
 
 
 def diagnoses(student, answers, code=None):
@@ -428,7 +444,7 @@ def test_results_written_before_this_version_still_count(course, image):
     assert record(later)["confirmed"] is True and record(later)["first"]["score"] == 1
 
 
-KINDS = ["right", "wrong", "one", "pdf", "big", "badname", "other", "lost", "flagged"]
+KINDS = ["right", "wrong", "one", "pdf", "big", "badname", "other", "lost", "flagged", "group"]
 
 
 def _files(kind: str) -> dict:
@@ -447,20 +463,32 @@ SCORES = {"right": 3, "wrong": 0, "one": 1, "badname": 3, "flagged": 3}
 
 
 @settings(max_examples=25, deadline=None)
-@given(chain=st.lists(st.sampled_from(KINDS), min_size=4, max_size=8))
-def test_any_chain_keeps_the_counted_first_attempt(image, chain):
-    """Generated chains of uploads, refusals and Gradescope-side failures: every result scores
-    the first graded upload (0 before one), unless a lost run hid the history, and then the
-    score stays where the last result that ran left it and every later result says so."""
-    gradescope = Gradescope(image, "borja", real=False)
+@given(chain=st.lists(st.sampled_from(KINDS), min_size=3, max_size=7), floats=st.booleans())
+def test_any_chain_keeps_the_counted_first_attempt(image, chain, floats):
+    """Generated chains of uploads, refusals, Gradescope-side failures (an `autograder_error`
+    between graded uploads), group submissions, and results handed back with every number a
+    float: every result scores the first graded upload (0 before one), unless a lost run hid
+    the history, and then the score stays where the last result that ran left it and every
+    later result says so. No per-ID test is ever more visible than the instructor's setting,
+    and every output says which upload counts (issue 34)."""
+    gradescope = Gradescope(image, "borja", real=False, floats=floats)
+    alone = list(gradescope.users)
     counted, broken, last = None, False, 0
     for kind in chain:
         failure = kind if kind in ("lost", "flagged") else None
+        gradescope.users = alone + ([{"name": "Chen", "email": EMAILS["chen"]}]
+                                    if kind == "group" else [])
         ran_before = [p for p in gradescope.past if not p["autograder_error"]]
         hidden = bool(gradescope.past) and gradescope.past[-1]["results"] is None
         broken = broken or (hidden and bool(ran_before))
         results = gradescope.upload(_files(kind), failure)
         if results is None:
+            continue
+        for test in results["tests"]:
+            assert test["name"] == "Upload" or test["visibility"] == "after_published", test
+        assert "Here your first graded upload counts" in results["output"]
+        if kind == "group":  # whose it is cannot be told: refused, the score rides on
+            assert results["score"] == last and "turn groups off" in results["output"]
             continue
         would_count = kind in SCORES and counted is None and not broken
         expected = last if broken else SCORES[kind] if would_count else (counted or 0)
@@ -470,6 +498,25 @@ def test_any_chain_keeps_the_counted_first_attempt(image, chain):
             counted = SCORES[kind]
         if failure is None:
             last = results["score"]
+
+
+def test_issue_34_gradescope_reproductions(image):
+    """Issue 34, reproductions 6 and 7: a graded upload, one that ends in autograder_error
+    (so no results reach the next run), then another: graded, said, at the instructor's
+    visibility, never forced visible; and a history handed back with floats still counts."""
+    gradescope = Gradescope(image, "borja", real=False)
+    assert gradescope.upload({"b.md": diagnoses("borja", TRUTH["borja"])})["score"] == 3
+    gradescope.upload({"b.md": diagnoses("borja", wrong("borja"))}, "lost")
+    unconfirmed = gradescope.upload({"b.md": diagnoses("borja", wrong("borja"))})
+    assert unconfirmed["score"] == 3 and "could not be confirmed" in unconfirmed["output"]
+    assert {t["visibility"] for t in unconfirmed["tests"]} == {"after_published"}
+    floats = Gradescope(image, "borja", real=False, floats=True)
+    assert floats.upload({"b.md": diagnoses("borja", TRUTH["borja"])})["score"] == 3
+    later = floats.upload({"b.md": diagnoses("borja", wrong("borja"))})
+    assert later["score"] == 3 and record(later)["confirmed"] is True  # 1.0 attempts is 1
+    assert "(attempt 2) does not count" in later["output"]
+    same = floats.upload({"b.md": diagnoses("borja", TRUTH["borja"])})  # the counted bytes
+    assert same["score"] == 3 and record(same)["attempts"] == 2  # no new attempt
 
 
 def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
@@ -507,15 +554,15 @@ def test_a_swapped_bundle_is_named_and_left_out_and_an_older_manifest_reads(tmp_
         cli, ["gradescope-autograder", "--key", str(tmp_path / "course.key"), "--bundles",
               str(bundles), "--out", str(out), "--lang", "es"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert result.stderr == ("Left out: ana: the bundle holds scenario BBBB-3333, but the "
-                             "manifest deals AAAA-2222; restore or re-deal that bundle, then "
-                             "build again.\n")
-    assert "for 1 students" in result.stdout
+    assert result.stderr.startswith("Warning: ana: ")  # said, never believed (issue 34)
+    assert "says scenario BBBB-3333 for AAAA-2222" in result.stderr
+    assert "for 2 students" in result.stdout
     with zipfile.ZipFile(out) as archive:
         data = json.loads(archive.read("course/autograder.json"))
-        assert not [n for n in archive.namelist() if n.startswith("course/bundles/ana/")]
+        packed = json.loads(archive.read("course/bundles/ana/scenario.json"))
+    assert packed["code"] == "AAAA-2222"  # written from the manifest, not copied
     assert [(s["student"], s["code"], s["lang"]) for s in data["students"]] == [
-        ("bob", "BBBB-3333", "es")]
+        ("ana", "AAAA-2222", "es"), ("bob", "BBBB-3333", "es")]
 
 
 def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
@@ -537,10 +584,21 @@ def test_submitters_are_matched_by_email_then_by_name_and_a_group_is_refused(tmp
     assert find_student([{"name": "Someone", "email": " ANA@uni.example"}], course).code == "A"
     assert find_student([{"name": "Ana García"}], course).code == "A"  # separators ignored
     assert find_student([{"name": "JOSE"}], course).code == "B"  # student_key
-    with pytest.raises(Refused, match="several students"):
-        find_student([{"name": "lee"}, {"name": "jose"}], course)
-    with pytest.raises(Refused, match="not on this course"):
+    for group in ([{"name": "lee"}, {"name": "jose"}], [{"name": "lee"}, {"name": "Zoe"}]):
+        with pytest.raises(Refused) as refused:  # one score per submission: groups are off
+            find_student(group, course)
+        assert refused.value.said_in("en").startswith("This submission has 2 users (lee, ")
+    with pytest.raises(Refused) as refused:
         find_student([{"name": "Nobody", "email": "n@x"}], course)
+    assert refused.value.said_in("en").startswith("Nobody <n@x> is not on this course")
+    twice = Course(tmp_path, "after_published", "en", (
+        Entry("ana", "A", "ana@uni.example", "es", b"k"),
+        Entry("bea", "B", "ANA@uni.example", "en", b"k")))  # a zip packed before the check
+    with pytest.raises(Refused) as refused:
+        find_student([{"name": "Bea", "email": "Ana@Uni.example"}], twice)
+    assert refused.value.said_in("en") == ("Bea <Ana@Uni.example>: the roster gives this "
+                                           "email to ana, bea; your instructor must give each "
+                                           "student their own.")
 
 
 def test_a_stranger_and_a_classmate_s_file_are_refused(image):
@@ -548,7 +606,8 @@ def test_a_stranger_and_a_classmate_s_file_are_refused(image):
     stranger.users = [{"name": "Zoe Stranger", "email": "zoe@uni.example", "id": 9}]
     result = stranger.upload({"zoe.md": diagnoses("ana", TRUTH["ana"])})
     assert result["score"] == 0
-    assert "Zoe Stranger is not on this course's diagnose roster" in result["output"]
+    assert ("Zoe Stranger <zoe@uni.example> is not on this course's diagnose roster"
+            in result["output"])  # the email it saw (issue 35)
     chen = Gradescope(image, "chen", real=False)
     copied = chen.upload({"chen.md": diagnoses("ana", TRUTH["ana"])})
     assert copied["score"] == 0
@@ -567,9 +626,9 @@ def test_a_level_3_bundle_is_graded_in_its_own_deck_s_words(tmp_path):
     """"sano" names the healthy decoy only at level 3: the autograder reads the bundle's level."""
     from grading.autograder import main
 
-    secret = new_secret()
-    write_key_file(tmp_path / "course.key", secret)
     truth = {"01": "healthy", "02": "high-lr", "03": "frozen-block"}
+    secret = dealing_secret({"LVL3-0001": truth}, level=3)  # as `deal` derives it
+    write_key_file(tmp_path / "course.key", secret)
     bundle = make_workspace(tmp_path / "bundles" / "ana" / "experiments" / "19-break-it",
                             secret, code="LVL3-0001", truth=truth, key="instructor")
     scenario = json.loads((bundle / "scenario.json").read_text())
@@ -646,7 +705,10 @@ def test_a_group_upload_after_a_counted_attempt_keeps_the_score_and_the_history(
     first = gradescope.upload({"a.md": diagnoses("ana", TRUTH["ana"])})
     gradescope.users = [*gradescope.users, {"name": "Borja", "email": EMAILS["borja"]}]
     group = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})
-    assert group["score"] == 3 and "several students" in group["output"]
+    assert group["score"] == 3 and "This submission has 2 users (Ana <ANA@UNI.EXAMPLE>, " \
+        "Borja <borja@uni.example>)" in group["output"]
+    assert group["tests"][0]["visibility"] == "visible"  # the refusal, in one visible line
+    assert "turn groups off" in group["tests"][0]["output"]
     assert record(group) == record(first)
     gradescope.users = gradescope.users[:1]
     alone = gradescope.upload({"a.md": diagnoses("ana", wrong("ana"))})

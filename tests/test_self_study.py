@@ -90,3 +90,22 @@ def test_an_instructors_bundle_is_refused_in_one_line(course, tmp_path):
     assert out.output == (f"Error: {course}: this scenario was dealt by an instructor and only "
                           f"their key opens it; check your file with `diagnose grade {file} "
                           "--check` and hand it in\n")
+
+
+def test_a_grade_after_diagnose_reveal_never_counts_and_says_so(course, tmp_path):
+    """Issue 34, reproduction 5: `diagnose reveal`, then `diagnose grade` once said "First
+    attempt: this one counts" and "Level 1 passed"; the attempt policy counts no attempt made
+    after an answer was shown, and a level passes only on one that counts."""
+    revealed = CliRunner().invoke(cli, ["reveal", "--dir", str(course)],
+                                  catch_exceptions=False)
+    assert revealed.exit_code == 0, revealed.output
+    graded = grade_self_study(answers(tmp_path, course), course, "en")
+    assert (graded.report.score, graded.report.counts) == (3, False)
+    assert graded.report.standing == ("Graded after the answers were shown: this one does not "
+                                      "count. No attempt counts: none was made before the "
+                                      "answers were shown.")
+    assert graded.passed is None and not load_progress()[0][1].passed
+    result = CliRunner().invoke(cli, ["grade", str(answers(tmp_path, course, wrong=1)),
+                                      "--dir", str(course)], catch_exceptions=False)
+    assert result.exit_code == 0 and "this one does not count" in " ".join(result.stdout.split())
+    assert "Level 1 passed" not in result.stdout
