@@ -168,7 +168,19 @@ def refuse_unrevealed(path: Path, lang: str = "en") -> None:
             raise CheckError(
                 say(lang, "{path} is inside a game workspace whose answers are not revealed",
                     path=path),
-                say(lang, "diagnose them yourself first, or run diagnose reveal"))
+                say(lang, "diagnose them yourself and hand in your diagnoses file: your "
+                          "instructor hands back the solutions") if _dealt(folder)
+                else say(lang, "diagnose them yourself first, or run diagnose reveal"))
+
+
+def _dealt(workspace: Path) -> bool:
+    """Whether a workspace is an instructor's bundle (only its answers' words depend on it)."""
+    from grading.grade import read_scenario
+
+    try:
+        return read_scenario(workspace).key == "instructor"
+    except UserError:
+        return False
 
 
 def _as_diagnostician_reads(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from scenarios.level_entries import LEVELS_FILE
 from scenarios.words import say
 
 if TYPE_CHECKING:
+    from diagnose.instructor_grading import ClassOutputs
     from scenarios.catalog import Break
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -249,28 +250,53 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 
 
 @cli.command()
+@click.argument("students", metavar="[STUDENT...]", nargs=-1)
 @DIR_OPTION
 @click.option("--json", "as_json", is_flag=True, help='Print {"01": "<slug>", ...} only.')
 @click.option("--what-if", "what_if", is_flag=True,
               help="Also retrain each run's break at the other magnitudes its catalog entry "
                    "declares, and add them to the run's dashboard.html.")
-@click.option("--lang", type=LANG, default="en", show_default=True,
-              help="Language of the solutions file.")
-def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
+@click.option("--lang", type=LANG, default=None,
+              help="Language of the solutions file (default en; with --key: each student's "
+                   "manifest lang, else this, else the deal's).")
+@click.option("--key", "key_file", type=PathArg(),
+              help="Instructor: your key file; with --bundles, reveals to your students.")
+@click.option("--bundles", type=PathArg(),
+              help="Instructor: the folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("hand-back"), show_default=True,
+              help="With --key: the folder for OUT/<student>/<solutions file>, to hand back.")
+def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: bool,
+           lang: str | None, key_file: Path | None, bundles: Path | None, out: Path) -> None:
     """Reveal which break each ID held, with the evidence from each run's own metrics.
 
     Writes solutions/03-three-failures-ref.md next to experiments/ and records in the
     workspace that the answers were revealed (later gradings say so). Self-study scenarios
     only: an instructor's bundle opens with the instructor's key.
 
+    An instructor reveals to a class with --key and --bundles: each STUDENT's solutions file
+    (every student's when none is named), in their language, goes into OUT/<student>/ to hand
+    back, and the ledger records that their answers were shown: from then on no attempt of
+    theirs counts. (The answer key alone, recording nothing: diagnose answers.)
+
     \b
     Example:
       diagnose reveal --dir experiments/19-break-it
       diagnose reveal --json
       diagnose reveal --what-if     # then open 01/dashboard.html
+      diagnose reveal --key course.key --bundles bundles --out hand-back
+      diagnose reveal --key course.key --bundles bundles carmen david
     """
     import json
 
+    if key_file is not None or bundles is not None or students:
+        if key_file is None or bundles is None:
+            raise click.UsageError("STUDENT and --key go with --bundles: diagnose reveal --key "
+                                   "KEY --bundles DIR [STUDENT...]")
+        if as_json or what_if:
+            raise click.UsageError("--key reveals to a class: it takes no --json or --what-if.")
+        _reveal_class(key_file, bundles, students, out, lang)
+        return
+    lang = lang or "en"
     from diagnose.reveal import reveal_scenario
 
     workspace, assignment, path = reveal_scenario(directory, lang)
@@ -286,6 +312,117 @@ def reveal(directory: Path, as_json: bool, what_if: bool, lang: str) -> None:
     for rid, slug in assignment.items():
         click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
     click.echo(say(lang, "Explained in {path}", path=path))
+
+
+def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out: Path,
+                  lang: str | None) -> None:
+    from diagnose.answers import reveal_class
+    from grading.seal import read_key_file
+
+    handed = reveal_class(bundles, read_key_file(key_file), students, out, lang=lang)
+    for name, path in handed.files.items():
+        _echo(f"{name}: {path} ({handed.langs[name]})")
+    _echo(f"Revealed to {len(handed.files)} students; the ledger records that their answers "
+          f"were shown (no later attempt of theirs counts). Hand back {out}/<student>/.")
+
+
+@cli.command()
+@click.option("--key", "key_file", type=PathArg(), required=True,
+              help="Your instructor key, from `diagnose keygen`.")
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("answer-key.csv"), show_default=True,
+              help="The CSV to write (replaced whole if it exists).")
+def answers(key_file: Path, bundles: Path, out: Path) -> None:
+    """Write the class's answer key: one row per student, the break behind each ID.
+
+    Columns: student, email, level, lang, code, then each ID's break, and a note for a bundle
+    that cannot be opened. Records nothing and shows no student anything; keep the file as
+    private as your key. (To hand students their solutions: diagnose reveal --key.)
+
+    \b
+    Example:
+      diagnose answers --key course.key --bundles bundles --out answer-key.csv
+    """
+    from diagnose.answers import answer_key, write_answer_key
+    from grading.seal import read_key_file
+
+    rows = answer_key(bundles, read_key_file(key_file))
+    write_answer_key(rows, out)
+    _echo(f"Wrote {out}: the answers of {len(rows)} students. Keep it private; nothing was "
+          "recorded.")
+
+
+@cli.command()
+@click.argument("students", metavar="[STUDENT...]", nargs=-1)
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote.")
+@click.option("--out", type=PathArg(), default=Path("handout"), show_default=True,
+              help="The folder for OUT/<student>.zip and OUT/README.md (made if missing).")
+@click.option("--hand-in", "hand_in", metavar="TEXT",
+              help='Where students hand in, in your words (e.g. "Canvas, assignment Break '
+                   'it, by Friday"); default: where the instructor says.')
+@click.option("--lang", type=LANG, default=None,
+              help="Language of the start sheet for students whose manifest row names none "
+                   "(default: the deal's).")
+def handout(students: tuple[str, ...], bundles: Path, out: Path, hand_in: str | None,
+            lang: str | None) -> None:
+    """Make what to hand out: one zip per student, and a checklist of what stays private.
+
+    Each OUT/<student>.zip holds their bundle (only the files a student needs: no attempt
+    record, reveal or draft), the wheel of this diagnose and START.md, one page in their
+    language: install, play, where to hand in, what counts. OUT/README.md lists what to give
+    whom and what to keep private (your key, the ledger, the manifest, the gradebook, the
+    answer key, the autograder zip) and why. Every student's when no STUDENT is named. No key
+    needed; nothing is recorded.
+
+    \b
+    Example:
+      diagnose handout --bundles bundles --out handout --hand-in "Canvas, by Friday 18:00"
+      diagnose handout --bundles bundles --out handout carmen     # a late student
+    """
+    from diagnose.handout import write_handout
+
+    made = write_handout(bundles, out, students, hand_in=hand_in, lang=lang)
+    for name, path in made.zips.items():
+        left = made.left_out[name]
+        _echo(f"{name}: {path} ({made.langs[name]})"
+              + (f"; left out of the bundle: {', '.join(left)}" if left else ""))
+    _echo(f"Checklist of what to give and what to keep private: {made.checklist}")
+
+
+@cli.command("class-report")
+@click.option("--key", "key_file", type=PathArg(), required=True,
+              help="Your instructor key, from `diagnose keygen`.")
+@click.option("--bundles", type=PathArg(), required=True,
+              help="The folder `diagnose deal` wrote (and class grading records into).")
+@click.option("--out", type=PathArg(), default=Path("class-report.html"), show_default=True,
+              help="The HTML page to write (replaced whole if it exists).")
+@click.option("--lang", type=LANG, default="en", show_default=True,
+              help="Language of the page and the summary.")
+def class_report(key_file: Path, bundles: Path, out: Path, lang: str) -> None:
+    """See which breaks the class found hard: an offline page and a summary.
+
+    From each student's counted attempt (the ledger's) and the truth of their scenario, per
+    level: how many found each break, what it was taken for (a confusion table, true break x
+    diagnosis), the scores' histogram, and who has not handed in. The page opens offline
+    (inline CSS, nothing loaded); keep it private: it holds every scenario's answers.
+    Records nothing.
+
+    \b
+    Example:
+      diagnose class-report --key course.key --bundles bundles --out report.html
+    """
+    from diagnose.class_report import class_report as summarise_class
+    from diagnose.class_report import render_html, summary_lines
+    from grading.seal import read_key_file
+    from scenarios.files import atomic_write
+
+    summary = summarise_class(bundles, read_key_file(key_file))
+    for line in summary_lines(summary, lang):
+        _echo(line)
+    atomic_write(out, render_html(summary, lang, title=Path(bundles).resolve().name))
+    _echo(say(lang, "Report: {path}", path=out))
 
 
 @cli.command()
@@ -577,7 +714,7 @@ def _echo_json(data: object) -> None:
 
 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool) -> None:
+               lang: str | None, as_json: bool) -> None:
     import grading
     from diagnose.routes import Route, grading_route, hand_in
 
@@ -590,7 +727,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     if route is Route.CHECK:
         from grading.grade import check_against
 
-        result = check_against(file, found, lang=lang, reading=reading)
+        result = check_against(file, found, lang=lang or "en", reading=reading)
         if as_json:
             _echo_json(result.to_json())
         else:
@@ -617,7 +754,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str,
+def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str | None,
                     as_json: bool) -> None:
     """Print `instructor_grading.grade_with_key`'s result."""
     from diagnose.instructor_grading import grade_with_key
@@ -633,18 +770,22 @@ def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: s
         _echo(f"Warning: {problem}", err=True)
 
 
-def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str,
-                 as_json: bool, destinations: tuple[Path | None, Path | None],
-                 deadline: str | None = None) -> None:
-    """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
-    the Gradescope folder, each None when not asked for."""
+def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str | None,
+                 as_json: bool, outputs: ClassOutputs) -> None:
+    """Print `instructor_grading.grade_class`'s result for `outputs`."""
     import grading
     from diagnose.instructor_grading import grade_class
+    from grading.collect import expand
 
-    gradebook, gradescope = destinations
+    gradebook, gradescope = outputs.gradebook, outputs.gradescope
+    files = tuple(expand(files))  # an LMS's submission folders: the files in them
     result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
-                         gradebook=gradebook, gradescope=gradescope, deadline=deadline)
+                         outputs=outputs)
     graded = result.graded
+    if gradescope is not None:
+        _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
+              "grades uploads with its own autograder: diagnose gradescope-autograder); it "
+              "goes in a later version.", err=True)
     if as_json:
         _echo_json({
             "graded": [{"file": g.file, "student": g.student,
@@ -665,8 +806,13 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
             else:
                 _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
                       f"{g.error}")
-        if gradebook:
-            _echo(f"Gradebook: {gradebook} ({result.students} students)")
+        if gradebook and outputs.gradebook_format == "full":
+            _echo(f"Gradebook: {gradebook} ({result.students} students; private: it holds "
+                  "every scenario's truth. For your LMS: --gradebook-format canvas, moodle or "
+                  "plain)")
+        elif gradebook:
+            _echo(f"Gradebook for {outputs.gradebook_format}: {gradebook} ({result.students} "
+                  "students, one score each)")
         if gradescope:
             _echo(f"Gradescope: {len(result.gradescope_files)} results.json in {gradescope}")
     if result.failed:
@@ -680,7 +826,8 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                    "or its experiments/19-break-it), else experiments/19-break-it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
-              help="Language of the feedback.")
+              help="Language of the feedback. With --key, a student's manifest lang comes "
+                   "first; this is for the rest (default: the deal's).")
 @click.option("--check", is_flag=True,
               help="Only say how FILE reads, without the key: no score, nothing recorded.")
 @click.option("--key", "key_file", type=PathArg(),
@@ -690,14 +837,21 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                    "student's bundle, matched by its scenario comment or its name.")
 @click.option("--gradebook", type=PathArg(),
               help="With --bundles: write the class's grades to this CSV file.")
-@click.option("--gradescope", type=PathArg(), metavar="DIR",
-              help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+@click.option("--gradescope", type=PathArg(), metavar="DIR", hidden=True,
+              help="Deprecated: DIR/<student>/results.json, which Gradescope never reads.")
+@click.option("--gradebook-format", "gradebook_format",
+              type=click.Choice(("full", "canvas", "moodle", "plain")), default="full",
+              show_default=True,
+              help="What --gradebook holds: full (private: every answer and every scenario's "
+                   "truth), or one score per student for an LMS to import: canvas (Canvas's "
+                   "gradebook import), moodle (the assignment's grading worksheet), plain "
+                   "(student,email,score,max_score).")
 @click.option("--deadline", metavar="WHEN",
               help="With --gradebook: mark files collected (modified) after WHEN late, an "
                    "ISO-8601 date or time (2026-12-04 is that whole day; no zone: UTC).")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
-          gradescope: Path | None, deadline: str | None) -> None:
+          gradescope: Path | None, gradebook_format: str, deadline: str | None) -> None:
     """Grade a diagnoses file against its scenario's sealed answer key.
 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
@@ -716,8 +870,8 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
       diagnose grade borja-diagnoses.md --check      # how it reads, no key needed
       diagnose grade borja-diagnoses.md --lang es --json
       diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
-      diagnose grade --key course.key --bundles bundles submissions/*.md \\
-          --gradebook grades.csv --gradescope gradescope/ --deadline 2026-12-04T23:59Z
+      diagnose grade --key course.key --bundles bundles downloads/* \\
+          --gradebook grades.csv --deadline 2026-12-04T23:59Z
       diagnose grade --key course.key --bundles bundles --gradebook grades.csv  # rebuild
     """
     if not files and not (bundles is not None and gradebook is not None):
@@ -732,12 +886,22 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
                                "--check.")
     if (gradebook or gradescope) and bundles is None:
         raise click.UsageError("--gradebook and --gradescope go with --bundles.")
+    if gradebook_format != "full" and gradebook is None:
+        raise click.UsageError("--gradebook-format says what --gradebook holds: give "
+                               "--gradebook FILE.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
+    from click.core import ParameterSource
+
+    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
+    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
     if bundles is not None:
-        _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope), deadline)
+        from diagnose.instructor_grading import ClassOutputs
+
+        _grade_class(files, bundles, key_file, spoken, as_json, ClassOutputs(
+            gradebook, gradescope, gradebook_format, deadline))
     else:
-        _grade_one(files[0], directory, key_file, check, lang, as_json)
+        _grade_one(files[0], directory, key_file, check, spoken, as_json)
 
 
 @cli.group()

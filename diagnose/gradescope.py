@@ -27,12 +27,12 @@ from pathlib import Path
 from diagnose import __version__
 from diagnose.wheel import package_files
 from grading.autograder import BUNDLES, COURSE, SCHEMA, SETTINGS
+from grading.dealt import deal_lang  # noqa: F401 (the deal's language, imported from here too)
 from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO_FILE
 from grading.manifest import ManifestRow, manifest_path, read_manifest
 from grading.seal import scenario_key
 from scenarios.errors import UserError
-from scenarios.files import atomic_output, read_json, read_small
-from scenarios.langs import LANGS
+from scenarios.files import atomic_output, read_small
 
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
@@ -219,17 +219,6 @@ def unique_emails(rows: Sequence[ManifestRow], manifest: Path) -> dict[str, str]
         seen[key] = (number, row.student)
         emails[row.student] = email
     return emails
-
-
-def deal_lang(bundles: Path) -> str:
-    """The language the class was dealt in (`deal-settings.json`), else English."""
-    from diagnose.classroom import SETTINGS_FILE
-
-    try:
-        lang = read_json(Path(bundles) / SETTINGS_FILE, "deal settings", 64 * 1024)["lang"]
-    except (UserError, KeyError, TypeError):
-        return "en"
-    return lang if lang in LANGS else "en"
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from diagnose.answers import student_langs
 from grading.dealt import Dealt, metrics_as_dealt
 from grading.diagnoses import Reading
 from grading.feedback import Report
@@ -34,6 +35,7 @@ from grading.gradebook import (
     write_gradescope,
 )
 from grading.ledger import ledger_path
+from grading.lms import write_lms_gradebook
 from scenarios.errors import UserError
 from scenarios.words import say
 
@@ -66,10 +68,15 @@ class KeyGrade:
 
 
 def grade_with_key(file: Path, reading: Reading, workspace: Path, secret: bytes,
-                   lang: str) -> KeyGrade:
+                   lang: str | None) -> KeyGrade:
     """Grade one file: into its deal folder's ledger when `workspace` is exactly a student's
-    bundle folder of a deal (as a class grading does), else graded and nothing recorded."""
+    bundle folder of a deal (as a class grading does), else graded and nothing recorded. The
+    feedback speaks the student's language (`answers.student_langs`: `lang`, when given, is for
+    a student whose manifest row names none, and for a bundle outside a deal)."""
     deal = deal_of(workspace)
+    if deal is not None:
+        lang = student_langs(deal[0], lang).get(deal[1].name, lang)
+    lang = lang or "en"
     if deal is None:
         from diagnose.reveal import feedback_options
 
@@ -101,22 +108,39 @@ class ClassGrade:
         return sum(g.report is None for g in self.graded)
 
 
-def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str,
-                gradebook: Path | None = None, gradescope: Path | None = None,
-                deadline: str | None = None) -> ClassGrade:
-    """Grade each file for its student of `bundles`; then write the gradebook CSV and
-    Gradescope's results, when asked for (both destinations checked first). No files: grade
-    nothing and rebuild the gradebook from the ledger. `deadline` (as typed): files collected
-    after it are marked late in the gradebook."""
-    when = parse_deadline(deadline) if deadline else None
+@dataclass(frozen=True)
+class ClassOutputs:
+    """What a class grading writes besides the ledger: the gradebook CSV (`gradebook_format`
+    "full", private, or an LMS's import: `grading.lms`), Gradescope's results (deprecated), and
+    `deadline` (as typed), after which collected files are marked late in the gradebook."""
+
+    gradebook: Path | None = None
+    gradescope: Path | None = None
+    gradebook_format: str = "full"
+    deadline: str | None = None
+
+
+def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str | None,
+                outputs: ClassOutputs = ClassOutputs()) -> ClassGrade:
+    """Grade each file for its student of `bundles`, its feedback in the student's language
+    (`answers.student_langs`; `lang` when given overrides); then write `outputs`, when asked
+    for (both destinations checked first). No files: grade nothing and rebuild the gradebook
+    from the ledger."""
+    gradebook, gradescope = outputs.gradebook, outputs.gradescope
+    gradebook_format = outputs.gradebook_format
+    when = parse_deadline(outputs.deadline) if outputs.deadline else None
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
-    graded = grade_bundles(files, bundles, secret, class_options(lang)) if files else []
+    speaks = student_langs(bundles, lang)
+    graded = grade_bundles(files, bundles, secret, lambda student: class_options(
+        speaks.get(student.name, lang or "en"))) if files else []
     rows = gradebook_rows(bundles, secret, when) if gradebook or gradescope else []
     written: list[Path] = []
-    if gradebook:
+    if gradebook and gradebook_format != "full":
+        write_lms_gradebook(rows, bundles, gradebook, gradebook_format)
+    elif gradebook:
         write_gradebook(rows + refused_rows(graded), gradebook)
     if gradescope:
-        written = write_gradescope(rows, graded, gradescope, lang)
+        written = write_gradescope(rows, graded, gradescope, lang or "en")
     return ClassGrade(graded, len(rows), written)
 
 

@@ -96,7 +96,11 @@ def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
 
     if run == REFERENCE:
         raise WhatIfError(say(lang, "the reference has no break to vary; choose an ID"))
-    if not workspace.revealed or workspace.key != SealedBy.SELF_STUDY:
+    if workspace.key != SealedBy.SELF_STUDY:
+        raise WhatIfError(say(lang, "run {run} is sealed with your instructor's key: what-if "
+                                    "is for self-study scenarios (diagnose play, then the "
+                                    "reveal)", run=run))
+    if not workspace.revealed:
         raise WhatIfError(say(lang, "run {run} is still sealed: what-if comes after the reveal "
                                     "(`diagnose reveal`, or grading)", run=run))
     secret = secret if secret is not None else self_study_secret()

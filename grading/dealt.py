@@ -179,6 +179,17 @@ def read_settings(folder: Path) -> dict[str, Any] | None:
     return data
 
 
+def deal_lang(bundles: Path) -> str:
+    """The language the class was dealt in (`deal-settings.json`), else English."""
+    from scenarios.langs import LANGS
+
+    try:
+        lang = (read_settings(bundles) or {}).get("lang")
+    except GradeError:
+        return "en"
+    return lang if isinstance(lang, str) and lang in LANGS else "en"
+
+
 def deck_record() -> dict[str, str | None]:
     """The course deck in use (`DIAGNOSE_DECK`) and the levels file, as a deal keeps them:
     their folder and a sha256 over every file (names and bytes). The package's own: None."""

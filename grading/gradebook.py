@@ -7,7 +7,8 @@ the manifest's row (`grading.dealt`); the bundle is the student's copy, compared
 when it disagrees, never read to decide. A submission is placed by the name the instructor
 collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` -> borja,
 compared by `scenarios.names.same_student`; a name matching two students of an older
-manifest is refused naming both); what is inside is only cross-checked: a title naming
+manifest is refused naming both) or the name Canvas, Moodle or Gradescope's export gave it
+(`collect.py`); what is inside is only cross-checked: a title naming
 another student of the roster, or a scenario comment that is not that student's code, is a
 mismatch, reported, and records nothing for anyone; the rest go on.
 
@@ -30,12 +31,13 @@ import csv
 import io
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from grading.attempts import Attempt, numbered, rewrite_attempts
+from grading.collect import place, placed
 from grading.dealt import (
     Dealt,
     deck_changed,
@@ -50,7 +52,6 @@ from grading.feedback import SCORE, Report
 from grading.grade import (
     GradeOptions,
     attempt_of,
-    code_key,
     refuse_unprintable,
     same_code,
     score_file,
@@ -59,29 +60,19 @@ from grading.layout import DEFAULT_DIR, MANIFEST, printable
 from grading.ledger import Kept, ledger_path, one_grading, read_ledger, write_ledger
 from grading.manifest import ManifestRow, manifest_path, read_manifest
 from grading.policy import SHOWS_NOTHING, decide, shown_index
+from grading.roster import Roster, Student
 from grading.seal import fingerprint
 from scenarios.errors import UserError
 from scenarios.files import atomic_write
-from scenarios.levels import all_levels
 from scenarios.levels import level as entry
-from scenarios.names import NameIndex, fold
 from scenarios.words import say
 
-NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 VISIBILITY = "after_published"  # a test's output tells the truth: shown when grades are
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP: what a spreadsheet may evaluate
 
 def one_line(text: str) -> str:
     """A name, or a sentence about one, as one printable line (`layout.printable`)."""
     return printable(text, one_line=True)
-
-
-@dataclass(frozen=True)
-class Student:
-    name: str
-    code: str  # the manifest's: what was dealt to them
-    workspace: Path  # their bundle (the student's copy: compared, never read to decide)
-    row: ManifestRow | None = None
 
 
 @dataclass(frozen=True)
@@ -95,33 +86,6 @@ class Graded:
     report: Report | None
     error: str = ""
     problems: tuple[str, ...] = ()
-
-
-class Roster(tuple[Student, ...]):
-    """The students of a class, in manifest order, found by name key or by scenario code in
-    constant time (a class of 1,000 is matched in linear time)."""
-
-    by_name: NameIndex[Student]
-    by_code: dict[str, Student]
-
-    def __new__(cls, students: Iterable[Student]) -> Roster:
-        roster = super().__new__(cls, students)
-        roster.by_name = NameIndex((s.name, s) for s in roster)
-        roster.by_code = {code_key(s.code): s for s in roster}
-        return roster
-
-    def named(self, name: str) -> Student | None:
-        """The student `name` names (`scenarios.names.same_student`), else None; GradeError
-        when it names two (a manifest dealt before the rule that tells them apart)."""
-        found = self.by_name.find(name)
-        if len(found) > 1:
-            raise GradeError(f"{name!r} names {' and '.join(repr(s.name) for s in found)}, "
-                             f"who look alike in {MANIFEST}; nothing recorded",
-                             hint="grade it with --dir <bundles>/<student>/experiments/19-break-it")
-        return found[0] if found else None
-
-    def owner(self, code: str) -> Student | None:
-        return self.by_code.get(code_key(code))
 
 
 def dealt_students(bundles: Path) -> Roster:
@@ -157,49 +121,14 @@ def check_key(bundles: Path, secret: bytes) -> None:
                          hint="grade with the key this class was dealt with")
 
 
-def as_typed(name: str) -> str:
-    """A file name as its author typed it: bytes that are not UTF-8 (held as surrogates) read
-    as Windows-1252, the usual other encoding of a name in a zip or on a USB stick, so
-    `\\xc1na.md` still names Ána; a name that is UTF-8 comes back as is."""
-    if printable(name) == name:
-        return name
-    try:
-        return name.encode("utf-8", "surrogateescape").decode("cp1252", "replace")
-    except UnicodeEncodeError:
-        return name
-
-
-def _without(text: str, suffix: str) -> str:
-    """`text` less `suffix`, compared without case (`-Diagnoses`, `-LEVEL-2`)."""
-    tail = text[len(text) - len(suffix):]
-    return text[:len(text) - len(suffix)] if tail.casefold() == suffix.casefold() else text
-
-
 def named_student(file: Path, roster: Roster) -> Student | None:
-    """The student a file's name (or, for `<name>/diagnoses.md`, its folder's) names; a name
-    the app wrote at a level with a suffix (`ana-diagnoses-level-2.md`, `Level.named`) too."""
-    file = Path(as_typed(str(file)))
-    whole = fold(file.stem)
-    stems = [whole, *(_without(whole, fold(level.suffix)) for level in all_levels()
-                      if level.suffix and _without(whole, fold(level.suffix)) != whole)]
-    for stem in stems:
-        for suffix in NAME_SUFFIXES:
-            for joint in ("-", "_", " ", "."):
-                stem = _without(stem, joint + suffix)
-        if stem.casefold() in NAME_SUFFIXES or not stem:  # "borja/diagnoses.md"
-            stem = file.parent.name
-        student = roster.named(stem)
-        if student is not None:
-            return student
-    return None
+    """The one student a file's path places it on, as the LMSs name files too (`collect`)."""
+    return placed(file, roster)
 
 
 def match(file: Path, reading: Reading, roster: Roster) -> Student:
     """Whose submission `file` is: the student its name names, if what it holds agrees."""
-    student = named_student(file, roster)
-    if student is None:
-        raise GradeError(f"{file}: its name matches no student of the roster; nothing recorded "
-                         "(name it after the student, e.g. borja-diagnoses.md)")
+    student = place(file, roster, reading.name)
     titled = reading.name and roster.named(reading.name)
     if titled and titled != student:
         raise GradeError(f"{file}: named for {student.name}, but its title names "
@@ -262,7 +191,7 @@ def collection_order(files: Iterable[Path]) -> list[Path]:
 
 
 def grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
-                  options: GradeOptions | None = None,
+                  options: GradeOptions | Callable[[Student], GradeOptions] | None = None,
                   student: Student | None = None) -> list[Graded]:
     """Grade each submission for its student; errors are kept, not raised.
 
@@ -288,7 +217,8 @@ def standing_of(kept: Kept | None, secret: bytes, code: str
 
 
 def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
-                   options: GradeOptions | None, student: Student | None) -> list[Graded]:
+                   options: GradeOptions | Callable[[Student], GradeOptions] | None,
+                   student: Student | None) -> list[Graded]:
     check_key(bundles, secret)
     roster = dealt_students(bundles)
     ledger = read_ledger(bundles, secret)
@@ -316,9 +246,10 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
                                  "recorded")
             records, shown_from, void = standing_of(kept, secret, dealt.code)
             records = (*records, *new.get(placed.name, ()))
-            evidence, said = (options.class_evidence(dealt) if options.class_evidence
+            chosen = options(placed) if callable(options) else options  # their language
+            evidence, said = (chosen.class_evidence(dealt) if chosen.class_evidence
                               else (None, ""))
-            report = score_file(reading, file, dealt.code, dealt.level, dealt.truth, options,
+            report = score_file(reading, file, dealt.code, dealt.level, dealt.truth, chosen,
                                 records, rule=SHOWS_NOTHING, evidence=evidence,
                                 shown_from=shown_from, void=void)
         except UserError as err:

@@ -226,7 +226,8 @@ def test_a_class(instructor):
     assert result.stdout.splitlines() == [
         f"borja  1/3  borja-diagnoses.md  ({UNTIL_SHOWN})",
         f"ana    3/3  ana.md  ({UNTIL_SHOWN})",
-        "Gradebook: grades.csv (2 students)",
+        "Gradebook: grades.csv (2 students; private: it holds every scenario's truth. For "
+        "your LMS: --gradebook-format canvas, moodle or plain)",
         "Gradescope: 2 results.json in gs"]
     assert Path("grades.csv").read_text().splitlines()[1].startswith("borja,AAAA-1111,1,3,")
     assert json.loads(Path("gs/ana/results.json").read_text())["score"] == 3
@@ -238,7 +239,7 @@ def test_a_class(instructor):
     data["graded"].sort(key=lambda g: g["file"], reverse=True)  # graded in collection order
     assert data["graded"][0] == {"file": "stray.md", "student": None, "error": (
         "stray.md: its name matches no student of the roster; nothing recorded (name it "
-        "after the student, e.g. borja-diagnoses.md)")}
+        "after the student as the manifest spells them, <student>-diagnoses.md)")}
     assert data["graded"][1]["attempt"] == 1 and data["graded"][1]["repeat"]  # the same bytes
     assert result.stderr == "Error: 1 of 2 files could not be graded\n"
 

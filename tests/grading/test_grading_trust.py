@@ -534,7 +534,8 @@ def test_class_grading_refuses_a_name_that_is_not_utf8_in_one_line(course, tmp_p
         "ana    error  subs/\\xc1na-diagnoses.md: its name is not UTF-8 text (shown with \\x "
         "escapes); nothing recorded (rename the file and grade it again)",
         f"borja  1/3  subs/lote-\\xff/borja.md  ({UNTIL_SHOWN})",
-        "Gradebook: grades.csv (2 students)"]
+        "Gradebook: grades.csv (2 students; private: it holds every scenario's truth. For "
+        "your LMS: --gradebook-format canvas, moodle or plain)"]
     assert result.stderr == "Error: 1 of 2 files could not be graded\n"
     assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
     with open("grades.csv", newline="", encoding="utf-8") as stream:
