@@ -234,11 +234,16 @@ async def test_an_instructors_bundle_is_checked_not_graded(workspace, course):
     scenario = json.loads((workspace / "scenario.json").read_text())
     (workspace / "scenario.json").write_text(json.dumps({**scenario, "key": "instructor"}))
     app = PlayApp(workspace, name="Ana")
+    said: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **how: (said.append(str(message)), notify(message, **how))[1]
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("g")
         await until(pilot, lambda: isinstance(app.screen, GradeScreen))
         text = screen_text(app)
         assert "as your instructor's grader will read it" in text and "Score" not in text
+        # the route (diagnose.routes: HAND_IN) also says where the file goes
+        await until(pilot, lambda: any("your instructor grades it" in s for s in said))
     assert not open_workspace(workspace).revealed
 
 
