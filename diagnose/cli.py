@@ -737,19 +737,17 @@ def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: s
 
 
 def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str | None,
-                 as_json: bool, destinations: tuple[Path | None, Path | None],
-                 gradebook_format: str = "full") -> None:
-    """Print `instructor_grading.grade_class`'s result; `destinations`: the gradebook CSV and
-    the Gradescope folder, each None when not asked for."""
+                 as_json: bool, outputs) -> None:
+    """Print `instructor_grading.grade_class`'s result; `outputs`: what it writes besides
+    (`instructor_grading.Outputs`)."""
     import grading
     from diagnose.instructor_grading import grade_class
     from grading.collect import expand
 
-    gradebook, gradescope = destinations
+    gradebook, gradescope, gradebook_format = outputs
     files = tuple(expand(files))  # an LMS's submission folders: the files in them
     result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
-                         gradebook=gradebook, gradescope=gradescope,
-                         gradebook_format=gradebook_format)
+                         outputs=outputs)
     graded = result.graded
     if gradescope is not None:
         _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
@@ -856,8 +854,10 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
     spoken = lang if chosen or key_file is None else None  # with a key: each student's own
     if bundles is not None:
-        _grade_class(files, bundles, key_file, spoken, as_json, (gradebook, gradescope),
-                     gradebook_format)
+        from diagnose.instructor_grading import Outputs
+
+        _grade_class(files, bundles, key_file, spoken, as_json,
+                     Outputs(gradebook, gradescope, gradebook_format))
     else:
         _grade_one(files[0], directory, key_file, check, spoken, as_json)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from diagnose.answers import student_langs
 from grading.dealt import Dealt, metrics_as_dealt
@@ -107,13 +108,21 @@ class ClassGrade:
         return sum(g.report is None for g in self.graded)
 
 
+class Outputs(NamedTuple):
+    """What a class grading writes besides its records, each None when not asked for."""
+
+    gradebook: Path | None = None
+    gradescope: Path | None = None
+    gradebook_format: str = "full"  # what `gradebook` holds: `grading.lms.FORMATS`
+
+
 def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: str | None,
-                gradebook: Path | None = None, gradescope: Path | None = None,
-                gradebook_format: str = "full") -> ClassGrade:
+                outputs: Outputs | None = None) -> ClassGrade:
     """Grade each file into its student's bundle under `bundles`, its feedback in the student's
     language (`answers.student_langs`); then write the gradebook CSV (the full, private one, or
     an LMS's: `grading.lms`) and Gradescope's results, when asked for (both destinations
     checked first)."""
+    gradebook, gradescope, gradebook_format = outputs or Outputs()
     check_destinations(gradebook, gradescope)  # before any attempt is recorded
     speaks = student_langs(bundles, lang)
     graded = grade_bundles(files, bundles, secret, lambda student: class_options(
