@@ -84,7 +84,6 @@ def start_sheet(student: str, code: str, level: int, lang: str, hand_in: str) ->
     """The one page a student reads first, in `lang`."""
     wheel = wheel_name()
     folder = DEFAULT_DIR.as_posix()
-    flag = "" if lang == "en" else f" --lang {lang}"
     return "\n".join([
         "# " + say(lang, "diagnose — start here, {student}", student=student), "",
         say(lang, "Your scenario: {code} (level {level}). It is yours alone: every classmate "
@@ -95,7 +94,7 @@ def start_sheet(student: str, code: str, level: int, lang: str, hand_in: str) ->
         "```", f"python3 -m venv .venv && .venv/bin/pip install {wheel}",
         f"py -m venv .venv; .venv\\Scripts\\pip install {wheel}    # Windows", "```", "",
         "## " + say(lang, "2. Play"), "",
-        "```", f".venv/bin/diagnose play --dir {folder} --name {student}{flag}", "```", "",
+        "```", f".venv/bin/diagnose play --dir {folder} --name {student} --lang {lang}", "```", "",
         say(lang, "Read each run's six panels, diagnose 01 02 03 (d), and save with Ctrl+S: "
                   "the game writes {file} next to experiments/. ? explains every panel.",
             file=f"{student}-diagnoses.md"), "",
