@@ -28,7 +28,7 @@ from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
-from scenarios.words import say
+from scenarios.words import answers_yes, say, yes_key
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 LANG = click.Choice(LANGS)
@@ -854,9 +854,10 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
         if not path.exists():
             click.echo(say(lang, "No progress to erase."))
             return
-        if not yes:
-            click.confirm(say(lang, "Erase the progress of every level ({path})?", path=path),
-                          abort=True)
+        question = say(lang, "Erase the progress of every level ({path})?", path=path)
+        if not yes and not answers_yes(lang, click.prompt(  # "s" in Spanish, as it says
+                f"{question} [{yes_key(lang)}/N]", default="", show_default=False)):
+            raise click.Abort
         erase_progress(path)
         click.echo(say(lang, "Progress erased."))
         return
