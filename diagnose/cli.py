@@ -34,7 +34,7 @@ from scenarios.config import MAX_STEPS
 from scenarios.errors import UsageProblem, UserError
 from scenarios.langs import LANGS
 from scenarios.level_entries import LEVELS_FILE
-from scenarios.words import say
+from scenarios.words import answers_yes, say, yes_key
 
 if TYPE_CHECKING:
     from diagnose.instructor_grading import ClassOutputs
@@ -1097,9 +1097,10 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
         if not path.exists():
             click.echo(say(lang, "No progress to erase."))
             return
-        if not yes:
-            click.confirm(say(lang, "Erase the progress of every level ({path})?", path=path),
-                          abort=True)
+        question = say(lang, "Erase the progress of every level ({path})?", path=path)
+        if not yes and not answers_yes(lang, click.prompt(  # "s" in Spanish, as it says
+                f"{question} [{yes_key(lang)}/N]", default="", show_default=False)):
+            raise click.Abort
         erase_progress(path)
         click.echo(say(lang, "Progress erased."))
         return

@@ -58,8 +58,8 @@ class Phrase(Mapping[str, str]):
 
 def Pn_(singular: str, plural: str, count: float, /, **values: object) -> Phrase:
     """A `Phrase` whose words agree with `count` (`say_n`): "1 dead head", "2 dead heads"."""
-    phrase = Phrase(singular, **values)
-    phrase.plural, phrase.count = plural, count
+    phrase = Phrase(singular)
+    phrase.values, phrase.plural, phrase.count = values, plural, count
     return phrase
 
 

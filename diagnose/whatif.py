@@ -8,7 +8,7 @@ same broken config with only `field` changed, from the run's seed of its first d
 `<workspace>/whatif/<ID>/<field>-<dose>/metrics.jsonl`, so asking again costs nothing.
 
 `render_whatif` draws the six panels, the series the break's signature lives in first (its
-`[whatif] show`, e.g. frozen-block's frozen matrices), every dose overlaid on one chart (a mark
+`[whatif] show`, e.g. a frozen block's own matrices), every dose overlaid on one chart (a mark
 and a colour per dose: the marks alone tell the doses apart without colour, under `NO_COLOR` or
 piped; where curves meet, their marks take turns, so none hides another) above a legend with
 each dose's first, last, min and max (and its value at a step cursor), over all steps or a

@@ -29,8 +29,8 @@ from importlib.resources.abc import Traversable
 from scenarios.langs import LANGS
 from scenarios.numbers import is_number, number, writes_as_python
 
-__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "catalog_path", "say", "say_in", "say_n",
-           "translator"]
+__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "answers_yes", "catalog_path", "say",
+           "say_in", "say_n", "translator", "yes_key"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
@@ -103,6 +103,18 @@ def _filled(lang: str, text: str, values: dict[str, object]) -> str:
         values = {name: _Written(lang, value) if is_number(value) else value
                   for name, value in values.items()}
     return text.format(**values)
+
+
+def yes_key(lang: str) -> str:
+    """The key that answers yes in `lang`, as a prompt names it ("y"; "s" for sí): a message,
+    so each language names its own, and every prompt that names it must take it."""
+    return say_in(lang, "key that answers yes", "y")
+
+
+def answers_yes(lang: str, typed: str) -> bool:
+    """`typed` (a line or a key) says yes in `lang`: its key or word, or English's "y"/"yes"."""
+    said = typed.strip().casefold()
+    return bool(said) and said in {yes_key(lang), say(lang, "yes").casefold(), "y", "yes"}
 
 
 def N_(message: str) -> str:  # gettext's name for a message marked, not translated

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
-from diagnose.tui.screens.confirm import ConfirmScreen, yes_key
-from scenarios.words import LANGS, say_in
+from diagnose.tui.screens.confirm import ConfirmScreen
+from scenarios.words import LANGS, answers_yes, say_in, yes_key
 
 # a key a hint names ("y: sí", "· n: jugar"): one character and a colon, after a · or at a start
 NAMED_KEY = re.compile(r"(?:^|·\s*|\n)([a-z?]): ")
@@ -58,3 +58,21 @@ def test_a_translation_names_only_keys_that_work():
         if spanish - english - translated_keys:
             wrong.append((message.id, message.string))
     assert not wrong, wrong
+
+
+def test_the_command_line_takes_the_key_its_spanish_question_names(tmp_path, monkeypatch):
+    """`diagnose progress --reset --lang es` asks "[s/N]": `s` erases, Enter keeps."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+    from diagnose.levels import progress_path
+
+    monkeypatch.setenv("DIAGNOSE_HOME", str(tmp_path))
+    for typed, kept in (("\n", True), ("s\n", False)):
+        progress_path().parent.mkdir(parents=True, exist_ok=True)
+        progress_path().write_text("{}", encoding="utf-8")
+        shown = CliRunner().invoke(cli, ["progress", "--reset", "--lang", "es"], input=typed,
+                                   catch_exceptions=False)
+        assert "[s/N]" in shown.output and progress_path().exists() == kept, shown.output
+    assert answers_yes("es", " Sí ") and answers_yes("en", "y") and not answers_yes("es", "n")
+    assert not answers_yes("en", "")

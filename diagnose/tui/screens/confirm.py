@@ -16,12 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from diagnose.tui.keys import Spoken
-from scenarios.words import N_, say, say_in
-
-
-def yes_key(lang: str) -> str:
-    """The key that answers yes in `lang`, as its hint names it (a message: "y", "s" for sí)."""
-    return say_in(lang, "key that answers yes", "y")
+from scenarios.words import N_, say, yes_key
 
 
 class ConfirmScreen(Spoken, ModalScreen[bool]):
