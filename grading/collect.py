@@ -47,7 +47,7 @@ from grading.layout import DEFAULT_DIR, printable
 from grading.manifest import read_manifest
 from grading.roster import Roster, Student
 from scenarios.levels import all_levels
-from scenarios.names import fold, name_key
+from scenarios.names import fold, name_key, name_keys
 
 NAME_SUFFIXES = ("diagnoses", "diagnosis", "diagnosticos")  # keyed, "-"/"_" before them
 BROWSER_COPY = re.compile(r" \(\d{1,4}\)$")  # `name (1)`: a repeated download
@@ -115,9 +115,16 @@ def saved_name(file: Path, roster: Roster) -> Student | None:
     return None
 
 
+def compacts(name: str) -> tuple[str, ...]:
+    """A name as Canvas and Moodle folders reduce it: each of its keys
+    (`scenarios.names.name_keys`, the ones `same_student` compares), letters and digits only."""
+    return tuple(dict.fromkeys("".join(c for c in key if c.isalnum())
+                               for key in name_keys(name)))
+
+
 def compact(name: str) -> str:
-    """A name as Canvas and Moodle folders reduce it: its key's letters and digits only."""
-    return "".join(c for c in name_key(name) if c.isalnum())
+    """A name's first compacted key (`compacts`), for the nearest-name hint."""
+    return compacts(name)[0]
 
 
 NAME_JOINTS = re.compile(r"[\s,._-]+")  # between the words of a name: `ana.garcia`, `García, Ana`
@@ -128,7 +135,7 @@ def word_orders(name: str) -> set[str]:
     `anamariagarcia`, `mariagarciaana`, `garciaanamaria` (a sortable name puts the surname
     first, wherever the given names end)."""
     words = [w for w in NAME_JOINTS.split(name) if w] or [name]
-    return {compact(" ".join(words[k:] + words[:k])) for k in range(len(words))}
+    return {key for k in range(len(words)) for key in compacts(" ".join(words[k:] + words[:k]))}
 
 
 class People:
@@ -146,7 +153,9 @@ class People:
         some order, it is (two when `Ana Lee` and `Lee Ana` are both on the roster)."""
         exact = self.roster.named(name)
         found = [exact] if exact is not None else []
-        return found + [s for s in self.by_words.get(compact(name), []) if s is not exact]
+        for key in compacts(name):
+            found += [s for s in self.by_words.get(key, []) if s not in found]
+        return found
 
 
 def canvas_parts(name: str) -> tuple[str | None, str] | None:

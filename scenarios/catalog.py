@@ -473,10 +473,7 @@ def load_catalog(root: Traversable | Path, shown_root: str = "scenarios",
         decks = parse_levels(_read_toml(extension, str(extension)), str(extension), found,
                              words=False, base=decks)
     breaks = with_levels(found, decks)
-    idle = next((b for b in breaks.values() if b.course and not b.levels), None)
-    if idle is not None:  # a course break no level deals would be listed and never played
-        raise _fail(idle.source, f"no level deals {idle.slug!r}: list it in a level's deck "
-                    f"in the deck's {LEVELS_FILE}")
+    # a course break no level deals is listed apart, with a warning (`undealt`), never refused
     refuse_word_clashes(breaks)  # a course break's own words first: the clearer line
     for level in decks.values():
         refuse_clashing_words(level, breaks)

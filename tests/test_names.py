@@ -262,21 +262,24 @@ def test_class_grading_of_a_file_matching_two_dealt_look_alikes_names_both(tmp_p
     sys.path.insert(0, str(ROOT / "tests" / "grading"))
     from grading_testkit import make_workspace
 
+    from grading.dealt import assignment
+    from scenarios.levels import level
+
     secret = new_secret()
     write_key_file(tmp_path / "course.key", secret)
-    truth = {"01": "no-warmup", "02": "broken-mask", "03": "bad-init"}
     bundles = tmp_path / "bundles"
     codes = {"ana": "AAAA-2222", "\u0251n\u0251": "BBBB-3333", "berta": "CCCC-4444"}
+    truths = {s: assignment(secret, c, level(1)) for s, c in codes.items()}  # as deal derives
     for student, code in codes.items():
         make_workspace(bundles / student / "experiments" / "19-break-it", secret, code=code,
-                       truth=truth, key="instructor")
+                       truth=truths[student], key="instructor")
     (bundles / "manifest.csv").write_text(
         "student,code\n" + "".join(f"{s},{c}\n" for s, c in codes.items()), encoding="utf-8")
     subs = tmp_path / "subs"
     subs.mkdir()
     for name, student in (("ANA.md", "ana"), ("berta.md", "berta")):
         (subs / name).write_text(format_diagnoses(student, codes[student], {
-            i: (slug, "Panel 2.") for i, slug in truth.items()}), encoding="utf-8")
+            i: (slug, "Panel 2.") for i, slug in truths[student].items()}), encoding="utf-8")
     result = CliRunner().invoke(cli, ["grade", "--key", str(tmp_path / "course.key"),
                                       "--bundles", str(bundles), str(subs / "ANA.md"),
                                       str(subs / "berta.md")], catch_exceptions=False)

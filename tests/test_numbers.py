@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # letter, a dot or a hyphen does not touch, or digits grouped by commas before a decimal point.
 # Spanish grouped numbers ("1.234,5", "12.345") are taken out first.
 SPANISH_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?![\d.])")
-ENGLISH_NUMBER = re.compile(r"(?<![\w.\-/])\d+\.\d+(?![\w\-/]|\.\w)|\d,\d{3}(?:,\d{3})*\.\d"
-                            r"|\d%")  # Spanish writes "55,2 %", a no-break space before %
+# Spanish writes "55,2 %" (a no-break space); "Python 3.11" is a name, not a number.
+ENGLISH_NUMBER = re.compile(r"(?<![\w.\-/])(?<!Python )\d+\.\d+(?![\w\-/]|\.\w)"
+                            r"|\d,\d{3}(?:,\d{3})*\.\d|\d%")
 # An English sentence: two different English function words that Spanish never uses
 ENGLISH_WORDS = re.compile(r"\b(?:the|of|and|is|with|to|from|which|this|that|its|are|was|not|at)\b")
 
