@@ -336,7 +336,7 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping
         before = kept.attempts
         sealed = {"secret": secret, "code": dealt[name].code}
         numbered_new = [numbered(a, len(before) + i, **sealed) for i, a in enumerate(added, 1)]
-        ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code)
+        ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code, secret)
     write_ledger(bundles, secret, ledger)
     failed = {}
     for name, added in new.items():

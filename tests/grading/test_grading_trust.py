@@ -711,7 +711,7 @@ def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, 
                               student=borja)
     assert (graded.report.counts, graded.report.attempt) == (True, 2)
     students = json.loads((old_course / LEDGER).read_text())["students"]
-    assert set(students["ana"]) == {"count", "digest", "first", "code"}  # as format 1 had it
+    assert set(students["ana"]) == {"count", "digest", "first", "code", "legacy"}  # format 1
     assert set(students["borja"]) == {"code", "records", "found"}
     assert read_ledger(old_course, OLD_KEY)["ana"].count == 0
 
