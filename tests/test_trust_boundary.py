@@ -161,3 +161,22 @@ def test_4_a_level_in_scenario_json_is_never_read_for_scoring(course):
     again = run(*grade, hand_in("c/bob.md", answers(truth["bob"], 3) + "\n"))
     assert again.exit_code == 0 and "bob  3/3" in again.stdout
     assert "says level 2 for 1" in again.stdout
+
+
+def test_feedback_quotes_only_metrics_whose_sha256_was_kept_at_deal_time(course):
+    secret, truth = course
+    digests = json.loads(Path("bundles/deal-digests.json").read_text())["students"]
+    assert set(digests) == {"ana", "bob", "cy"} and set(digests["ana"]) == {
+        "reference", "01", "02", "03"}
+    grade = ("grade", "--key", "course.key", "--bundles", "bundles", "--json")
+    quoted = json.loads(run(*grade, hand_in("a/bob.md", answers(truth["bob"], 0))).stdout)
+    assert quoted["graded"][0].get("records") is None  # as dealt: nothing to say
+    assert any("In this run:" in r["feedback"] for r in quoted["graded"][0]["results"])
+    metrics = Path("bundles/ana") / WS / "01" / "metrics.jsonl"
+    metrics.write_bytes(metrics.read_bytes() + b" ")  # any change of any byte
+    result = json.loads(run(*grade, hand_in("b/ana.md", answers(truth["ana"], 0))).stdout)
+    (graded,) = result["graded"]
+    assert graded["score"] == 0  # graded all the same
+    assert any("the metrics of 01 are not the ones dealt (changed since); no numbers quoted"
+               in line for line in graded["records"])
+    assert all("In this run:" not in r["feedback"] for r in graded["results"])
