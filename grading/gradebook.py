@@ -343,9 +343,10 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping
         if not added or disagreements(dealt[name], secret):
             continue  # a bundle that is not the scenario dealt gets no copy
         workspace = dealt[name].workspace
+        if not no_symlink_between(bundles, workspace):
+            continue  # a link on the way: the copy would be written wherever it points
         try:
-            if workspace.is_dir():
-                rewrite_attempts(workspace, ledger[name].attempts)
+            rewrite_attempts(workspace, ledger[name].attempts)
         except OSError as err:
             failed[name] = one_line(
                 f"{workspace}: its courtesy copy of the attempts could not be written "

@@ -755,3 +755,13 @@ def test_a_ledger_nested_past_any_reader_is_refused_in_one_line(course, tmp_path
     with pytest.raises(GradeError, match="changed since a grading wrote it"):
         grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
     assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+
+
+def test_no_courtesy_copy_is_written_through_a_symbolic_link(course, tmp_path):
+    key, bundles = course
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(bundle(bundles, "ana"), elsewhere)
+    os.symlink(elsewhere, bundle(bundles, "ana"))
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report.score == 3 and read_ledger(bundles, key)["ana"].first.score == 3
+    assert not (elsewhere / "attempts.jsonl").exists()
