@@ -242,29 +242,46 @@ def metrics_digests(workspace: Path, runs: Sequence[str]) -> dict[str, str]:
     return digests
 
 
-def read_digests(folder: Path) -> dict[str, dict[str, str]] | None:
-    """student -> run -> sha256 kept at deal time; None for a deal older than the record."""
+def _read_digests_file(folder: Path) -> dict[str, Any] | None:
     path = Path(folder) / DIGESTS
     if not path.exists():
         return None
     try:
         data = loads_json(read_small_text(path, "deal digests", DIGESTS_MAX, error=GradeError))
         students = data["students"] if data.get("schema") == DIGESTS_SCHEMA else None
+        redealt = data.get("redealt", {})
         if not (isinstance(students, dict) and all(
                 isinstance(runs, dict) and all(isinstance(d, str) for d in runs.values())
-                for runs in students.values())):
+                for runs in students.values()) and isinstance(redealt, dict) and all(
+                isinstance(t, list) and all(isinstance(x, str) for x in t)
+                for t in redealt.values())):
             raise TypeError
     except (ValueError, TypeError, KeyError, AttributeError):
         raise GradeError(f"{path}: corrupt (not the JSON `diagnose deal` wrote)") from None
-    return students
+    return {"students": students, "redealt": redealt}
 
 
-def write_digests(folder: Path, digests: Mapping[str, Mapping[str, str]]) -> None:
-    """Write the digests kept at deal time, whole and atomically."""
-    atomic_write(Path(folder) / DIGESTS, json.dumps(
-        {"schema": DIGESTS_SCHEMA, "students": {s: dict(sorted(r.items()))
-                                                 for s, r in sorted(digests.items())}},
-        ensure_ascii=False, indent=1) + "\n", error=GradeError)
+def read_digests(folder: Path) -> dict[str, dict[str, str]] | None:
+    """student -> run -> sha256 kept at deal time; None for a deal older than the record."""
+    found = _read_digests_file(folder)
+    return None if found is None else found["students"]
+
+
+def read_redeals(folder: Path) -> dict[str, list[str]]:
+    """student -> when their lost bundle was dealt again (ISO-8601 UTC), as `deal` kept it."""
+    found = _read_digests_file(folder)
+    return {} if found is None else found["redealt"]
+
+
+def write_digests(folder: Path, digests: Mapping[str, Mapping[str, str]],
+                  redealt: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Write the digests kept at deal time (and the re-deals), whole and atomically."""
+    data: dict[str, Any] = {"schema": DIGESTS_SCHEMA, "students": {
+        s: dict(sorted(r.items())) for s, r in sorted(digests.items())}}
+    if redealt:
+        data["redealt"] = {s: list(t) for s, t in sorted(redealt.items())}
+    atomic_write(Path(folder) / DIGESTS, json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                 error=GradeError)
 
 
 def metrics_as_dealt(dealt: Dealt, runs: Sequence[str]) -> tuple[bool, str]:

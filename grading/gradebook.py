@@ -41,6 +41,7 @@ from grading.dealt import (
     derive,
     disagreements,
     no_symlink_between,
+    read_redeals,
     read_settings,
     row_level,
 )
@@ -393,6 +394,7 @@ def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) ->
     bundles = Path(bundles)
     check_key(bundles, secret)
     ledger = read_ledger(bundles, secret)
+    redeals = read_redeals(bundles)
     rows = []
     for student in dealt_students(bundles):
         try:
@@ -412,6 +414,8 @@ def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) ->
                      for v in (kept.void if kept else ())]
         if kept is not None and kept.records is None and kept.count > 1:
             problems.append(f"an older ledger kept only the first of {kept.count} attempts")
+        problems += [f"bundle dealt again on {t[:10]} (the same scenario, lost and re-dealt)"
+                     for t in redeals.get(student.name, ())]
         problems += [f"answers shown on {t[:10]} ({w})"
                      for t, w in zip(kept.shown, kept.shown_what, strict=True)] if kept else []
         late = [i for i, r in enumerate(records)
