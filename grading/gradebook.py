@@ -201,7 +201,8 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
 def deal_of(workspace: Path) -> tuple[Path, Student] | None:
     """The deal folder and student a bundle folder is, or None: only a folder that is exactly
     `<deal>/<student>/experiments/19-break-it` (or that level's `-level-N` folder), with no
-    symbolic link from `<deal>` down, `<deal>` holding a manifest that lists `<student>`."""
+    symbolic link from `<deal>` down, `<deal>` holding a manifest that lists `<student>`, and
+    `<deal>` not inside another deal's bundle (`<other deal>/<student>/experiments/...`)."""
     path = Path(os.path.abspath(workspace))
     experiments, name = path.parent, path.name
     if experiments.name != DEFAULT_DIR.parent.name or len(path.parts) < 5:
@@ -210,6 +211,9 @@ def deal_of(workspace: Path) -> tuple[Path, Student] | None:
     if not ((deal / MANIFEST).is_file() and not (deal / MANIFEST).is_symlink()
             and no_symlink_between(deal, path)):
         return None
+    if any((above / MANIFEST).exists() and deal.relative_to(above).parts[1:2] == ("experiments",)
+           for above in deal.parents):
+        return None  # a deal folder planted inside another deal's bundle: never a record
     try:
         roster = dealt_students(deal)
     except UserError:

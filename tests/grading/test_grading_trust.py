@@ -745,6 +745,10 @@ def test_a_deal_folder_is_exactly_the_one_above_the_students_folder(course, tmp_
     (experiments / "manifest.csv").write_text("student,code\nx,BBBB-2222\n")
     os.symlink("..", experiments / "x")  # the attack: a deal folder planted in her bundle
     assert deal_of(experiments / "x" / "experiments" / "19-break-it") is None
+    (experiments / "y" / "experiments").mkdir(parents=True)  # a real folder this time
+    shutil.copytree(bundle(bundles, "ana"), experiments / "y" / "experiments" / "19-break-it")
+    (experiments / "manifest.csv").write_text("student,code\ny,BBBB-2222\n")
+    assert deal_of(experiments / "y" / "experiments" / "19-break-it") is None  # nested
     assert deal_of(bundle(bundles, "nobody")) is None
     assert deal_of(bundles / "ana" / "experiments" / "other") is None
 
