@@ -769,3 +769,13 @@ def test_no_courtesy_copy_is_written_through_a_symbolic_link(course, tmp_path):
     (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
     assert graded.report.score == 3 and read_ledger(bundles, key)["ana"].first.score == 3
     assert not (elsewhere / "attempts.jsonl").exists()
+
+
+def test_a_deck_other_than_the_one_dealt_is_said(course, tmp_path):
+    key, bundles = course
+    (bundles / "deal-settings.json").write_text(json.dumps(
+        {"schema": "diagnose.deal/1", "deck": {"folder": "/courses/ml-deck", "sha256": "0" * 64}}))
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report.score == 3
+    assert any("is not the one this class was dealt with (/courses/ml-deck" in p
+               for p in graded.problems)
