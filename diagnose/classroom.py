@@ -249,7 +249,9 @@ def holds_a_deal(out: Path) -> bool:
 
 def _shown_setting(name: str, value: object) -> str:
     if name == "deck" and isinstance(value, dict):
-        return f"{value.get('folder') or 'the package`s own'}"
+        from grading.dealt import PACKAGE_DECK
+
+        return str(value.get("folder") or PACKAGE_DECK)
     return str(value)
 
 

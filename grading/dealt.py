@@ -43,6 +43,7 @@ METRICS_MAX = 64 * 1024 * 1024  # a run's metrics.jsonl (a few KB at --steps 400
 DECK_MAX_FILES = 10_000
 DECK_FILE_MAX = 4 * 1024 * 1024
 UNNAMED_LEVEL = 1  # a manifest row without a level: dealt before levels existed
+PACKAGE_DECK = "the package's own deck"  # said for a deal with no course deck
 
 
 def hmac_int(secret: bytes, *parts: str) -> int:
@@ -215,8 +216,8 @@ def deck_changed(settings: Mapping[str, Any] | None) -> str | None:
     now = deck_record()
     if recorded.get("sha256") == now["sha256"]:
         return None
-    was = recorded.get("folder") or "the package's own"
-    return (f"the deck in use ({now['folder'] or 'the package`s own'}) is not the one this class "
+    was = recorded.get("folder") or PACKAGE_DECK
+    return (f"the deck in use ({now['folder'] or PACKAGE_DECK}) is not the one this class "
             f"was dealt with ({was}, sha256 {str(recorded.get('sha256'))[:12]})")
 
 

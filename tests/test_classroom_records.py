@@ -224,3 +224,17 @@ def test_a_roster_of_more_than_the_cap_is_refused_on_its_line(tmp_path):
     with pytest.raises(ScenarioError, match=rf":{classroom.MAX_STUDENTS + 1}: more than "
                                             "10,000 students"):
         classroom.read_roster(write(tmp_path / "roster.csv", names))
+
+
+def test_a_later_deal_with_another_deck_is_refused(folder, key):
+    """The settings keep the deck (its folder and a sha256): a late student dealt from another
+    deck would be graded against a truth the class was never dealt."""
+    out = folder
+    settings = json.loads((out / classroom.SETTINGS_FILE).read_text())
+    assert settings["deck"] == {"folder": None, "sha256": None}  # the package's own
+    settings["deck"] = {"folder": "/courses/ml-deck", "sha256": "0" * 64}
+    (out / classroom.SETTINGS_FILE).write_text(json.dumps(settings))
+    result = deal(key, out, "--count", "3")
+    assert result.exit_code == 1
+    assert "deck /courses/ml-deck here, the package's own deck now" in result.output
+    assert not (out / "student-03").exists()
