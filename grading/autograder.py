@@ -483,26 +483,27 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
     upload = attempt_record(entry, reading, name, printable(str(metadata.get("created_at")
                                                                  or "")), results)
     repeat = past.first is not None and past.first.get("sha256") == upload["sha256"]
-    if past.first is None and counts_now(past):
+    first = past.first
+    if first is None or counts_now(past):
         after = History(upload, past.attempts + 1, past.confirmed)
         standing = [say(lang, COUNTS)]
         tests = _tests(course, upload, lang, results, counts_now=True)
-    elif past.first.get("kept"):  # the history broke: graded, said, and not counted
-        after = History(past.first, past.attempts + 1, past.confirmed)
+    elif first.get("kept"):  # the history broke: graded, said, and not counted
+        after = History(first, past.attempts + 1, past.confirmed)
         standing = [say(lang, "Your first attempt could not be confirmed (an earlier upload's "
                         "result was lost on Gradescope's side): your score stays at "
                         "{score}/{max} and this upload is graded below without counting; your "
                         "instructor will confirm which attempt counts.",
-                        score=past.first["score"], max=past.first["max_score"])]
+                        score=first["score"], max=first["max_score"])]
         tests = [{**test, "score": 0, "max_score": 0}  # at the instructor's visibility
                  for test in _tests(course, upload, lang, results, counts_now=True)]
     else:
-        after = History(past.first, past.attempts + (0 if repeat else 1), past.confirmed)
+        after = History(first, past.attempts + (0 if repeat else 1), past.confirmed)
         standing = [say(lang, REPEAT, n=1)] if repeat else []
-        standing.append(say(lang, LATER, score=past.first["score"],
-                            max=past.first["max_score"],
-                            date=str(past.first.get("time", ""))[:10], n=past.attempts + 1))
-        tests = _tests(course, past.first, lang, results)
+        standing.append(say(lang, LATER, score=first["score"],
+                            max=first["max_score"],
+                            date=str(first.get("time", ""))[:10], n=past.attempts + 1))
+        tests = _tests(course, first, lang, results)
     counted = after.first
     lines = [say(lang, HEADER, code=entry.code, file=name),
              say(lang, SCORE, score=counted["score"], max=counted["max_score"]), *standing,

@@ -285,11 +285,16 @@ def write_digests(folder: Path, digests: Mapping[str, Mapping[str, str]],
                  error=GradeError)
 
 
-def metrics_as_dealt(dealt: Dealt, runs: Sequence[str]) -> tuple[bool, str]:
+READ = object()  # metrics_as_dealt: read the digests file itself
+
+
+def metrics_as_dealt(dealt: Dealt, runs: Sequence[str], kept: Any = READ) -> tuple[bool, str]:
     """Whether the bundle's metrics are the ones dealt: (True, "") when each run's sha256 is
     the one kept at deal time; (True, note) for a deal older than the digests (unchecked,
-    said); (False, why) otherwise: its numbers are then not quoted."""
-    kept = read_digests(dealt.folder)
+    said); (False, why) otherwise: its numbers are then not quoted. `kept`: the deal's
+    digests already read (`read_digests`), so a class reads them once."""
+    if kept is READ:
+        kept = read_digests(dealt.folder)
     if kept is None:
         return True, (f"{dealt.student}: this deal keeps no digests of its metrics (dealt by an "
                       "older diagnose): the numbers quoted could not be checked")

@@ -339,8 +339,8 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping
             continue
         kept = ledger.get(name) or Kept.of((), dealt[name].code)
         before = kept.attempts
-        sealed = {"secret": secret, "code": dealt[name].code}
-        numbered_new = [numbered(a, len(before) + i, **sealed) for i, a in enumerate(added, 1)]
+        numbered_new = [numbered(a, len(before) + i, secret=secret, code=dealt[name].code)
+                        for i, a in enumerate(added, 1)]
         ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code, secret)
     write_ledger(bundles, secret, ledger)
     failed = {}

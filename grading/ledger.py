@@ -26,6 +26,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from grading.attempts import TIME, Attempt, digest
 from grading.diagnoses import GradeError
@@ -256,8 +257,8 @@ def read_ledger(deal: Path, secret: bytes) -> dict[str, Kept]:
     return kept
 
 
-def _entry_json(k: Kept) -> dict:
-    entry = ({"code": k.code, "records": [r.to_json() for r in k.records],
+def _entry_json(k: Kept) -> dict[str, Any]:
+    entry: dict[str, Any] = ({"code": k.code, "records": [r.to_json() for r in k.records],
               "found": list(k.found)} if k.records is not None
              else {"count": k.count, "digest": k.digest,  # format 1's, not reconciled yet
                    "first": k.first and k.first.to_json(), "code": k.code})
