@@ -288,6 +288,7 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
     deck = deck_changed(read_settings(bundles))
     new: dict[str, list[Attempt]] = {}
     dealt_of: dict[str, Dealt] = {}
+    differs: dict[str, list[str]] = {}  # how each graded student's bundle disagrees
     graded = []
     for file in collection_order(files):
         placed = student
@@ -298,6 +299,8 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
             placed = student or match(file, reading, roster)
             dealt = dealt_of.get(placed.name) or dealt_scenario(placed, bundles, secret)
             dealt_of[placed.name] = dealt
+            if placed.name not in differs:
+                differs[placed.name] = disagreements(dealt, secret)
             kept = ledger.get(placed.name)
             if kept is not None and kept.code and not same_code(kept.code, dealt.code):
                 raise GradeError(f"{placed.name}: the ledger keeps records for scenario "
@@ -317,17 +320,18 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
         if not report.repeat:
             new.setdefault(placed.name, []).append(
                 attempt_of(report, by="instructor", collected=collection_time(file)))
-        problems = [*disagreements(dealt, secret), *([said] if said else []),
+        problems = [*differs[placed.name], *([said] if said else []),
                     *([deck] if deck else [])]
         graded.append(Graded(one_line(str(file)), placed.name, report,
                              problems=tuple(map(one_line, problems))))
-    failed = record(bundles, secret, ledger, dealt_of, new)
+    failed = record(bundles, secret, ledger, dealt_of, new, differs)
     return [replace(g, problems=(*g.problems, failed[g.student]))
             if g.report is not None and g.student in failed else g for g in graded]
 
 
 def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping[str, Dealt],
-           new: Mapping[str, Sequence[Attempt]]) -> dict[str, str]:
+           new: Mapping[str, Sequence[Attempt]],
+           differs: Mapping[str, Sequence[str]]) -> dict[str, str]:
     """Record `new` attempts per student: the ledger (the truth, whole and atomically;
     GradeError, and nothing recorded, when it cannot be written), then each graded student's
     bundle a courtesy copy of the ledger's records, when the bundle is the scenario dealt.
@@ -345,13 +349,13 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping
     write_ledger(bundles, secret, ledger)
     failed = {}
     for name, added in new.items():
-        if not added or disagreements(dealt[name], secret):
+        if not added or differs.get(name):
             continue  # a bundle that is not the scenario dealt gets no copy
         workspace = dealt[name].workspace
         if not no_symlink_between(bundles, workspace):
             continue  # a link on the way: the copy would be written wherever it points
         try:
-            rewrite_attempts(workspace, ledger[name].attempts)
+            rewrite_attempts(workspace, ledger[name].attempts, sync=False)
         except OSError as err:
             failed[name] = one_line(
                 f"{workspace}: its courtesy copy of the attempts could not be written "

@@ -410,7 +410,7 @@ def test_when_the_bundle_write_fails_the_ledger_holds_the_attempt_and_restores_i
         course, tmp_path, monkeypatch):
     key, bundles = course
 
-    def fail(workspace, records):
+    def fail(workspace, records, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(gradebook, "rewrite_attempts", fail)
@@ -433,7 +433,7 @@ def test_a_kill_after_the_ledger_was_written_leaves_the_ledger_the_truth(course,
                                                                        monkeypatch):
     key, bundles = course
 
-    def killed(workspace, records):
+    def killed(workspace, records, **kwargs):
         raise KeyboardInterrupt  # as SIGINT would, after the ledger was written
 
     monkeypatch.setattr(gradebook, "rewrite_attempts", killed)
