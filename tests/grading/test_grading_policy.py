@@ -4,9 +4,14 @@ first graded attempt counts; in a class the last one before the answers were sho
 
 from __future__ import annotations
 
-from hypothesis import given
+import tempfile
+from pathlib import Path
+
+from grading_testkit import home_secret, make_workspace
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grading import read_attempts
 from grading.attempts import Attempt
 from grading.policy import SHOWS_AT_ONCE, SHOWS_NOTHING, decide, repeat_of, shown_index
 
@@ -66,3 +71,45 @@ def test_a_showing_marked_without_its_count_falls_back_to_the_times():
     assert shown_index(records, ["2026-12-02T09:00:00Z"]) == 1
     assert shown_index(records, ["2027-01-01T00:00:00Z"]) == 3
     assert shown_index(records, []) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["grade", "same", "reveal"]), min_size=1, max_size=8))
+def test_self_study_never_counts_a_grade_after_the_answers_were_shown(events):
+    """Self-study gradings and reveals in any order, through the real grader: the first
+    grading counts only when nothing was revealed before it, a grading after a reveal never
+    counts, and grading the same bytes again is no new attempt."""
+    from grading.grade import GradeOptions, grade_workspace
+
+    with tempfile.TemporaryDirectory() as root:
+        root = Path(root)
+        secret = home_secret()
+        workspace = make_workspace(root / "ws", secret)
+        file = root / "a.md"
+        revealed, graded, copies = False, 0, 0
+        counted_first: bool | None = None  # whether the first grading counts
+        for event in events:
+            if event == "reveal":
+                (workspace / "reveal.json").write_text('{"by": "reveal"}')
+                revealed = True
+                continue
+            if event == "grade" or not file.exists():
+                copies += 1
+                file.write_text(f"## 01\nDiagnosis: no warmup\n<!-- {copies} -->\n")
+                new = True
+            else:
+                new = False
+            report = grade_workspace(file, workspace, secret, GradeOptions())
+            if new:
+                graded += 1
+                if graded == 1:
+                    counted_first = not revealed
+                assert report.counts == (graded == 1 and not revealed)
+            else:
+                assert report.repeat
+            if revealed and new:
+                assert not report.counts
+            assert len(read_attempts(workspace)) == graded
+        records = read_attempts(workspace)
+        decision = decide(records, rule=SHOWS_AT_ONCE)
+        assert decision.counted == (0 if counted_first else None)
