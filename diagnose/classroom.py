@@ -246,7 +246,9 @@ def holds_a_deal(out: Path) -> bool:
 
 def _shown_setting(name: str, value: object) -> str:
     if name == "deck" and isinstance(value, dict):
-        return f"{value.get('folder') or 'the package`s own'}"
+        from grading.dealt import PACKAGE_DECK
+
+        return str(value.get("folder") or PACKAGE_DECK)
     return str(value)
 
 
@@ -382,7 +384,9 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     trains (in roster order, whatever order the bundles finish in), so a resumed deal reads
     the manifest, never a bundle; each bundle's metrics digests are kept once it is sealed.
     """
-    from grading.dealt import metrics_digests, read_digests, write_digests
+    from datetime import UTC, datetime
+
+    from grading.dealt import metrics_digests, read_digests, read_redeals, write_digests
 
     callbacks = callbacks or TrainingCallbacks()
     out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
@@ -393,6 +397,7 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     rows: list[tuple[str, str]] = []
     order = list(dict.fromkeys([*listed, *(student.name for student, _, _ in plan.bundles)]))
     digests = {name: dict(runs) for name, runs in (read_digests(out) or {}).items()}
+    redealt = {name: list(times) for name, times in read_redeals(out).items()}
 
     def fresh_code(student: RosterEntry) -> str:
         if student.name in plan.kept:
@@ -416,7 +421,10 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
             level = all_levels_by_number()[int(student.level)]
             digests[student.name] = metrics_digests(
                 bundle_dir(out, student.name), ("reference", *run_ids(level.runs)))
-            write_digests(out, digests)
+            if student.name in plan.kept:  # a lost bundle dealt again: the gradebook says so
+                redealt.setdefault(student.name, []).append(
+                    datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            write_digests(out, digests, redealt)
         if on_student is not None:
             on_student(student.name, code, resumed)
 

@@ -506,8 +506,11 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     """Deal a class: one different, sealed scenario per student, trained here.
 
     Writes OUT/<student>/experiments/19-break-it for each student, OUT/manifest.csv
-    (student, code, email, level, lang: every student ever dealt there, in roster order) and
-    OUT/deal-settings.json. A student whose bundle was deleted is dealt again under the
+    (student, code, email, level, lang: every student ever dealt there, in roster order; a
+    row is written before its student trains), OUT/deal-settings.json (with the deck) and
+    OUT/deal-digests.json (each run's metrics sha256). A later deal decides from these, never
+    from a bundle: one that disagrees is named and left alone, and a folder without its
+    settings is refused. A student whose bundle was deleted is dealt again under the
     manifest's code: the same scenario.
     Bundles are sealed with your key: students cannot open their answers. An interrupted deal
     resumes: run the same command again. A later deal into OUT must use the same --steps,

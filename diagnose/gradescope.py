@@ -23,6 +23,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from diagnose import __version__
 from diagnose.wheel import package_files
@@ -154,15 +155,21 @@ def course_data(bundles: Path, secret: bytes, visibility: str, lang: str
     check_key(bundles, secret)
     refuse_another_key(bundles, rows, secret)
     settings = read_settings(bundles) or {}
-    steps = settings.get("steps") if isinstance(settings.get("steps"), int) else 1
+    steps = settings["steps"] if isinstance(settings.get("steps"), int) else 1
     engine = str(settings.get("engine_version") or "unknown")
     emails = unique_emails(rows, manifest)
     students, packed, said = [], [], []
+
+    def evidence_of(student_lang: str) -> Any:
+        options = class_options(student_lang)
+        assert options.class_evidence is not None
+        return options.class_evidence
+
     for row in rows:
         dealt = derive(secret, row, bundles)
         said += [f"{row.student}: {line}" for line in disagreements(dealt, secret)]
         student_lang = row.lang or lang
-        numbers, note = class_options(student_lang).class_evidence(dealt)
+        numbers, note = evidence_of(student_lang)(dealt)
         if note:
             said.append(note)
         students.append({

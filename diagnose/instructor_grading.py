@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from diagnose.answers import student_langs
-from grading.dealt import Dealt, metrics_as_dealt
+from grading.dealt import Dealt, metrics_as_dealt, read_digests
 from grading.diagnoses import Reading
 from grading.feedback import Report
 from grading.grade import GradeOptions, grade_reading, read_scenario
@@ -43,8 +43,12 @@ from scenarios.words import say
 def class_options(lang: str) -> GradeOptions:
     """A class grading's feedback in `lang`, each miss with that run's own numbers when its
     metrics are the ones dealt (else none, and a note says why)."""
+    digests: dict[Path, dict[str, dict[str, str]] | None] = {}  # read once per grading
+
     def numbers(dealt: Dealt) -> tuple[Mapping[str, Sequence[str]] | None, str]:
-        ok, note = metrics_as_dealt(dealt, ("reference", *dealt.ids))
+        if dealt.folder not in digests:
+            digests[dealt.folder] = read_digests(dealt.folder)
+        ok, note = metrics_as_dealt(dealt, ("reference", *dealt.ids), digests[dealt.folder])
         if not ok:
             return None, note
         try:

@@ -9,11 +9,13 @@ nor anything of `diagnose`, so an instructor can grade a class on a bare server.
     diagnoses.py   reading a file into an answer per ID; refusals (DiagnosesError)
     writer.py      writing a file the reader reads back exactly (what the TUI saves)
     feedback.py    scoring, per-ID feedback, the Report and Check, text and JSON
-    attempts.py    attempts.jsonl: the first genuine grading counts; sealed in a class
+    attempts.py    attempts.jsonl: one record per grading; sealed in a class
+    policy.py      the one attempt policy: which attempt counts, everywhere
     layout.py      the names of a workspace's files
     grade.py       grading a file against a workspace; checking one without a key
-    ledger.py      the instructor's record of each student's attempts, beside the bundles
-    gradebook.py   grading a class into its bundles; CSV and Gradescope exports
+    dealt.py       what a deal dealt, derived from the key and the manifest (never a bundle)
+    ledger.py      the instructor's record of each student's attempts: the only one
+    gradebook.py   grading a class from the instructor's records; CSV and Gradescope exports
     autograder.py  Gradescope's run_autograder: one upload graded offline from a packed class
 """
 

@@ -239,14 +239,15 @@ def append_record(workspace: Path, record: Attempt) -> Attempt:
     return record
 
 
-def rewrite_attempts(workspace: Path, records: Sequence[Attempt]) -> None:
-    """Replace the file with `records` (the instructor's ledger restoring a bundle), whole or
-    not at all. Raises OSError."""
+def rewrite_attempts(workspace: Path, records: Sequence[Attempt], *, sync: bool = True) -> None:
+    """Replace the file with `records` (a courtesy copy of the instructor's ledger), whole or
+    not at all; `sync=False`: not forced to disk first (a copy: the ledger is the record).
+    Raises OSError."""
     why = unrecordable(workspace)
     if why:
         raise OSError(why)
     atomic_write(Path(workspace) / ATTEMPTS_FILE, b"".join(map(_line, records)),
-                 error=OSError)
+                 error=OSError, sync=sync)
 
 
 def append_attempt(workspace: Path, attempt: Attempt, *, secret: bytes | None = None,

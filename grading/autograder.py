@@ -490,8 +490,8 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
     upload = attempt_record(entry, reading, name, printable(str(metadata.get("created_at")
                                                                  or "")), results)
     repeat = past.first is not None and past.first.get("sha256") == upload["sha256"]
-    first: Mapping[str, Any] = past.first or {}  # none only when this upload counts
-    if past.first is None and counts_now(past):
+    first = past.first
+    if first is None or counts_now(past):
         after = History(upload, past.attempts + 1, past.confirmed)
         standing = [say(lang, COUNTS)]
         tests = _tests(course, upload, lang, results, counts_now=True)
@@ -511,7 +511,7 @@ def _graded(root: Path, course: Course, metadata: Mapping[str, Any], entry: Entr
                             max=first["max_score"],
                             date=str(first.get("time", ""))[:10], n=past.attempts + 1))
         tests = _tests(course, first, lang, results)
-    counted = upload if past.first is None else past.first  # after.first
+    counted = after.first or upload  # set in every branch above
     lines = [say(lang, HEADER, code=entry.code, file=name),
              say(lang, SCORE, score=counted["score"], max=counted["max_score"]), *standing,
              say(lang, RULE), *notes(reading, scenario.ids, lang)]

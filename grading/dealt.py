@@ -43,6 +43,7 @@ METRICS_MAX = 64 * 1024 * 1024  # a run's metrics.jsonl (a few KB at --steps 400
 DECK_MAX_FILES = 10_000
 DECK_FILE_MAX = 4 * 1024 * 1024
 UNNAMED_LEVEL = 1  # a manifest row without a level: dealt before levels existed
+PACKAGE_DECK = "the package's own deck"  # said for a deal with no course deck
 
 
 def hmac_int(secret: bytes, *parts: str) -> int:
@@ -227,8 +228,8 @@ def deck_changed(settings: Mapping[str, Any] | None) -> str | None:
     now = deck_record()
     if recorded.get("sha256") == now["sha256"]:
         return None
-    was = recorded.get("folder") or "the package's own"
-    return (f"the deck in use ({now['folder'] or 'the package`s own'}) is not the one this class "
+    was = recorded.get("folder") or PACKAGE_DECK
+    return (f"the deck in use ({now['folder'] or PACKAGE_DECK}) is not the one this class "
             f"was dealt with ({was}, sha256 {str(recorded.get('sha256'))[:12]})")
 
 
@@ -254,36 +255,58 @@ def metrics_digests(workspace: Path, runs: Sequence[str]) -> dict[str, str]:
     return digests
 
 
-def read_digests(folder: Path) -> dict[str, dict[str, str]] | None:
-    """student -> run -> sha256 kept at deal time; None for a deal older than the record."""
+def _read_digests_file(folder: Path) -> dict[str, Any] | None:
     path = Path(folder) / DIGESTS
     if not path.exists():
         return None
     try:
         data = loads_json(read_small_text(path, "deal digests", DIGESTS_MAX, error=GradeError))
         students = data["students"] if data.get("schema") == DIGESTS_SCHEMA else None
+        redealt = data.get("redealt", {})
         if not (isinstance(students, dict) and all(
                 isinstance(runs, dict) and all(isinstance(d, str) for d in runs.values())
-                for runs in students.values())):
+                for runs in students.values()) and isinstance(redealt, dict) and all(
+                isinstance(t, list) and all(isinstance(x, str) for x in t)
+                for t in redealt.values())):
             raise TypeError
     except (ValueError, TypeError, KeyError, AttributeError):
         raise GradeError(f"{path}: corrupt (not the JSON `diagnose deal` wrote)") from None
-    return students
+    return {"students": students, "redealt": redealt}
 
 
-def write_digests(folder: Path, digests: Mapping[str, Mapping[str, str]]) -> None:
-    """Write the digests kept at deal time, whole and atomically."""
-    atomic_write(Path(folder) / DIGESTS, json.dumps(
-        {"schema": DIGESTS_SCHEMA, "students": {s: dict(sorted(r.items()))
-                                                 for s, r in sorted(digests.items())}},
-        ensure_ascii=False, indent=1) + "\n", error=GradeError)
+def read_digests(folder: Path) -> dict[str, dict[str, str]] | None:
+    """student -> run -> sha256 kept at deal time; None for a deal older than the record."""
+    found = _read_digests_file(folder)
+    return None if found is None else found["students"]
 
 
-def metrics_as_dealt(dealt: Dealt, runs: Sequence[str]) -> tuple[bool, str]:
+def read_redeals(folder: Path) -> dict[str, list[str]]:
+    """student -> when their lost bundle was dealt again (ISO-8601 UTC), as `deal` kept it."""
+    found = _read_digests_file(folder)
+    return {} if found is None else found["redealt"]
+
+
+def write_digests(folder: Path, digests: Mapping[str, Mapping[str, str]],
+                  redealt: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Write the digests kept at deal time (and the re-deals), whole and atomically."""
+    data: dict[str, Any] = {"schema": DIGESTS_SCHEMA, "students": {
+        s: dict(sorted(r.items())) for s, r in sorted(digests.items())}}
+    if redealt:
+        data["redealt"] = {s: list(t) for s, t in sorted(redealt.items())}
+    atomic_write(Path(folder) / DIGESTS, json.dumps(data, ensure_ascii=False, indent=1) + "\n",
+                 error=GradeError)
+
+
+READ = object()  # metrics_as_dealt: read the digests file itself
+
+
+def metrics_as_dealt(dealt: Dealt, runs: Sequence[str], kept: Any = READ) -> tuple[bool, str]:
     """Whether the bundle's metrics are the ones dealt: (True, "") when each run's sha256 is
     the one kept at deal time; (True, note) for a deal older than the digests (unchecked,
-    said); (False, why) otherwise: its numbers are then not quoted."""
-    kept = read_digests(dealt.folder)
+    said); (False, why) otherwise: its numbers are then not quoted. `kept`: the deal's
+    digests already read (`read_digests`), so a class reads them once."""
+    if kept is READ:
+        kept = read_digests(dealt.folder)
     if kept is None:
         return True, (f"{dealt.student}: this deal keeps no digests of its metrics (dealt by an "
                       "older diagnose): the numbers quoted could not be checked")

@@ -201,8 +201,10 @@ def attempt_of(report: Report, scenario: Scenario | None = None, *, by: str = ""
                collected: str = "") -> Attempt:
     """The attempt record of a grading (unnumbered, unsealed: `attempts.numbered` does that);
     `by` "instructor" or "self-study" (the scenario's key, when given)."""
+    if not by:
+        by = scenario.key if scenario is not None else "instructor"
     return Attempt(report.time, report.sha256, Path(report.file).name, report.score,
-                   report.max_score, report.after_reveal, by or (scenario.key if scenario else ""),
+                   report.max_score, report.after_reveal, by,
                    {r.id: r.answer.slug for r in report.results},
                    tuple(r.id for r in report.results if r.correct), collected=collected)
 

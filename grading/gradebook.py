@@ -44,6 +44,7 @@ from grading.dealt import (
     derive,
     disagreements,
     no_symlink_between,
+    read_redeals,
     read_settings,
     row_level,
 )
@@ -145,7 +146,8 @@ def match(file: Path, reading: Reading, roster: Roster) -> Student:
 def deal_of(workspace: Path) -> tuple[Path, Student] | None:
     """The deal folder and student a bundle folder is, or None: only a folder that is exactly
     `<deal>/<student>/experiments/19-break-it` (or that level's `-level-N` folder), with no
-    symbolic link from `<deal>` down, `<deal>` holding a manifest that lists `<student>`."""
+    symbolic link from `<deal>` down, `<deal>` holding a manifest that lists `<student>`, and
+    `<deal>` not inside another deal's bundle (`<other deal>/<student>/experiments/...`)."""
     path = Path(os.path.abspath(workspace))
     experiments, name = path.parent, path.name
     if experiments.name != DEFAULT_DIR.parent.name or len(path.parts) < 5:
@@ -154,6 +156,9 @@ def deal_of(workspace: Path) -> tuple[Path, Student] | None:
     if not ((deal / MANIFEST).is_file() and not (deal / MANIFEST).is_symlink()
             and no_symlink_between(deal, path)):
         return None
+    if any((above / MANIFEST).exists() and deal.relative_to(above).parts[1:2] == ("experiments",)
+           for above in deal.parents):
+        return None  # a deal folder planted inside another deal's bundle: never a record
     try:
         roster = dealt_students(deal)
     except UserError:
@@ -229,6 +234,7 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
     deck = deck_changed(read_settings(bundles))
     new: dict[str, list[Attempt]] = {}
     dealt_of: dict[str, Dealt] = {}
+    differs: dict[str, list[str]] = {}  # how each graded student's bundle disagrees
     graded = []
     for file in collection_order(files):
         placed = student
@@ -239,6 +245,8 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
             placed = student or match(file, reading, roster)
             dealt = dealt_of.get(placed.name) or dealt_scenario(placed, bundles, secret)
             dealt_of[placed.name] = dealt
+            if placed.name not in differs:
+                differs[placed.name] = disagreements(dealt, secret)
             kept = ledger.get(placed.name)
             if kept is not None and kept.code and not same_code(kept.code, dealt.code):
                 raise GradeError(f"{placed.name}: the ledger keeps records for scenario "
@@ -259,17 +267,18 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
         if not report.repeat:
             new.setdefault(placed.name, []).append(
                 attempt_of(report, by="instructor", collected=collection_time(file)))
-        problems = [*disagreements(dealt, secret), *([said] if said else []),
+        problems = [*differs[placed.name], *([said] if said else []),
                     *([deck] if deck else [])]
         graded.append(Graded(one_line(str(file)), placed.name, report,
                              problems=tuple(map(one_line, problems))))
-    failed = record(bundles, secret, ledger, dealt_of, new)
+    failed = record(bundles, secret, ledger, dealt_of, new, differs)
     return [replace(g, problems=(*g.problems, failed[g.student]))
             if g.report is not None and g.student in failed else g for g in graded]
 
 
 def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping[str, Dealt],
-           new: Mapping[str, Sequence[Attempt]]) -> dict[str, str]:
+           new: Mapping[str, Sequence[Attempt]],
+           differs: Mapping[str, Sequence[str]]) -> dict[str, str]:
     """Record `new` attempts per student: the ledger (the truth, whole and atomically;
     GradeError, and nothing recorded, when it cannot be written), then each graded student's
     bundle a courtesy copy of the ledger's records, when the bundle is the scenario dealt.
@@ -283,16 +292,17 @@ def record(bundles: Path, secret: bytes, ledger: dict[str, Kept], dealt: Mapping
         before = kept.attempts
         numbered_new = [numbered(a, len(before) + i, secret=secret, code=dealt[name].code)
                         for i, a in enumerate(added, 1)]
-        ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code)
+        ledger[name] = kept.with_records((*before, *numbered_new), dealt[name].code, secret)
     write_ledger(bundles, secret, ledger)
     failed = {}
     for name, added in new.items():
-        if not added or disagreements(dealt[name], secret):
+        if not added or differs.get(name):
             continue  # a bundle that is not the scenario dealt gets no copy
         workspace = dealt[name].workspace
+        if not no_symlink_between(bundles, workspace):
+            continue  # a link on the way: the copy would be written wherever it points
         try:
-            if workspace.is_dir():
-                rewrite_attempts(workspace, ledger[name].attempts)
+            rewrite_attempts(workspace, ledger[name].attempts, sync=False)
         except OSError as err:
             failed[name] = one_line(
                 f"{workspace}: its courtesy copy of the attempts could not be written "
@@ -339,6 +349,7 @@ def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) ->
     bundles = Path(bundles)
     check_key(bundles, secret)
     ledger = read_ledger(bundles, secret)
+    redeals = read_redeals(bundles)
     rows = []
     for student in dealt_students(bundles):
         try:
@@ -358,6 +369,8 @@ def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) ->
                      for v in (kept.void if kept else ())]
         if kept is not None and kept.records is None and kept.count > 1:
             problems.append(f"an older ledger kept only the first of {kept.count} attempts")
+        problems += [f"bundle dealt again on {t[:10]} (the same scenario, lost and re-dealt)"
+                     for t in redeals.get(student.name, ())]
         problems += [f"answers shown on {t[:10]} ({w})"
                      for t, w in zip(kept.shown, kept.shown_what, strict=True)] if kept else []
         late = [i for i, r in enumerate(records)

@@ -72,6 +72,7 @@ class Kept:
     shown_at: tuple[int | None, ...] = ()
     void: tuple[Void, ...] = ()
     legacy: bool = False  # read from a ledger older than format 3: records may be a bundle's
+    taken_in: tuple[int, ...] = ()  # indices found taken in from a bundle (kept in format 3)
 
     @classmethod
     def of(cls, records: Sequence[Attempt], code: str, found: Sequence[str] = (),
@@ -104,11 +105,14 @@ class Kept:
                        shown_what=tuple(w for _, w, _ in triples),
                        shown_at=tuple(n for _, _, n in triples))
 
-    def with_records(self, records: Sequence[Attempt], code: str) -> Kept:
-        """This entry holding `records` (format 3 from now on), the rest kept."""
+    def with_records(self, records: Sequence[Attempt], code: str, secret: bytes) -> Kept:
+        """This entry holding `records` (format 3 from now on: what an older ledger took in
+        from a bundle stays flagged), the rest kept."""
         records = tuple(records)
+        taken_in = tuple(sorted(self.flagged(secret, code)))
         return replace(self, count=len(records), digest=digest(records),
-                       first=records[0] if records else None, records=records, code=code)
+                       first=records[0] if records else None, records=records, code=code,
+                       legacy=False, taken_in=taken_in)
 
     def flagged(self, secret: bytes, code: str) -> frozenset[int]:
         """Indices of records this course's grading did not make: in a ledger older than
@@ -116,10 +120,10 @@ class Kept:
         key, or not an instructor's grading, came from a bundle under the old rule. Kept,
         said, never counted."""
         if not self.legacy:
-            return frozenset()
+            return frozenset(self.taken_in)
         from grading.attempts import seal_attempt
 
-        return frozenset(
+        return frozenset(self.taken_in) | frozenset(
             i for i, r in enumerate(self.attempts)
             if r.by != "instructor" or not hmac.compare_digest(
                 r.mac, seal_attempt(r, secret, code)))
@@ -172,8 +176,13 @@ def _void(entry: Mapping[str, Any]) -> tuple[Void, ...]:
 
 def _entry(schema: str, entry: Mapping[str, Any]) -> Kept:
     shown, what, at = _shown(entry)
-    extra: dict[str, Any] = {"shown": shown, "shown_what": what, "shown_at": at,
-                             "void": _void(entry), "legacy": schema != LEDGER_SCHEMA}
+    taken_in = entry.get("taken_in", [])
+    if not (isinstance(taken_in, list) and all(_whole(i) for i in taken_in)):
+        raise TypeError("not a ledger entry")
+    extra: dict[str, Any] = {
+        "shown": shown, "shown_what": what, "shown_at": at, "void": _void(entry),
+        "legacy": schema != LEDGER_SCHEMA or entry.get("legacy") is True,
+        "taken_in": tuple(taken_in)}
     if schema == FORMAT_1 or "records" not in entry:  # format 1, or its entry carried over
         first = entry["first"] and _record(entry["first"])
         if not (isinstance(entry["count"], int) and isinstance(entry["digest"], str)):
@@ -261,6 +270,10 @@ def _entry_json(k: Kept) -> dict[str, Any]:
                           for t, w, n in zip(k.shown, k.shown_what, at, strict=True)]
     if k.void:
         entry["void"] = [{"n": v.n, "why": v.why, "time": v.time} for v in k.void]
+    if k.taken_in:
+        entry["taken_in"] = list(k.taken_in)
+    if k.legacy:  # an older ledger's entry no grading has rewritten yet: still checked so
+        entry["legacy"] = True
     return entry
 
 

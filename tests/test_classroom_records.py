@@ -113,6 +113,25 @@ def test_a_deleted_bundle_is_dealt_again_under_its_manifest_code(folder, key):
     assert not (out / "student-01").exists() and manifest_rows(out) == before
 
 
+def test_a_documented_redeal_reads_as_a_redeal_in_the_gradebook(folder, key, tmp_path,
+                                                                monkeypatch):
+    """Issue 35: re-dealing a lost bundle as the README says once made every later gradebook
+    say "records were deleted or replaced", which reads like cheating."""
+    out = folder
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "student-01.md").write_text("## 01\nDiagnosis: bad init\n")
+    grade = ["grade", "--key", str(key), "--bundles", str(out)]
+    assert run(*grade, "student-01.md").exit_code == 0
+    shutil.rmtree(out / "student-01")  # lost
+    assert deal(key, out, "--count", "2").exit_code == 0
+    result = run(*grade, "--gradebook", "grades.csv")
+    assert result.exit_code == 0, result.output
+    with open("grades.csv", newline="", encoding="utf-8") as stream:
+        row = next(csv.DictReader(stream))
+    assert "deleted" not in row["records"] and row["attempts"] == "1"
+    assert "bundle dealt again on " in row["records"] and "the same scenario" in row["records"]
+
+
 # --- deal-settings.json deleted -----------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [[], ["--lang", "es"], ["--steps", "6"]])
@@ -205,3 +224,17 @@ def test_a_roster_of_more_than_the_cap_is_refused_on_its_line(tmp_path):
     with pytest.raises(ScenarioError, match=rf":{classroom.MAX_STUDENTS + 1}: more than "
                                             "10,000 students"):
         classroom.read_roster(write(tmp_path / "roster.csv", names))
+
+
+def test_a_later_deal_with_another_deck_is_refused(folder, key):
+    """The settings keep the deck (its folder and a sha256): a late student dealt from another
+    deck would be graded against a truth the class was never dealt."""
+    out = folder
+    settings = json.loads((out / classroom.SETTINGS_FILE).read_text())
+    assert settings["deck"] == {"folder": None, "sha256": None}  # the package's own
+    settings["deck"] = {"folder": "/courses/ml-deck", "sha256": "0" * 64}
+    (out / classroom.SETTINGS_FILE).write_text(json.dumps(settings))
+    result = deal(key, out, "--count", "3")
+    assert result.exit_code == 1
+    assert "deck /courses/ml-deck here, the package's own deck now" in result.output
+    assert not (out / "student-03").exists()

@@ -550,6 +550,25 @@ def test_issue_34_gradescope_reproductions(image):
     same = floats.upload({"b.md": diagnoses("borja", TRUTH["borja"])})  # the counted bytes
     assert same["score"] == 3 and record(same)["attempts"] == 2  # no new attempt
 
+    # Reproduction 8, in a zip packed before emails were checked: two students share one
+    # email without case; an upload under it is refused naming both, the score rides on.
+    settings = image / "source" / "course" / "autograder.json"
+    saved = settings.read_bytes()
+    data = json.loads(saved)
+    twin = {**next(e for e in data["students"] if e["student"] == "chen"),
+            "email": EMAILS["borja"].upper()}
+    settings.write_text(json.dumps({**data, "students": [
+        e for e in data["students"] if e["student"] != "chen"] + [twin]}))
+    try:
+        refused = floats.upload({"b.md": diagnoses("borja", wrong("borja"))})
+    finally:
+        settings.write_bytes(saved)
+    assert refused["score"] == 3 and "the roster gives this email to borja, chen" in (
+        refused["output"])
+    assert [t["name"] for t in refused["tests"]] == ["Upload"]  # the refusal, nothing more
+    after = floats.upload({"b.md": diagnoses("borja", wrong("borja"))})
+    assert after["score"] == 3 and record(after)["first"]["score"] == 3
+
 
 def test_bad_inputs_are_one_error_line_and_no_zip(course, tmp_path):
     out = tmp_path / "a.zip"

@@ -411,7 +411,7 @@ def test_when_the_bundle_write_fails_the_ledger_holds_the_attempt_and_restores_i
         course, tmp_path, monkeypatch):
     key, bundles = course
 
-    def fail(workspace, records):
+    def fail(workspace, records, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(gradebook, "rewrite_attempts", fail)
@@ -434,7 +434,7 @@ def test_a_kill_after_the_ledger_was_written_leaves_the_ledger_the_truth(course,
                                                                        monkeypatch):
     key, bundles = course
 
-    def killed(workspace, records):
+    def killed(workspace, records, **kwargs):
         raise KeyboardInterrupt  # as SIGINT would, after the ledger was written
 
     monkeypatch.setattr(gradebook, "rewrite_attempts", killed)
@@ -713,7 +713,7 @@ def test_a_one_file_grading_carries_the_other_format_1_entries_over(old_course, 
                               student=borja)
     assert (graded.report.counts, graded.report.attempt) == (True, 2)
     students = json.loads((old_course / LEDGER).read_text())["students"]
-    assert set(students["ana"]) == {"count", "digest", "first", "code"}  # as format 1 had it
+    assert set(students["ana"]) == {"count", "digest", "first", "code", "legacy"}  # format 1
     assert set(students["borja"]) == {"code", "records", "found"}
     assert read_ledger(old_course, OLD_KEY)["ana"].count == 0
 
@@ -747,6 +747,10 @@ def test_a_deal_folder_is_exactly_the_one_above_the_students_folder(course, tmp_
     (experiments / "manifest.csv").write_text("student,code\nx,BBBB-2222\n")
     os.symlink("..", experiments / "x")  # the attack: a deal folder planted in her bundle
     assert deal_of(experiments / "x" / "experiments" / "19-break-it") is None
+    (experiments / "y" / "experiments").mkdir(parents=True)  # a real folder this time
+    shutil.copytree(bundle(bundles, "ana"), experiments / "y" / "experiments" / "19-break-it")
+    (experiments / "manifest.csv").write_text("student,code\ny,BBBB-2222\n")
+    assert deal_of(experiments / "y" / "experiments" / "19-break-it") is None  # nested
     assert deal_of(bundle(bundles, "nobody")) is None
     assert deal_of(bundles / "ana" / "experiments" / "other") is None
 
@@ -757,3 +761,23 @@ def test_a_ledger_nested_past_any_reader_is_refused_in_one_line(course, tmp_path
     with pytest.raises(GradeError, match="changed since a grading wrote it"):
         grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
     assert not (bundle(bundles, "ana") / "attempts.jsonl").exists()
+
+
+def test_no_courtesy_copy_is_written_through_a_symbolic_link(course, tmp_path):
+    key, bundles = course
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(bundle(bundles, "ana"), elsewhere)
+    os.symlink(elsewhere, bundle(bundles, "ana"))
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report.score == 3 and read_ledger(bundles, key)["ana"].first.score == 3
+    assert not (elsewhere / "attempts.jsonl").exists()
+
+
+def test_a_deck_other_than_the_one_dealt_is_said(course, tmp_path):
+    key, bundles = course
+    (bundles / "deal-settings.json").write_text(json.dumps(
+        {"schema": "diagnose.deal/1", "deck": {"folder": "/courses/ml-deck", "sha256": "0" * 64}}))
+    (graded,) = grade_bundles([submit(tmp_path, "ana.md", RIGHT)], bundles, key)
+    assert graded.report.score == 3
+    assert any("is not the one this class was dealt with (/courses/ml-deck" in p
+               for p in graded.problems)
