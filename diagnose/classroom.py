@@ -128,6 +128,20 @@ def _roster_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
+def _one_email(emails: dict[str, tuple[str, int]], email: str, name: str, path: Path,
+               number: int) -> None:
+    """Keep `email` in `emails` (case-folded: Gradescope matches emails without case), or
+    ScenarioError naming the line that has it already."""
+    if not email:
+        return
+    if email.casefold() in emails:
+        first, line = emails[email.casefold()]
+        raise ScenarioError(f"{path}:{number}: {name!r} has the email {email!r}, as {first!r} has "
+                            f"(line {line}); emails are compared without case: give each "
+                            "student their own")
+    emails[email.casefold()] = (name, number)
+
+
 def read_roster(path: Path) -> list[RosterEntry]:
     """The students of a roster file (see the module docstring), each name checked once."""
     path = Path(path)
@@ -167,13 +181,7 @@ def read_roster(path: Path) -> list[RosterEntry]:
         lang = fields.get("lang", "")
         if email and not EMAIL.match(email):
             raise ScenarioError(f"{path}:{number}: {email!r} is not an email address")
-        if email and email.casefold() in emails:  # Gradescope matches emails without case
-            first, line = emails[email.casefold()]
-            raise ScenarioError(f"{path}:{number}: {name!r} has the email {email!r}, as "
-                                f"{first!r} has (line {line}); emails are compared without "
-                                "case: give each student their own")
-        if email:
-            emails[email.casefold()] = (name, number)
+        _one_email(emails, email, name, path, number)
         if level and level.strip() not in level_names():
             raise ScenarioError(f"{path}:{number}: level {level!r}: expected "
                                 f"{', '.join(level_names())} (the deck to deal), or nothing")
@@ -370,6 +378,57 @@ def plan_deal(out: Path, students: Sequence[RosterEntry | str], secret: bytes, *
                     left)
 
 
+class _Records:
+    """The instructor's records a deal keeps as it goes (`carry_out`): the manifest, written
+    for each student before they train, and each bundle's metrics digests (and re-deals),
+    written once it is sealed. Nothing here reads a bundle."""
+
+    def __init__(self, plan: DealPlan, on_student: Callable[[str, str, bool], None] | None
+                 ) -> None:
+        from grading.dealt import read_digests, read_redeals
+
+        self.plan, self.on_student, self.out = plan, on_student, plan.out
+        self.rows: list[tuple[str, str]] = []
+        self.order = list(dict.fromkeys([*plan.listed,
+                                         *(student.name for student, _, _ in plan.bundles)]))
+        self.digests = {name: dict(runs) for name, runs in (read_digests(self.out) or {}).items()}
+        self.redealt = {name: list(times) for name, times in read_redeals(self.out).items()}
+
+    def fresh_code(self, student: RosterEntry) -> str:
+        if student.name in self.plan.kept:
+            return self.plan.kept[student.name]
+        code = new_code()
+        while code in self.plan.codes:
+            code = new_code()
+        self.plan.codes.add(code)
+        return code
+
+    def listing(self, student: RosterEntry, code: str) -> None:
+        listed = self.plan.listed
+        before = listed.get(student.name, ManifestRow(student.name, code))
+        listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
+                                           student.level or before.level,  # plan_deal: one each
+                                           student.lang or before.lang)  # a roster may omit them
+        write_manifest(self.out, [listed[name] for name in self.order if name in listed])
+
+    def dealt(self, student: RosterEntry, code: str, resumed: bool) -> None:
+        from datetime import UTC, datetime
+
+        from grading.dealt import metrics_digests, write_digests
+
+        self.rows.append((student.name, code))
+        if not resumed:  # only what this deal sealed: a bundle found here is never read
+            level = all_levels_by_number()[int(student.level)]
+            self.digests[student.name] = metrics_digests(
+                bundle_dir(self.out, student.name), ("reference", *run_ids(level.runs)))
+            if student.name in self.plan.kept:  # a lost bundle dealt again: the gradebook says so
+                self.redealt.setdefault(student.name, []).append(
+                    datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            write_digests(self.out, self.digests, self.redealt)
+        if self.on_student is not None:
+            self.on_student(student.name, code, resumed)
+
+
 def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
               callbacks: TrainingCallbacks | None = None,
               on_student: Callable[[str, str, bool], None] | None = None,
@@ -384,68 +443,30 @@ def carry_out(plan: DealPlan, secret: bytes, *, jobs: int = 2,
     trains (in roster order, whatever order the bundles finish in), so a resumed deal reads
     the manifest, never a bundle; each bundle's metrics digests are kept once it is sealed.
     """
-    from datetime import UTC, datetime
-
-    from grading.dealt import metrics_digests, read_digests, read_redeals, write_digests
-
     callbacks = callbacks or TrainingCallbacks()
-    out, steps, listed, used = plan.out, plan.steps, plan.listed, plan.codes
-    out.mkdir(parents=True, exist_ok=True)
+    plan.out.mkdir(parents=True, exist_ok=True)
     if plan.new_folder:
-        atomic_write(out / SETTINGS_FILE, json.dumps(plan.settings, indent=2) + "\n",
+        atomic_write(plan.out / SETTINGS_FILE, json.dumps(plan.settings, indent=2) + "\n",
                      error=ScenarioError)
-    rows: list[tuple[str, str]] = []
-    order = list(dict.fromkeys([*listed, *(student.name for student, _, _ in plan.bundles)]))
-    digests = {name: dict(runs) for name, runs in (read_digests(out) or {}).items()}
-    redealt = {name: list(times) for name, times in read_redeals(out).items()}
-
-    def fresh_code(student: RosterEntry) -> str:
-        if student.name in plan.kept:
-            return plan.kept[student.name]
-        code = new_code()
-        while code in used:
-            code = new_code()
-        used.add(code)
-        return code
-
-    def listing(student: RosterEntry, code: str) -> None:
-        before = listed.get(student.name, ManifestRow(student.name, code))
-        listed[student.name] = ManifestRow(student.name, code, student.email or before.email,
-                                           student.level or before.level,  # plan_deal: one each
-                                           student.lang or before.lang)  # a roster may omit them
-        write_manifest(out, [listed[name] for name in order if name in listed])
-
-    def dealt(student: RosterEntry, code: str, resumed: bool) -> None:
-        rows.append((student.name, code))
-        if not resumed:  # only what this deal sealed: a bundle found here is never read
-            level = all_levels_by_number()[int(student.level)]
-            digests[student.name] = metrics_digests(
-                bundle_dir(out, student.name), ("reference", *run_ids(level.runs)))
-            if student.name in plan.kept:  # a lost bundle dealt again: the gradebook says so
-                redealt.setdefault(student.name, []).append(
-                    datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-            write_digests(out, digests, redealt)
-        if on_student is not None:
-            on_student(student.name, code, resumed)
-
+    records = _Records(plan, on_student)
     planned = []
     for student, target, code in plan.bundles:
         resumed = code is not None
-        code = code if resumed else fresh_code(student)
-        listing(student, code)  # before it trains
+        code = code if resumed else records.fresh_code(student)
+        records.listing(student, code)  # before it trains
         planned.append((student, target, code, resumed))
     if client is not None:
-        _deal_on_cluster(client, plan, secret, planned, dealt, callbacks)
-        return rows
+        _deal_on_cluster(client, plan, secret, planned, records.dealt, callbacks)
+        return records.rows
     with TrainingPool(jobs) as pool:
         for student, target, code, resumed in planned:
             if not resumed:
-                spec = ScenarioSpec(code=code, steps=steps, lang=plan.lang, key=SealedBy.INSTRUCTOR,
-                                    level=int(student.level))
+                spec = ScenarioSpec(code=code, steps=plan.steps, lang=plan.lang,
+                                    key=SealedBy.INSTRUCTOR, level=int(student.level))
                 create_scenario(target, spec, secret=secret, callbacks=callbacks,
                                 workers=Workers(pool=pool, prefix=f"{student.name}/"))
-            dealt(student, code, resumed)
-    return rows
+            records.dealt(student, code, resumed)
+    return records.rows
 
 
 def all_levels_by_number() -> dict[int, Any]:

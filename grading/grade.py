@@ -238,22 +238,46 @@ def grade_reading(reading: Reading, file: Path, scenario: Scenario, secret: byte
     previous = previous or history(scenario, secret)
     options = options or GradeOptions()
     evidence = options.evidence(scenario.path) if options.evidence else None
-    return score_file(reading, file, scenario.code, scenario.level, assignment, options,
-                      previous.records, rule=SHOWS_AT_ONCE, evidence=evidence,
-                      after_reveal=(scenario.path / REVEAL_FILE).exists())
+    return score_file(reading, file, Against(scenario.code, scenario.level, assignment, evidence),
+                      options, Past(previous.records, SHOWS_AT_ONCE,
+                                    after_reveal=(scenario.path / REVEAL_FILE).exists()))
 
 
-def score_file(reading: Reading, file: Path, code: str, level_number: int,
-               assignment: Mapping[str, str], options: GradeOptions,
-               records: Sequence[Attempt], *, rule: str,
-               evidence: Mapping[str, Sequence[str]] | None = None, after_reveal: bool = False,
-               shown_from: int | None = None, void: Collection[int] = ()) -> Report:
-    """Score a read file against `assignment` (ID -> slug) of scenario `code` at
-    `level_number`, and place it among the student's earlier `records` under the attempt
-    policy (`policy.decide` with `rule`, `shown_from` and `void`). The one scoring behind
-    self-study, class grading and a single file graded with the instructor's key."""
+@dataclass(frozen=True)
+class Against:
+    """What a file is scored against: scenario `code` at level `level`, its `assignment`
+    (ID -> slug), and each run's numbers to quote for a miss (`evidence`)."""
+
+    code: str
+    level: int
+    assignment: Mapping[str, str]
+    evidence: Mapping[str, Sequence[str]] | None = None
+
+
+@dataclass(frozen=True)
+class Past:
+    """A student's earlier `records` of a scenario and how the attempt policy reads them:
+    `rule` (`policy.SHOWS_AT_ONCE` or `SHOWS_NOTHING`), the record from which on the answers
+    had been shown (`shown_from`), the `void` ones, and whether this attempt comes after the
+    answers were revealed to the student (`after_reveal`)."""
+
+    records: Sequence[Attempt]
+    rule: str
+    shown_from: int | None = None
+    void: Collection[int] = ()
+    after_reveal: bool = False
+
+
+def score_file(reading: Reading, file: Path, against: Against, options: GradeOptions,
+               past: Past) -> Report:
+    """Score a read file `against` a scenario, and place it among the student's `past`
+    records under the attempt policy (`policy.decide`). The one scoring behind self-study,
+    class grading and a single file graded with the instructor's key."""
     from scenarios import breaks
 
+    code, level_number, assignment = against.code, against.level, against.assignment
+    rule, shown_from, void, after_reveal = (past.rule, past.shown_from, past.void,
+                                            past.after_reveal)
     lang = options.lang
     if lang not in LANGS:
         raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGS)}")
@@ -261,8 +285,9 @@ def score_file(reading: Reading, file: Path, code: str, level_number: int,
     _refuse_other_scenario(reading, code, file)
     reading = reading.at_level(level_number)
     stamp = _utc(options.now)
-    results = score(reading, assignment, breaks(level_number), lang=lang, evidence=evidence)
-    records = tuple(records)
+    results = score(reading, assignment, breaks(level_number), lang=lang,
+                    evidence=against.evidence)
+    records = tuple(past.records)
     repeat = repeat_of(records, reading.sha256)
     if repeat is not None:  # the same bytes again: no new attempt, where that one stands
         decision = decide(records, rule=rule, shown_from=shown_from, void=void)

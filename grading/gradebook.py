@@ -51,7 +51,9 @@ from grading.dealt import (
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import SCORE, Report
 from grading.grade import (
+    Against,
     GradeOptions,
+    Past,
     attempt_of,
     refuse_unprintable,
     same_code,
@@ -257,9 +259,9 @@ def _grade_bundles(files: Iterable[Path], bundles: Path, secret: bytes,
             chosen = options(placed) if callable(options) else options  # their language
             evidence, said = (chosen.class_evidence(dealt) if chosen.class_evidence
                               else (None, ""))
-            report = score_file(reading, file, dealt.code, dealt.level, dealt.truth, chosen,
-                                records, rule=SHOWS_NOTHING, evidence=evidence,
-                                shown_from=shown_from, void=void)
+            report = score_file(reading, file,
+                                Against(dealt.code, dealt.level, dealt.truth, evidence), chosen,
+                                Past(records, SHOWS_NOTHING, shown_from, void))
         except UserError as err:
             graded.append(Graded(one_line(str(file)), placed.name if placed else None, None,
                                  one_line(str(err))))
