@@ -545,8 +545,33 @@ def _echo_json(data: object) -> None:
     click.echo(json.dumps(escaped(data), ensure_ascii=False, indent=2))
 
 
+def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> None:
+    """Before a self-study grading records its attempt and shows the answers: the review
+    (`diagnose.review`, as the app's `g` shows it), then a yes asked at a terminal; elsewhere
+    refused. `--yes` grades at once, without either (a script's choice). With --json the
+    review goes to stderr."""
+    import sys
+
+    import grading
+    from diagnose.review import render_review, rows_from_reading
+
+    if yes:
+        return
+    reading = grading.read_diagnoses(file, level=scenario.level)
+    for line in render_review(rows_from_reading(scenario.ids, reading, scenario.level, lang),
+                              lang):
+        _echo(line, err=as_json)
+    if not sys.stdin.isatty():
+        raise UserError(say(lang, "grading records your first attempt and shows the answers: "
+                                  "check the review above, then grade with --yes"))
+    if not click.confirm(say(lang, "Grade now (your first grade is the one that counts)?"),
+                         default=False, err=as_json):
+        _echo(say(lang, "Not graded."), err=as_json)
+        raise click.exceptions.Exit(0)
+
+
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool) -> None:
+               lang: str, as_json: bool, yes: bool = True) -> None:
     import grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
@@ -569,6 +594,9 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         return
     from diagnose.self_study import grade_self_study
 
+    scenario = grading.read_scenario(found)
+    if scenario.key == "self-study":
+        _review_first(file, scenario, lang, yes, as_json)
     graded = grade_self_study(file, found, lang, reading)
     for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
@@ -657,22 +685,28 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
               help="With --bundles: write the class's grades to this CSV file.")
 @click.option("--gradescope", type=PathArg(), metavar="DIR",
               help="With --bundles: write DIR/<student>/results.json for Gradescope.")
+@click.option("--yes", is_flag=True,
+              help="Self-study: grade at once, without the review and its question (needed "
+                   "when not at a terminal).")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
-          gradescope: Path | None) -> None:
+          gradescope: Path | None, yes: bool) -> None:
     """Grade a diagnoses file against its scenario's sealed answer key.
 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
     grading of a scenario is the one that counts. In self-study, grading also reveals the
-    solutions. With --key, the instructor's ledger in the deal folder (.attempts-ledger.json)
-    records the attempt first and is the truth; a bundle whose code is not the one
+    solutions, so it first prints the review (each ID's answer and its evidence's first line,
+    ✗ where it scores 0) and asks; not at a terminal it needs --yes (no review, no question).
+    With --key, the instructor's ledger in the deal folder (.attempts-ledger.json) records the
+    attempt first and is the truth; a bundle whose code is not the one
     manifest.csv deals its student is not graded. Exit 0 when graded, whatever the score; 1
     for a problem to fix; 2 for bad usage.
 
     \b
     Examples:
       diagnose grade borja-diagnoses.md
+      diagnose grade borja-diagnoses.md --yes        # in a script: no question
       diagnose grade borja-diagnoses.md --check      # how it reads, no key needed
       diagnose grade borja-diagnoses.md --lang es --json
       diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
@@ -693,7 +727,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     if bundles is not None:
         _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope))
     else:
-        _grade_one(files[0], directory, key_file, check, lang, as_json)
+        _grade_one(files[0], directory, key_file, check, lang, as_json, yes)
 
 
 @cli.command("gradescope-autograder")

@@ -1,7 +1,8 @@
 """The player's way through the levels: the passing rule and the progress file.
 
-A level is passed by a self-study scenario of that level graded 3/3 on its first attempt (the
-attempt that counts, architecture §8): a later attempt, made after the reveal showed the
+A level is passed by a self-study scenario of that level graded N/N on its first attempt, N the
+level's IDs (`Level.runs`; 3/3 for the package's levels), on the attempt that counts
+(architecture §8): a later attempt, made after the reveal showed the
 answers, proves nothing. Passing offers the next level; nothing is locked (`--level N` goes
 anywhere). Each grading of a self-study scenario is recorded in `<DIAGNOSE_HOME>/progress.json`:
 
@@ -183,14 +184,28 @@ def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     return upcoming.number if upcoming is not None and progress[level].passed else None
 
 
-def passed_message(level: int, lang: str) -> str:
-    """What a player who just passed `level` is offered."""
+def full_score(level: int) -> str:
+    """The score that passes `level`: every ID right, "3/3" (its entry's `runs`)."""
+    from scenarios.levels import level as entry
+
+    runs = entry(level).runs
+    return f"{runs}/{runs}"
+
+
+def passed_message(level: int, lang: str, in_app: bool = False) -> str:
+    """What a player who just passed `level` is offered: in the app, the key (`n`); at the
+    command line, the command."""
     upcoming = following(level)
     if upcoming is None:
-        return say(lang, "Level {level} passed (3/3 on the first attempt): every level is done.",
-                   level=level)
-    return say(lang, "Level {level} passed (3/3 on the first attempt). Next: level {next} "
-               "(`diagnose play --level {next}`).", level=level, next=upcoming.number)
+        return say(lang, "Level {level} passed ({score} on the first attempt): every level is "
+                         "done.", level=level, score=full_score(level))
+    if in_app:
+        return say(lang, "Level {level} passed ({score} on the first attempt). Next: level "
+                         "{next}, n plays it.", level=level, next=upcoming.number,
+                   score=full_score(level))
+    return say(lang, "Level {level} passed ({score} on the first attempt). Next: level {next} "
+               "(`diagnose play --level {next}`).", level=level, next=upcoming.number,
+               score=full_score(level))
 
 
 def play_command(level: int) -> str:
@@ -199,8 +214,9 @@ def play_command(level: int) -> str:
             else f"diagnose play --level {level}")
 
 
-def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
-    """`diagnose progress`'s text: one block per level, then what is next."""
+def render(progress: dict[int, LevelProgress], lang: str = "en", in_app: bool = False) -> str:
+    """`diagnose progress`'s text: one block per level, then what is next (`in_app`: the
+    app's `p` screen, which names the level, not the command: `n` goes on from there)."""
     lines = []
     for level in (entry.number for entry in all_levels()):
         p = progress[level]
@@ -213,8 +229,13 @@ def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
                   "  " + say(lang, "best: {score}", score=best)]
     upcoming = next_level(progress)
     lines.append("")
-    lines.append(say(lang, "Every level passed. Play any again with `diagnose play --level N`.")
-                 if upcoming is None else say(lang, "Next: {command}",
-                                              command=play_command(upcoming)))
-    lines.append(say(lang, "A level is passed with 3/3 on a scenario's first grading."))
+    if upcoming is None:
+        lines.append(say(lang, "Every level passed. Play any again with `diagnose play --level "
+                               "N`."))
+    elif in_app:
+        lines.append(say(lang, "Next: level {level}", level=upcoming))
+    else:
+        lines.append(say(lang, "Next: {command}", command=play_command(upcoming)))
+    lines.append(say(lang, "A level is passed with every ID right on a scenario's first "
+                           "grading."))
     return "\n".join(lines) + "\n"

@@ -25,10 +25,9 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from diagnose.panels import Panel, panels_for
 from diagnose.tui.diagnoses import write_diagnoses
-from diagnose.tui.drafts import UNSURE, Drafts
+from diagnose.tui.drafts import Drafts
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import (
-    AnswerChanged,
     Redealt,
     TrainingFailed,
     TrainingFinished,
@@ -114,21 +113,19 @@ class PlayApp(ViewApp):
 
     def _offer_next_level(self) -> None:
         """A graded scenario of a passed level reopened: say what comes next, as grading did."""
-        from diagnose.levels import level_after, load_progress, passed_message
+        from diagnose.levels import load_progress, passed_message
 
         assert self.workspace is not None
         if not self.workspace.revealed or self.workspace.key != "self-study":
             return
         progress, _ = load_progress()  # its warnings are the progress screen's to show
         if progress[self.level].passed:
-            upcoming = level_after(self.level, progress)
-            offer = "" if upcoming is None else " " + say(self.lang, "n plays it now.")
-            self.notify(passed_message(self.level, self.lang) + offer, timeout=10)
+            self.notify(passed_message(self.level, self.lang, in_app=True), timeout=10)
 
     def action_next_level(self) -> None:
         """`n`: the next level once this one is passed (on the grade screen, or at any time
         after it); else a notice saying why not."""
-        from diagnose.levels import level_after, load_progress
+        from diagnose.levels import full_score, level_after, load_progress
 
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
@@ -141,10 +138,10 @@ class PlayApp(ViewApp):
         if upcoming is not None:
             self._open_level(upcoming)
         elif locked is not None:
-            self.notify(say(self.lang, "n opens level {next} once level {level} is passed (3/3 on "
-                                       "a scenario's first grading); `diagnose play --level "
-                                       "{next}` goes there now.",
-                            level=self.level, next=locked.number))
+            self.notify(say(self.lang, "n opens level {next} once level {level} is passed ({score} "
+                                       "on a scenario's first grading); `diagnose play --level "
+                                       "{next}` goes there now.", level=self.level,
+                            next=locked.number, score=full_score(self.level)))
         else:
             self.notify(say(self.lang, "Level {level} is the last level: there is no next one.",
                             level=self.level))
@@ -154,6 +151,13 @@ class PlayApp(ViewApp):
         self._keep_drafts(self.drafts.save)
         self.next_level = level
         self.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A run's key is shown (and acts) only for the runs this scenario has: a level's
+        count of runs is its own (`Level.runs`)."""
+        if action == "show_run" and parameters:
+            return isinstance(parameters[0], int) and parameters[0] < len(self.store.runs)
+        return True
 
     @property
     def training(self) -> bool:
@@ -261,17 +265,18 @@ class PlayApp(ViewApp):
         from diagnose.tui.screens.form import FormScreen
 
         if self.view.run == REFERENCE:
-            self.notify(say(self.lang, "The reference is the healthy run: pick 1, 2 or 3 to "
-                                       "diagnose a run."))
+            self.notify(say(self.lang, "The reference is the healthy run: pick a run with its "
+                                       "digit, {first} to {last}, to diagnose it.",
+                            first=int(self.store.runs[1]), last=int(self.store.runs[-1])))
             return
         note = (say(self.lang, "Your draft is kept in memory until training ends, then on disk.")
                 if self.training else None)
         self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
-                                    self.lang, note, self.level))
+                                    self.lang, note, self.level, self.keep_answer))
 
-    def on_answer_changed(self, message: AnswerChanged) -> None:
-        self._keep_drafts(lambda: self.drafts.set_answer(message.run, message.choice,
-                                                         message.evidence))
+    def keep_answer(self, run: str, choice: str | None, evidence: str) -> None:
+        """The form changed (a key or a choice): keep it as a draft now."""
+        self._keep_drafts(lambda: self.drafts.set_answer(run, choice, evidence))
 
     def _with_name(self, then: Callable[[], None]) -> None:
         """Run `then` once the player has a name, asking for it the first time only."""
@@ -325,37 +330,30 @@ class PlayApp(ViewApp):
         self._with_name(self._save)
 
     def action_grade(self) -> None:
+        """`g`: the review (every ID's answer, the ones that score 0 marked), then grading
+        once the player says yes there; from the review, back to any run's form."""
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
-        if self.workspace.key != "self-study":  # a check, not a grade: it reveals nothing
-            self._with_name(self._grade_saved)
-            return
-        from diagnose.tui.screens.confirm import ConfirmScreen
+        from diagnose.review import rows_from_drafts
+        from diagnose.tui.diagnoses import diagnoses_path
+        from diagnose.tui.screens.review import ReviewScreen
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        grades = self.workspace.key == "self-study"  # else a check: it reveals nothing
+        hand_in = None if grades or not self.player else diagnoses_path(
+            self.workspace.path, self.player, self.level, self.cwd)
+
+        def answered(choice: bool | str | None) -> None:
+            if choice is True:
                 self._with_name(self._grade_saved)
+            elif isinstance(choice, str):
+                self.select_run(choice)
+                self.action_diagnose()
 
-        self.push_screen(ConfirmScreen(say(self.lang, "Grade now?"), self._grade_warning(),
-                                       say(self.lang, "Grade and show the answers"), self.lang),
+        rows = rows_from_drafts(self.workspace.ids, self.drafts, self.level, self.lang)
+        self.push_screen(ReviewScreen(rows, self.lang, grades=grades, hand_in=hand_in),
                          answered)
-
-    def _grade_warning(self) -> list[str]:
-        """What grading now would do, and the runs it would score 0 for want of an answer."""
-        runs = [run for run in self.store.runs if run != REFERENCE]
-        missing = [run for run in runs if self.drafts.answer(run).choice is None]
-        unsure = [run for run in runs if self.drafts.answer(run).choice == UNSURE]
-        lines = [say(self.lang, "Grading saves your diagnoses file, scores it and shows every "
-                                "answer (the solutions). Your first grade is the one that counts.")]
-        if missing:
-            lines.append(say(self.lang, "No answer yet for {ids}: each would score 0.",
-                             ids=", ".join(missing)))
-        if unsure:
-            lines.append(say(self.lang, 'Marked "not sure": {ids} (each would score 0).',
-                             ids=", ".join(unsure)))
-        return lines
 
     def _grade_saved(self) -> None:
         path = self._save()

@@ -36,7 +36,7 @@ async def test_n_opens_the_next_level_after_the_grade_dialog_was_closed(workspac
     app = PlayApp(workspace, name="Ana")
     async with app.run_test(size=SMALL) as pilot:
         await _grade_all_right(app, pilot, workspace)
-        assert "n: play level 2 now" in grade_text(app)
+        assert "Next: level 2, n plays it." in grade_text(app)
         await pilot.press("escape")  # to try w, as the reveal invites
         await until(pilot, lambda: not isinstance(app.screen, GradeScreen))
         await pilot.press("n")
@@ -52,7 +52,7 @@ async def test_n_opens_the_next_level_from_a_reopened_passed_scenario(workspace)
     write_solutions(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await until(pilot, lambda: "n plays it now" in screen_text(app))
+        await until(pilot, lambda: "Next: level 2, n plays it" in screen_text(app))
         await pilot.press("n")
         await pilot.pause()
     assert app.next_level == 2

@@ -45,12 +45,15 @@ def _markup(text: str, role: str) -> str:
 
 def grade(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here."""
+    from diagnose.levels import passed_message
     from diagnose.self_study import grade_self_study
 
     graded = grade_self_study(path, workspace.path, lang)
     report = graded.report
+    passed = None if graded.passed is None else passed_message(workspace.level, lang,
+                                                               in_app=True)  # keys, not commands
     return GradeOutcome(report.render(_markup), f"{report.score}/{report.max_score}",
-                        graded.solutions, graded.passed, graded.next_level, graded.warnings)
+                        graded.solutions, passed, graded.next_level, graded.warnings)
 
 
 def check(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
@@ -82,7 +85,7 @@ class GradeScreen(Spoken, ModalScreen[int | None]):
                                  path=self.graded.solutions), classes="hint")
             if self.graded.passed is not None:
                 yield Static(escape(self.graded.passed), id="level-passed")
-            if self.graded.next_level is not None:
+            if self.graded.next_level is not None and self.graded.passed is None:
                 yield Static(say(self.lang, "n: play level {level} now (or later: n on the "
                                             "dashboard)", level=self.graded.next_level),
                              classes="hint")

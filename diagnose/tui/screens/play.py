@@ -1,7 +1,8 @@
 """`PlayScreen`: the game's main screen: the runs as tabs, the six panels, the keys.
 
 ```
- reference  01  02  03                     scenario 7KQ2-M9XF · log · step 12
+ reference  01  02  03                                  scenario 7KQ2-M9XF · level 2
+━━━━━━━━━━━╸━━╺━━━━━━━━                                 01 · step 212/400 · linear
  (while training: one progress line per run)
  ┌ 1 · Loss · log ─────────────┐┌ 2 · Learning rate · linear ┐
  │train ▁▂▃▅▇█▆▅▃▂▁▁    0.3121 │ ...
@@ -15,6 +16,7 @@ which calls `redraw` after a key and on its timer.
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -23,7 +25,7 @@ from textual.widgets import Tab, Tabs
 
 from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
-from diagnose.tui.keys import VIEW_BINDINGS, Spoken
+from diagnose.tui.keys import PLAY_RUN_BINDINGS, VIEW_BINDINGS, Spoken, at_once
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.viewing import view_notes
 from diagnose.tui.widgets.dashboard import Dashboard
@@ -36,8 +38,9 @@ from scenarios.words import N_, say
 
 
 class PlayScreen(Spoken, Screen[None]):
-    BINDINGS = [
-        *VIEW_BINDINGS,
+    BINDINGS = at_once([  # keys.at_once: `d` opens the form before the next key is read
+        *PLAY_RUN_BINDINGS,
+        *(b for b in VIEW_BINDINGS if not b.action.startswith("app.show_run")),
         Binding("escape", "app.cursor_to('none')", N_("clear cursor"), show=False),
         # Tab moves to the next panel (its title gets a ▶), Enter opens it.
         Binding("tab", "app.focus_next", N_("panel")),
@@ -52,7 +55,7 @@ class PlayScreen(Spoken, Screen[None]):
         Binding("u", "app.change_name", N_("name"), show=False),  # in the help
         Binding("question_mark", "app.help", N_("help")),
         Binding("q", "app.quit", N_("quit")),
-    ]
+    ])
 
     def __init__(self, store: RunStore, view: View, panels: tuple[Panel, ...],
                  lang: str) -> None:
@@ -93,8 +96,14 @@ class PlayScreen(Spoken, Screen[None]):
         self.status.show(self._status())
 
     def _status(self) -> str:
-        parts = [self.scenario, *view_notes(self.view, self.lang)]
-        return " · ".join(p for p in parts if p)
+        """Two lines: the scenario (and level), then the run shown, named in bold (its tab's
+        colour alone is lost without colour), its steps so far, and the view's notes."""
+        run = self.view.run
+        steps = (say(self.lang, "step {step}/{steps}", step=self.store.count(run),
+                     steps=self.store.extent) if self.view.cursor is None else "")
+        parts = [f"[bold]{escape(self._tab_label(run))}[/]", steps,
+                 *view_notes(self.view, self.lang)]
+        return self.scenario + "\n" + " · ".join(p for p in parts if p)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         run = (event.tab.id or "").removeprefix("tab-")
