@@ -818,9 +818,12 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
     draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
     experiments/ (else in the current directory), g grades it, ? explains every panel.
 
-    Levels: it starts at level 1; a level is passed with 3/3 on a scenario's first grading,
-    and the grade then offers the next (n). --level N goes to any level at once; each lives
-    in its own folder (experiments/19-break-it-level-N). `diagnose progress` shows them.
+    Levels: it opens the first level not passed yet and says which; a level is passed with
+    every ID right on a scenario's first grading, and the grade then offers the next (n).
+    --level N goes to any level at once; each lives in its own folder
+    (experiments/19-break-it-level-N). When that folder holds a scenario graded and failed,
+    it offers a fresh one and keeps the old in previous/<code> beside it. A --dir scenario
+    (an instructor's bundle) keeps its own level. `diagnose progress` shows them.
     --steps trains a fresh scenario shorter (a quick try; a scenario in --dir keeps its own).
 
     \b
@@ -829,10 +832,45 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
       diagnose play --level 2 --steps 60
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
-    directory = _level_dir(directory, level)
+    directory, level = _level_to_play(directory, level, lang)
     while directory is not None:
         directory, level = _play_once(directory, code, name, steps, level, lang)
         code = name = None  # the next level deals a fresh scenario; the name is kept
+
+
+def _level_to_play(directory: Path, level: int | None,
+                   lang: str) -> tuple[Path, int | None]:
+    """`play`'s folder and level: --dir as given (a bundle keeps its own level); else the
+    level asked for, or the first not yet passed, said on stderr. A scenario of that level
+    graded and failed is offered to be kept under previous/<code> for a fresh one (asked at a
+    terminal only; elsewhere it opens as it is)."""
+    import sys
+
+    from click.core import ParameterSource
+
+    from diagnose.levels import failed_scenario, keep_as_previous, level_to_play, load_progress
+
+    if click.get_current_context().get_parameter_source("directory") != ParameterSource.DEFAULT:
+        return directory, level
+    progress, _ = load_progress()  # its warnings are `diagnose progress`'s to show
+    if level is None:
+        level = level_to_play(progress)
+        said = (say(lang, "Level {level} (the first not passed yet; --level N plays another).",
+                    level=level) if not progress[level].passed else
+                say(lang, "Level {level} (every level is passed; --level N plays another).",
+                    level=level))
+        click.echo(said, err=True)
+    folder = _level_dir(directory, level)
+    failed = failed_scenario(folder, level, progress)
+    if failed is not None:
+        code, score = failed
+        question = say(lang, "{folder} holds scenario {code}, graded {score}. Deal a fresh one "
+                             "(the old one is kept in previous/{code})?", folder=folder,
+                       code=code, score=score)
+        if sys.stdin.isatty() and click.confirm(question, default=True, err=True):
+            kept = keep_as_previous(folder, code)
+            click.echo(say(lang, "Kept in {path}.", path=kept), err=True)
+    return folder, level
 
 
 def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,

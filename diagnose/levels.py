@@ -176,6 +176,47 @@ def next_level(progress: dict[int, LevelProgress]) -> int | None:
                 None)
 
 
+def level_to_play(progress: dict[int, LevelProgress]) -> int:
+    """The level `diagnose play` opens unasked: the first not yet passed; once every level is
+    passed, the first."""
+    upcoming = next_level(progress)
+    return first_level().number if upcoming is None else upcoming
+
+
+def failed_scenario(folder: Path, level: int,
+                    progress: dict[int, LevelProgress]) -> tuple[str, str] | None:
+    """(code, first score) when `folder` holds a scenario of `level` whose first grading did
+    not pass (a fresh one is worth dealing: its answers are known); else None."""
+    from diagnose.workspace import WorkspaceError, is_workspace, open_workspace
+
+    if not is_workspace(folder):
+        return None
+    try:
+        workspace = open_workspace(folder)
+    except WorkspaceError:
+        return None  # `play` says what is wrong with it
+    entry = progress.get(level, LevelProgress()).scenarios.get(workspace.code)
+    if workspace.level != level or entry is None or entry["first"] is None:
+        return None
+    score, total = entry["first"]
+    return (workspace.code, f"{score}/{total}") if score < total else None
+
+
+def keep_as_previous(folder: Path, code: str) -> Path:
+    """Move a played scenario out of its level's folder, to `previous/<code>` beside it, so
+    that the folder can hold a fresh one; the old one's files are kept whole."""
+    target = folder.parent / "previous" / code
+    if target.exists():
+        raise ProgressError(f"{target}: already exists; move it away to deal a fresh scenario")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder, target)
+    except OSError as err:
+        raise ProgressError(f"{folder}: cannot be moved to {target} "
+                            f"({err.strerror or err})") from None
+    return target
+
+
 def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     """The level a player at `level` may go on to: the next one once `level` is passed (at
     any time after, not only on the grading that passed it); None before, and after the last.

@@ -39,6 +39,7 @@ from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspac
 from scenarios.words import say
 
 REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
+WIDE_FOOTER = 110  # columns from which the footer names p, u and v too
 
 
 class PlayApp(ViewApp):
@@ -86,6 +87,8 @@ class PlayApp(ViewApp):
             self.store = RunStore(*fresh_runs(self.steps, self.level))
             self.drafts = Drafts()
         self.play = PlayScreen(self.store, self.view, panels_for([]), lang)
+        self.revealed = False  # a self-study scenario's answers shown: _update_offers
+        self.next_offer: int | None = None  # the level `n` opens now
         self._drawn = -1
         self.saved_to: Path | None = None  # the diagnoses file this session last wrote
 
@@ -108,6 +111,7 @@ class PlayApp(ViewApp):
         if self.workspace is None:
             self.train()
         else:
+            self._update_offers()
             self._offer_next_level()
         self.set_interval(1 / REDRAW_HZ, self._tick)
 
@@ -151,6 +155,31 @@ class PlayApp(ViewApp):
         self._keep_drafts(self.drafts.save)
         self.next_level = level
         self.exit()
+
+    def key_shown(self, action: str) -> bool:
+        """Whether the footer names the key of `action` now: what acts in this state, as
+        the footer has room (80 columns hold the keys of one state, not of all)."""
+        revealed = self.revealed
+        if action in ("focus_next", "diagnose", "grade"):
+            return not revealed
+        if action == "what_if":
+            return revealed
+        if action == "reveal":  # it opens after grading by itself; the help names v
+            return revealed and self.size.width >= WIDE_FOOTER
+        if action == "next_level":
+            return self.next_offer is not None and not self.training
+        return self.size.width >= WIDE_FOOTER  # p and u: they always act, shown when there is room
+
+    def _update_offers(self) -> None:
+        """What the footer offers: read once per change (the progress is a file)."""
+        from diagnose.levels import level_after, load_progress
+
+        workspace = self.workspace
+        self.revealed = (workspace is not None and workspace.key == "self-study"
+                         and workspace.revealed)
+        self.next_offer = None if workspace is None else level_after(self.level,
+                                                                     load_progress()[0])
+        self.play.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A run's key is shown (and acts) only for the runs this scenario has: a level's
@@ -213,6 +242,7 @@ class PlayApp(ViewApp):
         self.play.store = self.store
         self._set_scenario_title()
         self._keep_drafts(lambda: self.drafts.attach(message.workspace.path))
+        self._update_offers()
         self.redraw()
 
     def on_training_failed(self, message: TrainingFailed) -> None:
@@ -379,6 +409,7 @@ class PlayApp(ViewApp):
             self.call_from_thread(self.notify, say(self.lang, "Could not grade: {reason}",
                                                    reason=err), severity="error", timeout=10)
             return
+        self.call_from_thread(self._update_offers)  # the reveal's keys, the next level's
         self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
                               self._after_grade)
         for warning in graded.warnings:
@@ -414,9 +445,29 @@ class PlayApp(ViewApp):
         self.push_screen(ProgressScreen(self.lang))
 
     def _after_grade(self, next_level: int | None) -> None:
-        """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
+        """The grade screen closed; with the next level asked for, `diagnose play` opens it,
+        else the reveal of the run shown (each ID's, a digit away)."""
         if next_level is not None:
             self._open_level(next_level)
+        elif self.revealed:
+            self.action_reveal()
+
+    def action_reveal(self) -> None:
+        """`v`, and after grading: one ID's reveal in the app, `w` its what-if from there."""
+        from diagnose.tui.screens.reveal import RevealScreen
+
+        if self.training or not self.revealed:
+            self.notify(say(self.lang, "The reveal opens once this scenario is graded (g)."))
+            return
+        assert self.workspace is not None
+        run = self.view.run if self.view.run != REFERENCE else self.workspace.ids[0]
+
+        def closed(what_if: str | None) -> None:
+            if what_if is not None:
+                self.select_run(what_if)
+                self.action_what_if()
+
+        self.push_screen(RevealScreen(self.workspace, run, self.lang), closed)
 
     def action_help(self) -> None:
         from diagnose.tui.screens.help import HelpScreen  # Markdown: imported when first asked

@@ -36,9 +36,11 @@ ESC = b"\x1b"
 
 
 class PtyPlay:
-    """`diagnose play --dir <workspace>` in a pty of 80×24, its output drained by a thread."""
+    """`diagnose play --dir <workspace>` in a pty of 80×24, its output drained by a thread;
+    with `args`, `diagnose play ARGS` in `cwd` instead (its default folder, `workspace`)."""
 
-    def __init__(self, workspace: Path, escdelay: str | None) -> None:
+    def __init__(self, workspace: Path, escdelay: str | None, args: list[str] | None = None,
+                 cwd: Path | None = None) -> None:
         self.drafts = workspace / ".drafts.json"
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
@@ -46,10 +48,11 @@ class PtyPlay:
         env.pop("NO_COLOR", None)
         if escdelay is not None:
             env["ESCDELAY"] = escdelay
+        where = ["--dir", str(workspace)] if args is None else args
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "diagnose", "play", "--dir", str(workspace), "--name", "Ana"],
-            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=workspace.parent.parent,
-            start_new_session=True)
+            [sys.executable, "-m", "diagnose", "play", "--name", "Ana", *where],
+            stdin=slave, stdout=slave, stderr=slave, env=env,
+            cwd=cwd or workspace.parent.parent, start_new_session=True)
         os.close(slave)
         self.master, self.output = master, bytearray()
         threading.Thread(target=self._drain, daemon=True).start()

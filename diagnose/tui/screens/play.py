@@ -37,22 +37,31 @@ from diagnose.workspace import REFERENCE
 from scenarios.words import N_, say
 
 
+def shown_when(key: str, action: str, description: str) -> list[Binding]:
+    """`key` acting as the app's `action` always, shown in the footer only while it acts now
+    (`PlayApp.key_shown`: `w` after the reveal, `n` once the level is passed, `g` before the
+    reveal...): the first binding shows, the second acts when the first is hidden."""
+    return [Binding(key, f"shown('{action}')", description),
+            Binding(key, f"app.{action}", description, show=False)]
+
+
 class PlayScreen(Spoken, Screen[None]):
     BINDINGS = at_once([  # keys.at_once: `d` opens the form before the next key is read
         *PLAY_RUN_BINDINGS,
         *(b for b in VIEW_BINDINGS if not b.action.startswith("app.show_run")),
         Binding("escape", "app.cursor_to('none')", N_("clear cursor"), show=False),
         # Tab moves to the next panel (its title gets a ▶), Enter opens it.
-        Binding("tab", "app.focus_next", N_("panel")),
+        *shown_when("tab", "focus_next", N_("panel")),
         Binding("shift+tab", "app.focus_previous", N_("panel"), show=False),
         Binding("enter", "detail", N_("open"), key_display="⏎"),
-        Binding("d", "app.diagnose", N_("diagnose")),
+        *shown_when("d", "diagnose", N_("diagnose")),
         Binding("ctrl+s", "app.save", N_("save"), show=False),  # in the help and the form
-        Binding("g", "app.grade", N_("grade")),
-        Binding("w", "app.what_if", N_("what-if"), show=False),  # after the reveal; in the help
-        Binding("p", "app.show_progress", N_("progress"), show=False),  # in the help
-        Binding("n", "app.next_level", N_("next level"), show=False),  # in the help
-        Binding("u", "app.change_name", N_("name"), show=False),  # in the help
+        *shown_when("g", "grade", N_("grade")),
+        *shown_when("v", "reveal", N_("reveal")),
+        *shown_when("w", "what_if", N_("what-if")),
+        *shown_when("n", "next_level", N_("next level")),
+        *shown_when("p", "show_progress", N_("progress")),
+        *shown_when("u", "change_name", N_("name")),
         Binding("question_mark", "app.help", N_("help")),
         Binding("q", "app.quit", N_("quit")),
     ])
@@ -109,6 +118,17 @@ class PlayScreen(Spoken, Screen[None]):
         run = (event.tab.id or "").removeprefix("tab-")
         if run and run != self.view.run:
             self.app.select_run(run)  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "shown":
+            return self.app.key_shown(str(parameters[0]))  # type: ignore[attr-defined]
+        return True
+
+    async def action_shown(self, action: str) -> None:
+        await self.app.run_action(f"app.{action}")
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # the footer's room decides which keys it names
 
     def action_detail(self) -> None:
         focused = self.focused
