@@ -171,3 +171,23 @@ entries_st = st.lists(st.tuples(st.integers(1, 3), st.booleans(),
 def test_generated_keys_land_in_their_runs_at_any_cut(workspace, tmp_path, entries, cuts,
                                                       escdelay):
     play_program(tmp_path, entries, cuts, escdelay)
+
+
+def test_editing_keys_read_with_text_act_in_their_order(workspace, tmp_path):
+    """Backspace, Ctrl+A and the arrows in the same read as the text around them: each acts
+    where it was typed (Textual would run them after the text read with them)."""
+    course = tmp_path / "course"
+    shutil.rmtree(course)
+    workspace = copy_scenario(course / "experiments" / "19-break-it")
+    play = PtyPlay(workspace, None)
+    try:
+        play.wait(lambda: b"scenario" in play.output, "first frame")
+        play.write(b"1d\tabc\x7fd")  # ab⌫... : "abd"
+        play.wait(lambda: play.answers() == {"01": "abd"}, "abd")
+        play.write(b"\x01\x7fxy\x1b[Dz")  # Ctrl+A Backspace xy ← z: "xzy"
+        play.wait(lambda: play.answers() == {"01": "xzy"}, "xzy")
+        play.write(b"\x1bq")  # Esc q: the form closes, q quits from the dashboard
+        assert play.process.wait(timeout=DEADLINE_S) == 0
+        assert play.answers() == {"01": "xzy"}
+    finally:
+        play.close()

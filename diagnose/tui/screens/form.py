@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable
 from string import ascii_lowercase
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, RadioSet, TextArea
@@ -62,9 +63,38 @@ ESCAPED = {**{ALT + c: c for c in ascii_lowercase},
            **ESCAPED_DIGITS}
 
 
-class EvidenceArea(TextArea):
+@functools.cache
+def own_actions(widget: type) -> dict[str, str]:
+    """The actions a widget class binds to keys, its own and its bases' (the subclass's win)."""
+    actions: dict[str, str] = {}
+    for cls in reversed(widget.__mro__):
+        for key, binding in BindingsMap(cls.__dict__.get("BINDINGS", [])):
+            actions[key] = binding.action
+    return actions
+
+
+class KeysInOrder:
+    """A box whose own keys (Backspace, the arrows, Ctrl+A, Enter on a choice) act on its own
+    queue, in the order they were typed. Textual runs a binding when its key has bubbled back
+    to the app, after the box has typed the keys read with it: `ab⌫c` in one read would
+    delete the c, and a box closed meanwhile would lose the key."""
+
+    async def on_key(self, event: events.Key) -> None:
+        action = own_actions(type(self)).get(event.key)
+        if action is not None and not event.key.startswith(ALT):
+            event.prevent_default()  # not TextArea's own handler, nor the app's later
+            event.stop()
+            await self.run_action(action)  # type: ignore[attr-defined]
+
+
+class ChoiceSet(KeysInOrder, RadioSet):
+    """The choices, their keys acting in order (`KeysInOrder`)."""
+
+
+class EvidenceArea(KeysInOrder, TextArea):
     """The evidence box: Ctrl+A selects all (TextArea's own Ctrl+A goes to the line's start,
-    which Home does too), and no Alt+key types into it (the form closes on those)."""
+    which Home does too), its keys act in order (`KeysInOrder`), and no Alt+key types into it
+    (the form closes on those)."""
 
     BINDINGS = [Binding("ctrl+a", "select_all", N_("select all"), show=False)]
 
@@ -73,7 +103,7 @@ class EvidenceArea(TextArea):
         whose key the focused box would type)."""
         return character not in ESCAPED_DIGITS and super().check_consume_key(key, character)
 
-    def on_key(self, event: events.Key) -> None:  # before TextArea's own handler (the MRO)
+    def on_key(self, event: events.Key) -> None:  # Textual calls each class's, this first
         if event.key.startswith(ALT):
             event.prevent_default()  # not typed; it bubbles to the form, which closes
 
@@ -103,7 +133,7 @@ class FormScreen(Spoken, ModalScreen[None]):
             yield Label(say(self.lang, "Diagnosis of run {run}", run=self.run),
                         classes="dialog-title")
             yield Label(say(self.lang, "Which designed bug does {run} show?", run=self.run))
-            with RadioSet(id="choice"):
+            with ChoiceSet(id="choice"):
                 for value, title in choices(self.lang, self.level):
                     yield ChoiceButton(title, value=value == self.answer.choice,
                                        id=f"choice-{value}")
