@@ -92,3 +92,20 @@ async def test_the_header_names_the_run_and_its_tab_is_told_without_colour(works
         await pilot.pause()
         line = screen_text(app).splitlines()[1]
         assert "02 · " in line and line.rstrip().endswith("step 39") and "40/40" not in line
+
+
+async def test_a_bundles_review_without_a_name_says_how_the_file_is_made(workspace, course):
+    import json as _json
+
+    from textual.widgets import Label
+
+    from diagnose.tui.screens.review import ReviewScreen
+
+    scenario = _json.loads((workspace / "scenario.json").read_text())
+    (workspace / "scenario.json").write_text(_json.dumps({**scenario, "key": "instructor"}))
+    app = PlayApp(workspace)  # no name kept yet
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("g")
+        assert isinstance(app.screen, ReviewScreen)
+        said = " ".join(str(label.render()) for label in app.screen.query(Label))
+        assert "y asks your name, saves and checks your file; hand that file in." in said

@@ -49,9 +49,12 @@ class ReviewScreen(Spoken, ModalScreen["bool | str | None"]):
                 yield Label(say(self.lang, "Grading saves your diagnoses file, scores it and "
                                            "shows every answer (the solutions). Your first "
                                            "grade is the one that counts."))
-            else:
+            elif self.hand_in is not None:
                 yield Label(say(self.lang, "This is an instructor's bundle: y saves and checks "
                                            "your file; hand in {path}.", path=self.hand_in))
+            else:  # no name yet: y asks for it, and the file is named after it
+                yield Label(say(self.lang, "This is an instructor's bundle: y asks your name, "
+                                           "saves and checks your file; hand that file in."))
             with Horizontal(id="confirm-buttons"):
                 yield Button(say(self.lang, "Not yet"), id="no", variant="primary")
                 yield Button(say(self.lang, "Grade and show the answers") if self.grades
