@@ -716,8 +716,33 @@ def _echo_json(data: object) -> None:
     click.echo(json.dumps(escaped(data), ensure_ascii=False, indent=2))
 
 
+def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> None:
+    """Before a self-study grading records its attempt and shows the answers: the review
+    (`diagnose.review`, as the app's `g` shows it), then a yes asked at a terminal; elsewhere
+    refused. `--yes` grades at once, without either (a script's choice). With --json the
+    review goes to stderr."""
+    import sys
+
+    import grading
+    from diagnose.review import render_review, rows_from_reading
+
+    if yes:
+        return
+    reading = grading.read_diagnoses(file, level=scenario.level)
+    for line in render_review(rows_from_reading(scenario.ids, reading, scenario.level, lang),
+                              lang):
+        _echo(line, err=as_json)
+    if not sys.stdin.isatty():
+        raise UserError(say(lang, "grading records your first attempt and shows the answers: "
+                                  "check the review above, then grade with --yes"))
+    if not click.confirm(say(lang, "Grade now (your first grade is the one that counts)?"),
+                         default=False, err=as_json):
+        _echo(say(lang, "Not graded."), err=as_json)
+        raise click.exceptions.Exit(0)
+
+
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str | None, as_json: bool) -> None:
+               lang: str | None, as_json: bool, yes: bool = True) -> None:
     import grading
     from diagnose.routes import Route, grading_route, hand_in
 
@@ -743,6 +768,9 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         raise hand_in(file, found)
     from diagnose.self_study import grade_self_study
 
+    scenario = grading.read_scenario(found)
+    if scenario.key == "self-study":
+        _review_first(file, scenario, lang, yes, as_json)
     graded = grade_self_study(file, found, lang, reading)
     for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
@@ -852,24 +880,31 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
 @click.option("--deadline", metavar="WHEN",
               help="With --gradebook: mark files collected (modified) after WHEN late, an "
                    "ISO-8601 date or time (2026-12-04 is that whole day; no zone: UTC).")
+@click.option("--yes", is_flag=True,
+              help="Self-study: grade at once, without the review and its question (needed "
+                   "when not at a terminal).")
 def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: str,
           check: bool, key_file: Path | None, bundles: Path | None, gradebook: Path | None,
-          gradescope: Path | None, gradebook_format: str, deadline: str | None) -> None:
+          gradescope: Path | None, gradebook_format: str, deadline: str | None,
+          yes: bool) -> None:
     """Grade a diagnoses file against its scenario's sealed answer key.
 
     Prints, per ID, the words read, what they were taken to mean, the truth, and for a miss
     the panels (and this run's numbers) that would have shown it; then the score. The first
-    grading of a scenario is the one that counts in self-study, where grading also reveals
-    the solutions. With --key, each student's scenario comes from your key and manifest.csv
-    (never from a bundle), the ledger in the deal folder (.attempts-ledger.json) is the only
-    record of attempts, and a corrected file handed in later replaces a draft until you show
-    the answers; the same file graded again is no new attempt. --bundles with --gradebook and
-    no FILE rebuilds the gradebook from the ledger. Exit 0 when graded, whatever the score; 1
+    grading of a scenario is the one that counts in self-study. There grading also reveals the
+    solutions, so it first prints the review (each ID's answer and its evidence's first line,
+    ✗ where it scores 0) and asks; not at a terminal it needs --yes (no review, no question).
+    With --key, each student's scenario comes from your key and manifest.csv (never from a
+    bundle), the ledger in the deal folder (.attempts-ledger.json) is the only record of
+    attempts, and a corrected file handed in later replaces a draft until you show the
+    answers; the same file graded again is no new attempt. --bundles with --gradebook and no
+    FILE rebuilds the gradebook from the ledger. Exit 0 when graded, whatever the score; 1
     for a problem to fix; 2 for bad usage.
 
     \b
     Examples:
       diagnose grade borja-diagnoses.md
+      diagnose grade borja-diagnoses.md --yes        # in a script: no question
       diagnose grade borja-diagnoses.md --check      # how it reads, no key needed
       diagnose grade borja-diagnoses.md --lang es --json
       diagnose grade borja.md --dir bundles/borja/experiments/19-break-it --key course.key
@@ -904,7 +939,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
         _grade_class(files, bundles, key_file, spoken, as_json, ClassOutputs(
             gradebook, gradescope, gradebook_format, deadline))
     else:
-        _grade_one(files[0], directory, key_file, check, spoken, as_json)
+        _grade_one(files[0], directory, key_file, check, spoken, as_json, yes)
 
 
 @cli.group()
@@ -1030,9 +1065,12 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
     draft at every keystroke. Ctrl+S saves <name>-diagnoses.md in the folder that holds
     experiments/ (else in the current directory), g grades it, ? explains every panel.
 
-    Levels: it starts at the first level; a level is passed with 3/3 on a scenario's first
-    grading, and the grade then offers the next (n). --level N goes to any level at once; each
-    lives in its own folder (see --level). `diagnose progress` shows them.
+    Levels: it opens the first level not passed yet and says which; a level is passed with
+    every ID right on a scenario's first grading, and the grade then offers the next (n).
+    --level N goes to any level at once; each lives in its own folder
+    (experiments/19-break-it-level-N). When that folder holds a scenario graded and failed,
+    it offers a fresh one and keeps the old in previous/<code> beside it. A --dir scenario
+    (an instructor's bundle) keeps its own level. `diagnose progress` shows them.
     --steps trains a fresh scenario shorter (a quick try; a scenario in --dir keeps its own).
 
     \b
@@ -1041,10 +1079,45 @@ def play(directory: Path, code: str | None, name: str | None, steps: int | None,
       diagnose play --level 2 --steps 60
       diagnose play --dir bundle-ana --name "Ana García" --lang es
     """
-    directory = _level_dir(directory, level)
+    directory, level = _level_to_play(directory, level, lang)
     while directory is not None:
         directory, level = _play_once(directory, code, name, steps, level, lang)
         code = name = None  # the next level deals a fresh scenario; the name is kept
+
+
+def _level_to_play(directory: Path, level: int | None,
+                   lang: str) -> tuple[Path, int | None]:
+    """`play`'s folder and level: --dir as given (a bundle keeps its own level); else the
+    level asked for, or the first not yet passed, said on stderr. A scenario of that level
+    graded and failed is offered to be kept under previous/<code> for a fresh one (asked at a
+    terminal only; elsewhere it opens as it is)."""
+    import sys
+
+    from click.core import ParameterSource
+
+    from diagnose.progress import failed_scenario, keep_as_previous, level_to_play, load_progress
+
+    if click.get_current_context().get_parameter_source("directory") != ParameterSource.DEFAULT:
+        return directory, level
+    progress, _ = load_progress()  # its warnings are `diagnose progress`'s to show
+    if level is None:
+        level = level_to_play(progress)
+        said = (say(lang, "Level {level} (the first not passed yet; --level N plays another).",
+                    level=level) if not progress[level].passed else
+                say(lang, "Level {level} (every level is passed; --level N plays another).",
+                    level=level))
+        click.echo(said, err=True)
+    folder = _level_dir(directory, level)
+    failed = failed_scenario(folder, level, progress)
+    if failed is not None:
+        code, score = failed
+        question = say(lang, "{folder} holds scenario {code}, graded {score}. Deal a fresh one "
+                             "(the old one is kept in previous/{code})?", folder=folder,
+                       code=code, score=score)
+        if sys.stdin.isatty() and click.confirm(question, default=True, err=True):
+            kept = keep_as_previous(folder, code)
+            click.echo(say(lang, "Kept in {path}.", path=kept), err=True)
+    return folder, level
 
 
 def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,

@@ -1,7 +1,8 @@
 """The player's way through the levels: the passing rule and the progress file.
 
-A level is passed by a self-study scenario of that level graded 3/3 on its first attempt (the
-attempt that counts, architecture §8): a later attempt, made after the reveal showed the
+A level is passed by a self-study scenario of that level graded N/N on its first attempt, N the
+level's IDs (`Level.runs`; 3/3 for the package's levels), on the attempt that counts
+(architecture §8): a later attempt, made after the reveal showed the
 answers, proves nothing. Passing offers the next level; nothing is locked (`--level N` goes
 anywhere). Each grading of a self-study scenario is recorded in `<DIAGNOSE_HOME>/progress.json`:
 
@@ -176,6 +177,47 @@ def next_level(progress: dict[int, LevelProgress]) -> int | None:
                 None)
 
 
+def level_to_play(progress: dict[int, LevelProgress]) -> int:
+    """The level `diagnose play` opens unasked: the first not yet passed; once every level is
+    passed, the first."""
+    upcoming = next_level(progress)
+    return first_level().number if upcoming is None else upcoming
+
+
+def failed_scenario(folder: Path, level: int,
+                    progress: dict[int, LevelProgress]) -> tuple[str, str] | None:
+    """(code, first score) when `folder` holds a scenario of `level` whose first grading did
+    not pass (a fresh one is worth dealing: its answers are known); else None."""
+    from diagnose.workspace import WorkspaceError, is_workspace, open_workspace
+
+    if not is_workspace(folder):
+        return None
+    try:
+        workspace = open_workspace(folder)
+    except WorkspaceError:
+        return None  # `play` says what is wrong with it
+    entry = progress.get(level, LevelProgress()).scenarios.get(workspace.code)
+    if workspace.level != level or entry is None or entry["first"] is None:
+        return None
+    score, total = entry["first"]
+    return (workspace.code, f"{score}/{total}") if score < total else None
+
+
+def keep_as_previous(folder: Path, code: str) -> Path:
+    """Move a played scenario out of its level's folder, to `previous/<code>` beside it, so
+    that the folder can hold a fresh one; the old one's files are kept whole."""
+    target = folder.parent / "previous" / code
+    if target.exists():
+        raise ProgressError(f"{target}: already exists; move it away to deal a fresh scenario")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder, target)
+    except OSError as err:
+        raise ProgressError(f"{folder}: cannot be moved to {target} "
+                            f"({err.strerror or err})") from None
+    return target
+
+
 def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     """The level a player at `level` may go on to: the next one once `level` is passed (at
     any time after, not only on the grading that passed it); None before, and after the last.
@@ -184,14 +226,28 @@ def level_after(level: int, progress: dict[int, LevelProgress]) -> int | None:
     return upcoming.number if upcoming is not None and progress[level].passed else None
 
 
-def passed_message(level: int, lang: str) -> str:
-    """What a player who just passed `level` is offered."""
+def full_score(level: int) -> str:
+    """The score that passes `level`: every ID right, "3/3" (its entry's `runs`)."""
+    from scenarios.levels import level as entry
+
+    runs = entry(level).runs
+    return f"{runs}/{runs}"
+
+
+def passed_message(level: int, lang: str, in_app: bool = False) -> str:
+    """What a player who just passed `level` is offered: in the app, the key (`n`); at the
+    command line, the command."""
     upcoming = following(level)
     if upcoming is None:
-        return say(lang, "Level {level} passed (3/3 on the first attempt): every level is done.",
-                   level=level)
-    return say(lang, "Level {level} passed (3/3 on the first attempt). Next: level {next} "
-               "(`diagnose play --level {next}`).", level=level, next=upcoming.number)
+        return say(lang, "Level {level} passed ({score} on the first attempt): every level is "
+                         "done.", level=level, score=full_score(level))
+    if in_app:
+        return say(lang, "Level {level} passed ({score} on the first attempt). Next: level "
+                         "{next}, n plays it.", level=level, next=upcoming.number,
+                   score=full_score(level))
+    return say(lang, "Level {level} passed ({score} on the first attempt). Next: level {next} "
+               "(`diagnose play --level {next}`).", level=level, next=upcoming.number,
+               score=full_score(level))
 
 
 def play_command(level: int) -> str:
@@ -200,8 +256,9 @@ def play_command(level: int) -> str:
             else f"diagnose play --level {level}")
 
 
-def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
-    """`diagnose progress`'s text: one block per level, then what is next."""
+def render(progress: dict[int, LevelProgress], lang: str = "en", in_app: bool = False) -> str:
+    """`diagnose progress`'s text: one block per level, then what is next (`in_app`: the
+    app's `p` screen, which names the level, not the command: `n` goes on from there)."""
     lines = []
     for level in (entry.number for entry in all_levels()):
         p = progress[level]
@@ -214,8 +271,13 @@ def render(progress: dict[int, LevelProgress], lang: str = "en") -> str:
                   "  " + say(lang, "best: {score}", score=best)]
     upcoming = next_level(progress)
     lines.append("")
-    lines.append(say(lang, "Every level passed. Play any again with `diagnose play --level N`.")
-                 if upcoming is None else say(lang, "Next: {command}",
-                                              command=play_command(upcoming)))
-    lines.append(say(lang, "A level is passed with 3/3 on a scenario's first grading."))
+    if upcoming is None:
+        lines.append(say(lang, "Every level passed. Play any again with `diagnose play --level "
+                               "N`."))
+    elif in_app:
+        lines.append(say(lang, "Next: level {level}", level=upcoming))
+    else:
+        lines.append(say(lang, "Next: {command}", command=play_command(upcoming)))
+    lines.append(say(lang, "A level is passed with every ID right on a scenario's first "
+                           "grading."))
     return "\n".join(lines) + "\n"

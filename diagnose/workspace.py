@@ -36,7 +36,8 @@ __all__ = ["ATTEMPTS_FILE", "DASHBOARD_FILE", "DEFAULT_DIR", "KEY_FILE", "METRIC
 METRICS_FILE = "metrics.jsonl"
 DASHBOARD_FILE = "dashboard.html"
 REFERENCE = "reference"
-SOLUTIONS = Path("solutions") / "03-three-failures-ref.md"
+SOLUTIONS = Path("solutions") / "03-three-failures-ref.md"  # the course's name, for three runs
+COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 KEY_TEXT_MAX = 64 * 1024  # a sealed key is under 1 KiB
 
 
@@ -84,10 +85,14 @@ class Workspace(Scenario):
     @property
     def solutions_path(self) -> Path:
         """The course's file, named as the scenario's level names its files (`Level.named`:
-        level 1's is `03-three-failures-ref.md`, level 2's `...-ref-level-2.md` beside it)."""
+        level 1's is `03-three-failures-ref.md`, level 2's `...-ref-level-2.md` beside it),
+        with the level's own count of runs (a level of four: `03-four-failures-ref-...`)."""
         from scenarios.levels import level
 
-        return course_dir(self.path) / SOLUTIONS.with_stem(level(self.level).named(SOLUTIONS.stem))
+        runs = len(self.ids)
+        count = COUNT_WORDS[runs - 1] if runs <= len(COUNT_WORDS) else str(runs)
+        stem = SOLUTIONS.stem.replace("three", count, 1)
+        return course_dir(self.path) / SOLUTIONS.with_stem(level(self.level).named(stem))
 
     @property
     def revealed(self) -> bool:

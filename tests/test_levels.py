@@ -360,7 +360,7 @@ def test_new_level_goes_to_the_levels_own_folder(tmp_path, monkeypatch):
     answers = tmp_path / "ana-diagnoses-level-3.md"
     answers.write_text("<!-- scenario: L3 -->\n" + "".join(
         f"## {rid}\nDiagnosis: {slug}\n" for rid, slug in truth.items()))
-    out = _cli("grade", str(answers))  # found beside level 1's folder by its scenario comment
+    out = _cli("grade", "--yes", str(answers))  # found beside level 1's folder by its code
     assert out.exit_code == 0, out.output
     assert "3/3" in out.output
 

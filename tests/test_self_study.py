@@ -60,7 +60,7 @@ def test_the_cli_and_the_grade_screen_say_what_the_service_says(course, tmp_path
     from diagnose.tui.screens.grade import grade
 
     file = answers(tmp_path, course, wrong=1)
-    out = CliRunner().invoke(cli, ["grade", str(file), "--json"], catch_exceptions=False)
+    out = CliRunner().invoke(cli, ["grade", "--yes", str(file), "--json"], catch_exceptions=False)
     assert out.exit_code == 0, out.output
     printed = json.loads(out.stdout)
     screen = grade(file, open_workspace(course), "en")
@@ -75,7 +75,7 @@ def test_what_cannot_be_written_is_a_warning_and_the_grade_stands(course, tmp_pa
     assert graded.report.score == 3 and graded.solutions is None
     assert len(graded.warnings) == 1 and graded.warnings[0].startswith("solutions not written")
     assert open_workspace(course).revealed  # the feedback showed every answer
-    out = CliRunner().invoke(cli, ["grade", str(answers(tmp_path, course))])
+    out = CliRunner().invoke(cli, ["grade", "--yes", str(answers(tmp_path, course))])
     assert out.exit_code == 0 and "Warning: solutions not written" in out.stderr
 
 
@@ -85,7 +85,7 @@ def test_an_instructors_bundle_is_refused_in_one_line(course, tmp_path):
     (course / "scenario.json").write_text(json.dumps({**scenario, "key": "instructor"}))
     with pytest.raises(UserError, match="dealt by an instructor and only their key opens it"):
         grade_self_study(file, course, "en")
-    out = CliRunner().invoke(cli, ["grade", str(file)])
+    out = CliRunner().invoke(cli, ["grade", "--yes", str(file)])
     assert out.exit_code == 1
     assert out.output == (f"Error: {course}: this scenario was dealt by an instructor and only "
                           f"their key opens it; check your file with `diagnose grade {file} "

@@ -25,10 +25,9 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from diagnose.panels import Panel, panels_for
 from diagnose.tui.diagnoses import write_diagnoses
-from diagnose.tui.drafts import UNSURE, Drafts
+from diagnose.tui.drafts import Drafts
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import (
-    AnswerChanged,
     Redealt,
     TrainingFailed,
     TrainingFinished,
@@ -41,6 +40,7 @@ from grading.seal import SealedBy
 from scenarios.words import say
 
 REDRAW_HZ = 4  # while training: a redraw of every panel costs ~50 ms, keys must come first
+WIDE_FOOTER = 110  # columns from which the footer names p, u and v too
 
 
 class PlayApp(ViewApp):
@@ -88,6 +88,8 @@ class PlayApp(ViewApp):
             self.store = RunStore(*fresh_runs(self.steps, self.level))
             self.drafts = Drafts()
         self.play = PlayScreen(self.store, self.view, panels_for([]), lang)
+        self.revealed = False  # a self-study scenario's answers shown: _update_offers
+        self.next_offer: int | None = None  # the level `n` opens now
         self._drawn = -1
         self.saved_to: Path | None = None  # the diagnoses file this session last wrote
 
@@ -110,26 +112,25 @@ class PlayApp(ViewApp):
         if self.workspace is None:
             self.train()
         else:
+            self._update_offers()
             self._offer_next_level()
         self.set_interval(1 / REDRAW_HZ, self._tick)
 
     def _offer_next_level(self) -> None:
         """A graded scenario of a passed level reopened: say what comes next, as grading did."""
-        from diagnose.progress import level_after, load_progress, passed_message
+        from diagnose.progress import load_progress, passed_message
 
         assert self.workspace is not None
         if not self.workspace.revealed or self.workspace.key != SealedBy.SELF_STUDY:
             return
         progress, _ = load_progress()  # its warnings are the progress screen's to show
         if progress[self.level].passed:
-            upcoming = level_after(self.level, progress)
-            offer = "" if upcoming is None else " " + say(self.lang, "n plays it now.")
-            self.notify(passed_message(self.level, self.lang) + offer, timeout=10)
+            self.notify(passed_message(self.level, self.lang, in_app=True), timeout=10)
 
     def action_next_level(self) -> None:
         """`n`: the next level once this one is passed (on the grade screen, or at any time
         after it); else a notice saying why not."""
-        from diagnose.progress import level_after, load_progress
+        from diagnose.progress import full_score, level_after, load_progress
 
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
@@ -142,10 +143,10 @@ class PlayApp(ViewApp):
         if upcoming is not None:
             self._open_level(upcoming)
         elif locked is not None:
-            self.notify(say(self.lang, "n opens level {next} once level {level} is passed (3/3 on "
-                                       "a scenario's first grading); `diagnose play --level "
-                                       "{next}` goes there now.",
-                            level=self.level, next=locked.number))
+            self.notify(say(self.lang, "n opens level {next} once level {level} is passed ({score} "
+                                       "on a scenario's first grading); `diagnose play --level "
+                                       "{next}` goes there now.", level=self.level,
+                            next=locked.number, score=full_score(self.level)))
         else:
             self.notify(say(self.lang, "Level {level} is the last level: there is no next one.",
                             level=self.level))
@@ -155,6 +156,38 @@ class PlayApp(ViewApp):
         self._keep_drafts(self.drafts.save)
         self.next_level = level
         self.exit()
+
+    def key_shown(self, action: str) -> bool:
+        """Whether the footer names the key of `action` now: what acts in this state, as
+        the footer has room (80 columns hold the keys of one state, not of all)."""
+        revealed = self.revealed
+        if action in ("focus_next", "diagnose", "grade"):
+            return not revealed
+        if action == "what_if":
+            return revealed
+        if action == "reveal":  # it opens after grading by itself; the help names v
+            return revealed and self.size.width >= WIDE_FOOTER
+        if action == "next_level":
+            return self.next_offer is not None and not self.training
+        return self.size.width >= WIDE_FOOTER  # p and u: they always act, shown when there is room
+
+    def _update_offers(self) -> None:
+        """What the footer offers: read once per change (the progress is a file)."""
+        from diagnose.progress import level_after, load_progress
+
+        workspace = self.workspace
+        self.revealed = (workspace is not None and workspace.key == "self-study"
+                         and workspace.revealed)
+        self.next_offer = None if workspace is None else level_after(self.level,
+                                                                     load_progress()[0])
+        self.play.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A run's key is shown (and acts) only for the runs this scenario has: a level's
+        count of runs is its own (`Level.runs`)."""
+        if action == "show_run" and parameters:
+            return isinstance(parameters[0], int) and parameters[0] < len(self.store.runs)
+        return True
 
     @property
     def training(self) -> bool:
@@ -210,6 +243,7 @@ class PlayApp(ViewApp):
         self.play.store = self.store
         self._set_scenario_title()
         self._keep_drafts(lambda: self.drafts.attach(message.workspace.path))
+        self._update_offers()
         self.redraw()
 
     def on_training_failed(self, message: TrainingFailed) -> None:
@@ -262,17 +296,18 @@ class PlayApp(ViewApp):
         from diagnose.tui.screens.form import FormScreen
 
         if self.view.run == REFERENCE:
-            self.notify(say(self.lang, "The reference is the healthy run: pick 1, 2 or 3 to "
-                                       "diagnose a run."))
+            self.notify(say(self.lang, "The reference is the healthy run: pick a run with its "
+                                       "digit, {first} to {last}, to diagnose it.",
+                            first=int(self.store.runs[1]), last=int(self.store.runs[-1])))
             return
         note = (say(self.lang, "Your draft is kept in memory until training ends, then on disk.")
                 if self.training else None)
         self.push_screen(FormScreen(self.view.run, self.drafts.answer(self.view.run),
-                                    self.lang, note, self.level))
+                                    self.lang, note, self.level, self.keep_answer))
 
-    def on_answer_changed(self, message: AnswerChanged) -> None:
-        self._keep_drafts(lambda: self.drafts.set_answer(message.run, message.choice,
-                                                         message.evidence))
+    def keep_answer(self, run: str, choice: str | None, evidence: str) -> None:
+        """The form changed (a key or a choice): keep it as a draft now."""
+        self._keep_drafts(lambda: self.drafts.set_answer(run, choice, evidence))
 
     def _with_name(self, then: Callable[[], None]) -> None:
         """Run `then` once the player has a name, asking for it the first time only."""
@@ -326,37 +361,30 @@ class PlayApp(ViewApp):
         self._with_name(self._save)
 
     def action_grade(self) -> None:
+        """`g`: the review (every ID's answer, the ones that score 0 marked), then grading
+        once the player says yes there; from the review, back to any run's form."""
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
-        if self.workspace.key != SealedBy.SELF_STUDY:  # a check, not a grade: it reveals nothing
-            self._with_name(self._grade_saved)
-            return
-        from diagnose.tui.screens.confirm import ConfirmScreen
+        from diagnose.review import rows_from_drafts
+        from diagnose.tui.diagnoses import diagnoses_path
+        from diagnose.tui.screens.review import ReviewScreen
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        grades = self.workspace.key == SealedBy.SELF_STUDY  # else a check: it reveals nothing
+        hand_in = None if grades or not self.player else diagnoses_path(
+            self.workspace.path, self.player, self.level, self.cwd)
+
+        def answered(choice: bool | str | None) -> None:
+            if choice is True:
                 self._with_name(self._grade_saved)
+            elif isinstance(choice, str):
+                self.select_run(choice)
+                self.action_diagnose()
 
-        self.push_screen(ConfirmScreen(say(self.lang, "Grade now?"), self._grade_warning(),
-                                       say(self.lang, "Grade and show the answers"), self.lang),
+        rows = rows_from_drafts(self.workspace.ids, self.drafts, self.level, self.lang)
+        self.push_screen(ReviewScreen(rows, self.lang, grades=grades, hand_in=hand_in),
                          answered)
-
-    def _grade_warning(self) -> list[str]:
-        """What grading now would do, and the runs it would score 0 for want of an answer."""
-        runs = [run for run in self.store.runs if run != REFERENCE]
-        missing = [run for run in runs if self.drafts.answer(run).choice is None]
-        unsure = [run for run in runs if self.drafts.answer(run).choice == UNSURE]
-        lines = [say(self.lang, "Grading saves your diagnoses file, scores it and shows every "
-                                "answer (the solutions). Your first grade is the one that counts.")]
-        if missing:
-            lines.append(say(self.lang, "No answer yet for {ids}: each would score 0.",
-                             ids=", ".join(missing)))
-        if unsure:
-            lines.append(say(self.lang, 'Marked "not sure": {ids} (each would score 0).',
-                             ids=", ".join(unsure)))
-        return lines
 
     def _grade_saved(self) -> None:
         path = self._save()
@@ -384,6 +412,7 @@ class PlayApp(ViewApp):
             self.call_from_thread(self.notify, say(self.lang, "Could not grade: {reason}",
                                                    reason=err), severity="error", timeout=10)
             return
+        self.call_from_thread(self._update_offers)  # the reveal's keys, the next level's
         self.call_from_thread(self.push_screen, GradeScreen(graded, self.lang),
                               self._after_grade)
         for warning in graded.warnings:
@@ -419,9 +448,29 @@ class PlayApp(ViewApp):
         self.push_screen(ProgressScreen(self.lang))
 
     def _after_grade(self, next_level: int | None) -> None:
-        """The grade screen closed; with the next level asked for, `diagnose play` opens it."""
+        """The grade screen closed; with the next level asked for, `diagnose play` opens it,
+        else the reveal of the run shown (each ID's, a digit away)."""
         if next_level is not None:
             self._open_level(next_level)
+        elif self.revealed:
+            self.action_reveal()
+
+    def action_reveal(self) -> None:
+        """`v`, and after grading: one ID's reveal in the app, `w` its what-if from there."""
+        from diagnose.tui.screens.reveal import RevealScreen
+
+        if self.training or not self.revealed:
+            self.notify(say(self.lang, "The reveal opens once this scenario is graded (g)."))
+            return
+        assert self.workspace is not None
+        run = self.view.run if self.view.run != REFERENCE else self.workspace.ids[0]
+
+        def closed(what_if: str | None) -> None:
+            if what_if is not None:
+                self.select_run(what_if)
+                self.action_what_if()
+
+        self.push_screen(RevealScreen(self.workspace, run, self.lang), closed)
 
     def action_help(self) -> None:
         from diagnose.tui.screens.help import HelpScreen  # Markdown: imported when first asked

@@ -5,6 +5,13 @@ Every action lives on the app (`app.*`), which owns the `View` and redraws which
 showing. A binding's description is English, marked `N_` where it is written; the footer reads
 `Screen.active_bindings`, which a `Spoken` screen returns with each description (and group
 label) said in `app.lang` through the catalogs.
+
+`at_once`: a screen whose keys open or close other screens (the dashboard's `d`, a form's
+Esc) has every key act inside the app's own handling of it (Textual's priority bindings),
+before the next key is read. A key Textual forwards to the focused widget is handled later,
+on that widget's queue, so a run of keys read at once (a fast typist, a terminal over SSH)
+would be forwarded to the screen that was showing when they were read, not to the one the
+keys before them opened.
 """
 
 from __future__ import annotations
@@ -32,6 +39,19 @@ VIEW_BINDINGS = [
     Binding("home", "app.cursor_to('start')", N_("start"), show=False),
     Binding("end", "app.cursor_to('end')", N_("end"), show=False),
 ]
+
+
+# The game's dashboard: every ID a level may hold, shown; the app hides the keys of the IDs its
+# scenario has not (PlayApp.check_action): a level's count of runs is its own.
+PLAY_RUN_BINDINGS = [
+    Binding("0", "app.show_run(0)", N_("reference"), group=RUNS),
+    *(Binding(str(n), f"app.show_run({n})", f"{n:02d}", group=RUNS) for n in range(1, 10)),
+]
+
+
+def at_once(bindings: list[Binding]) -> list[Binding]:
+    """`bindings`, each acting as its key is read (see the docstring)."""
+    return [replace(binding, priority=True) for binding in bindings]
 
 
 def spoken(binding: Binding, lang: str) -> Binding:

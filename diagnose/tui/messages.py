@@ -7,6 +7,7 @@ as messages: the screen redraws on a timer, not on every step.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -42,11 +43,10 @@ class PanelChosen(Message):
     number: int
 
 
+
 @dataclass
-class AnswerChanged(Message):
-    """The diagnosis form changed (a key or a choice): keep it as a draft now."""
+class KeysHandled(Message):
+    """Posted behind the keys already forwarded to a form's widget: when it reaches the form,
+    those keys are handled (`FormScreen.settle`)."""
 
-    run: str
-    choice: str | None  # a break's slug, drafts.UNSURE, or None when nothing is chosen
-    evidence: str
-
+    done: asyncio.Event

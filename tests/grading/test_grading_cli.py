@@ -28,7 +28,7 @@ GOOD = f"<!-- scenario: {CODE} -->\n## 01\nDiagnosis: no warmup\n## 02\nDiagnosi
 
 
 def run(*args: str):
-    return CliRunner().invoke(cli, ["grade", *args], catch_exceptions=False)
+    return CliRunner().invoke(cli, ["grade", "--yes", *args], catch_exceptions=False)
 
 
 @pytest.fixture

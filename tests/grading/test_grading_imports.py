@@ -73,7 +73,8 @@ def test_the_cli_shows_the_runs_numbers_and_reveals(tmp_path, monkeypatch):
 
     monkeypatch.setattr(diagnose.reveal, "evidence", evidence)
     monkeypatch.setattr(diagnose.reveal, "write_solutions", write_solutions)
-    result = CliRunner().invoke(cli, ["grade", "d.md", "--lang", "es"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["grade", "--yes", "d.md", "--lang", "es"],
+                                catch_exceptions=False)
     assert result.exit_code == 0 and result.stderr == ""
     assert asked == [(workspace, "es", {"01": "no-warmup", "02": "broken-mask",
                                         "03": "bad-init"})]
@@ -85,6 +86,6 @@ def test_the_cli_shows_the_runs_numbers_and_reveals(tmp_path, monkeypatch):
         raise ValueError("a bug in the diagnostician")
 
     monkeypatch.setattr(diagnose.reveal, "evidence", broken)
-    result = CliRunner().invoke(cli, ["grade", "d.md"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["grade", "--yes", "d.md"], catch_exceptions=False)
     assert result.exit_code == 0  # the numbers are a hint; the grade stands without them
     assert "In this run:" not in result.stdout

@@ -552,7 +552,7 @@ def test_self_study_refuses_a_name_that_is_not_utf8_in_one_line(tmp_path, monkey
     make_workspace(Path("ws"), home_secret(), "AAAA-1111", TRUTH)
     latin1(Path("."), b"m\xedo.md", RIGHT)
     for args in (["--dir", "ws"], ["--dir", "ws", "--json"]):
-        result = CliRunner().invoke(cli, ["grade", os.fsdecode(b"m\xedo.md"), *args],
+        result = CliRunner().invoke(cli, ["grade", "--yes", os.fsdecode(b"m\xedo.md"), *args],
                                     catch_exceptions=False)
         assert (result.exit_code, result.stdout) == (1, "")
         assert result.stderr == ("Error: m\\xedo.md: its name is not UTF-8 text (shown with \\x "

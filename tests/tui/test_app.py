@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from textual.widgets import Markdown, Static
+from textual.widgets import Label, Markdown, Static
 
 import grading
 import scenarios
@@ -17,12 +17,12 @@ from diagnose.home import player_name
 from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
 from diagnose.tui.drafts import DRAFTS_FILE
-from diagnose.tui.screens.confirm import ConfirmScreen
 from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.help import HelpScreen
 from diagnose.tui.screens.name import NameScreen
+from diagnose.tui.screens.review import ReviewScreen
 from diagnose.tui.training import FreshScenario
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
@@ -198,19 +198,25 @@ async def test_a_killed_terminal_loses_no_keystroke(workspace, tmp_path):
         assert form.query_one("RadioSet").pressed_index == 0
 
 
-async def test_grading_asks_first_and_not_yet_is_the_default(workspace, course):
+async def test_grading_reviews_every_answer_first_and_goes_back_to_any_form(workspace,
+                                                                            course):
+    title = scenarios.breaks()[list(scenarios.breaks())[0]].title["en"]
     app = PlayApp(workspace, name="Ana")
     async with app.run_test(size=SMALL) as pilot:
-        await _answer(pilot, "1", 0, "x")
-        await pilot.press("escape", "g")
-        assert isinstance(app.screen, ConfirmScreen)
+        await _answer(pilot, "1", 0, "loss flat")
+        await pilot.press("enter", *"second line", "escape", "g")
+        assert isinstance(app.screen, ReviewScreen)
         text = screen_text(app)
-        assert "No answer yet for 02, 03" in text and "shows every answer" in text
-        assert app.screen.focused.id == "no"
-        await pilot.press("enter")  # the default: nothing graded, nothing saved
-        assert not isinstance(app.screen, (ConfirmScreen, GradeScreen))
-        await pilot.press("g", "escape")
+        assert f"01  {title} — loss flat" in text and "second line" not in text
+        assert "✗ 02  no answer — (no evidence)" in text
+        assert "✗ scores 0: 02, 03" in text and "shows every answer" in text
+        await pilot.press("3")  # back to run 03's form, from the review
+        assert isinstance(app.screen, FormScreen) and app.screen.run == "03"
+        await pilot.press("escape", "g", "enter")  # Enter: the row under the cursor, 01
+        assert isinstance(app.screen, FormScreen) and app.screen.run == "01"
+        await pilot.press("escape", "g", "escape")  # not yet: nothing graded, nothing saved
         await pilot.pause()
+        assert not isinstance(app.screen, (ReviewScreen, GradeScreen))
     assert not (course / "Ana-diagnoses.md").exists()
     assert not open_workspace(workspace).revealed
 
@@ -220,6 +226,7 @@ async def test_grading_in_the_app_shows_the_score_once_and_reveals(workspace, co
     async with app.run_test(size=SMALL) as pilot:
         await _answer(pilot, "1", 0, "x")
         await pilot.press("escape", "g")
+        assert isinstance(app.screen, ReviewScreen)
         await pilot.click("#yes")
         await until(pilot, lambda: isinstance(app.screen, GradeScreen)
                     and "Your grade" in screen_text(app))  # pushed, then drawn
@@ -239,6 +246,10 @@ async def test_an_instructors_bundle_is_checked_not_graded(workspace, course):
     app.notify = lambda message, **how: (said.append(str(message)), notify(message, **how))[1]
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("g")
+        assert isinstance(app.screen, ReviewScreen)  # the review names the file to hand in
+        said = " ".join(str(label.render()) for label in app.screen.query(Label))
+        assert f"hand in {course / 'Ana-diagnoses.md'}" in said
+        await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, GradeScreen))
         text = screen_text(app)
         assert "as your instructor's grader will read it" in text and "Score" not in text

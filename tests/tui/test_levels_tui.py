@@ -43,7 +43,7 @@ async def test_a_perfect_first_grading_passes_the_level_and_offers_the_next(work
         await _grade_all_right(app, pilot, workspace)
         text = grade_text(app)
         assert "Score: 3/3" in text, text
-        assert "Level 1 passed" in text and "n: play level 2 now" in text
+        assert "Level 1 passed (3/3 on the first attempt). Next: level 2, n plays it." in text
         await pilot.press("n")
         await pilot.pause()
     assert app.next_level == 2
@@ -113,7 +113,8 @@ async def test_the_progress_screen_shows_each_level(workspace):
         text = grade_text(app)
         assert "Tu progreso por los niveles" in text
         assert "Nivel 1: superado" in text and "Nivel 2: sin superar" in text
-        assert "Siguiente: diagnose play --level 2" in text
+        assert "Siguiente: nivel 2" in text and "diagnose play" not in text  # keys, not commands
+        assert "n en el panel: el nivel siguiente" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, ProgressScreen)
 
@@ -146,4 +147,4 @@ async def test_reopening_a_graded_scenario_of_a_passed_level_offers_the_next(wor
     app = PlayApp(workspace, lang="es")
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await until(pilot, lambda: "Nivel 1 superado" in screen_text(app))
-        assert "diagnose play --level 2" in screen_text(app)
+        assert "Siguiente: nivel 2, n lo abre" in screen_text(app)

@@ -18,6 +18,7 @@ from diagnose.tui.drawing.frames import row_layout
 from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.name import NameScreen
+from diagnose.tui.screens.reveal import RevealScreen
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.series_row import SeriesRow
 from diagnose.whatif import DOSE_MARKS
@@ -36,9 +37,11 @@ async def test_n_opens_the_next_level_after_the_grade_dialog_was_closed(workspac
     app = PlayApp(workspace, name="Ana")
     async with app.run_test(size=SMALL) as pilot:
         await _grade_all_right(app, pilot, workspace)
-        assert "n: play level 2 now" in grade_text(app)
-        await pilot.press("escape")  # to try w, as the reveal invites
-        await until(pilot, lambda: not isinstance(app.screen, GradeScreen))
+        assert "Next: level 2, n plays it." in grade_text(app)
+        await pilot.press("escape")  # the run's reveal, which invites w
+        await until(pilot, lambda: isinstance(app.screen, RevealScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, (GradeScreen, RevealScreen)))
         await pilot.press("n")
         await pilot.pause()
     assert app.next_level == 2
@@ -52,7 +55,7 @@ async def test_n_opens_the_next_level_from_a_reopened_passed_scenario(workspace)
     write_solutions(workspace)
     app = PlayApp(workspace)
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await until(pilot, lambda: "n plays it now" in screen_text(app))
+        await until(pilot, lambda: "Next: level 2, n plays it" in screen_text(app))
         await pilot.press("n")
         await pilot.pause()
     assert app.next_level == 2

@@ -65,6 +65,18 @@ def short_matrix(name: str) -> str:
     return (f"{layer.rsplit('.', 1)[-1]}.{rest}" if layer else rest)[:6]
 
 
+def short_shown(key: str) -> str:
+    """The series a summary row shows, in at most 6 cells: a matrix (`short_matrix`) or a
+    residual stream (`act.1` -> `h.1`, `act.ln_f` -> `ln_f`)."""
+    if key.startswith("act."):
+        rest = key.removeprefix("act.")
+        return ("h." + rest if rest.isdigit() else rest)[:6]
+    return short_matrix(key)
+
+
+SUMMARY_MARK = {"max": "↑", "min": "↓", "med": "~"}  # as the numbers mark ↑max and ↓min
+
+
 def short_label(series: Series, lang: str) -> str:
     if series.key in SHORT:
         return SHORT[series.key][lang]

@@ -91,9 +91,13 @@ class DetailScreen(Spoken, Screen[None]):
         run = say(lang, "reference") if play.view.run == REFERENCE else play.view.run
         axis = say(lang, "log") if frame.log else say(lang, "linear")
         keys = say(lang, "←/→ cursor · esc back")
+        title = f"{self.panel.title_in(lang)} · {run} · {self.panel.y_label[lang]} ({axis})"
+        # the keys' hint only where it fits whole: a line cut mid-word reads as broken
+        room = self.query_one("#detail-title").content_size.width or self.size.width - 2
+        hint = f"   [dim]{keys}[/dim]" if len(title) + 3 + len(keys) <= room else ""
         self.query_one("#detail-title", Readout).show(
             f"[b]{self.panel.title_in(lang)}[/b] · {run} · {self.panel.y_label[lang]} ({axis})"
-            f"   [dim]{keys}[/dim]")
+            + hint)
         self.query_one(StepAxis).set_steps(frame.steps, frame.cursor)
         self.query_one("#detail-guides", Readout).show("   ".join(
             f"┄ {guide.label[lang]} = {format_number(value, lang)}"

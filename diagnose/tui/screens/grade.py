@@ -36,6 +36,7 @@ class GradeOutcome:
     passed: str | None = None  # the level passed just now, and what comes next
     next_level: int | None = None  # the level `n` opens, once this level is passed
     warnings: tuple[str, ...] = ()  # what was not written (the grade stands)
+    changed: tuple[str, ...] = ()  # per ID, what its break changed (the reveal's words)
 
 
 def _markup(text: str, role: str) -> str:
@@ -45,12 +46,32 @@ def _markup(text: str, role: str) -> str:
 
 def grade(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here."""
+    from diagnose.progress import passed_message
     from diagnose.self_study import grade_self_study
 
     graded = grade_self_study(path, workspace.path, lang)
     report = graded.report
+    passed = None if graded.passed is None else passed_message(workspace.level, lang,
+                                                               in_app=True)  # keys, not commands
     return GradeOutcome(report.render(_markup), f"{report.score}/{report.max_score}",
-                        graded.solutions, graded.passed, graded.next_level, graded.warnings)
+                        graded.solutions, passed, graded.next_level, graded.warnings,
+                        what_changed(workspace, lang))
+
+
+def what_changed(workspace: Workspace, lang: str) -> tuple[str, ...]:
+    """Each ID's break and what it changed, as the reveal says it: the grade says why, not
+    only right or wrong. Nothing when the key cannot be opened here (the grade stands)."""
+    import scenarios
+    from diagnose.reveal import open_assignment
+    from scenarios.errors import UserError
+
+    try:
+        assignment = open_assignment(workspace)
+    except (UserError, OSError):
+        return ()
+    deck = scenarios.breaks(workspace.level)
+    return tuple(f"{rid} — {deck[slug].title[lang]}: {deck[slug].reveal[lang].changed}"
+                 for rid, slug in assignment.items() if slug in deck)
 
 
 def check(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
@@ -76,17 +97,25 @@ class GradeScreen(Spoken, ModalScreen[int | None]):
             title = (say(self.lang, "Your file, as your instructor's grader will read it")
                      if self.graded.score is None else say(self.lang, "Your grade"))
             yield Static(title, classes="dialog-title")
-            yield Static(self.graded.feedback)
-            if self.graded.solutions is not None:
-                yield Static(say(self.lang, "Solutions, with each run's own numbers: {path}",
-                                 path=self.graded.solutions), classes="hint")
+            # the way on first, where 80×24 shows it without scrolling
             if self.graded.passed is not None:
                 yield Static(escape(self.graded.passed), id="level-passed")
-            if self.graded.next_level is not None:
+            if self.graded.next_level is not None and self.graded.passed is None:
                 yield Static(say(self.lang, "n: play level {level} now (or later: n on the "
                                             "dashboard)", level=self.graded.next_level),
                              classes="hint")
-            yield Static(say(self.lang, "Esc closes"), classes="hint")
+            yield Static(self.graded.feedback)
+            if self.graded.changed:
+                yield Static(say(self.lang, "What each ID's break changed:"),
+                             classes="dialog-title")
+                for line in self.graded.changed:
+                    yield Static(escape(line))
+            if self.graded.solutions is not None:
+                yield Static(say(self.lang, "Solutions, with each run's own numbers: {path}",
+                                 path=self.graded.solutions), classes="hint")
+            yield Static(say(self.lang, "Esc: each ID's reveal (w: its what-if) · PgDn scrolls")
+                         if self.graded.score is not None else
+                         say(self.lang, "Esc closes · PgDn scrolls"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#grade-box").focus()

@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from diagnose.tui.keys import Spoken
 from diagnose.tui.text import help_text
-from scenarios.words import N_
+from scenarios.words import N_, say
 
 
 class HelpScreen(Spoken, ModalScreen[None]):
@@ -25,6 +25,7 @@ class HelpScreen(Spoken, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
+            yield Static(say(self.lang, "Esc closes · PgDn scrolls"), classes="hint")
             yield Markdown(help_text(self.lang))
 
     def on_mount(self) -> None:

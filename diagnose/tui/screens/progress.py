@@ -28,8 +28,9 @@ class ProgressScreen(Spoken, ModalScreen[None]):
             yield Static(say(self.lang, "Your progress through the levels"), classes="dialog-title")
             for warning in warnings:
                 yield Static(escape(warning), classes="hint")
-            yield Static(escape(render(progress, self.lang)), id="progress-text")
-            yield Static(say(self.lang, "Esc closes"), classes="hint")
+            yield Static(escape(render(progress, self.lang, in_app=True)), id="progress-text")
+            yield Static(say(self.lang, "n on the dashboard: the next level · Esc closes"),
+                         classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#progress-box").focus()

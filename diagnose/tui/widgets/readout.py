@@ -19,7 +19,7 @@ from textual.widget import Widget
 def boxed(text: Text | str) -> Text:
     """`text` (markup, if a str) for a box of fixed size: cut with an ellipsis, never wrapped."""
     text = Text.from_markup(text) if isinstance(text, str) else text.copy()
-    text.no_wrap, text.overflow = True, "ellipsis"
+    text.no_wrap, text.overflow = True, "ellipsis"  # each line of it
     return text
 
 

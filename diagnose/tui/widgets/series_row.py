@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from diagnose.columns import Value, nonfinite_mark
 from diagnose.panels import Summary, format_number
-from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame, short_matrix
+from diagnose.tui.drawing.frames import SUMMARY_MARK, DrawnSeries, PanelFrame, short_shown
 from diagnose.tui.widgets.readout import boxed, text_lines
 from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes, Scale
 from scenarios.words import say
@@ -149,7 +149,10 @@ def row_texts(line: DrawnSeries, frame: PanelFrame, height: int, lang: str,
     top = height // 2 if overlaid else height  # the run's half: `Chart.run_height`
     legend = [line.label]
     if line.shows is not None and top >= 2:
-        legend.append(short_matrix(line.shows))
+        legend.append(short_shown(line.shows))
+    elif line.shows is not None:  # one line: the series it shows, marked as max or min
+        mark = SUMMARY_MARK.get(line.series.key.rpartition(".")[2], "")  # panels.summary's
+        legend = [(mark + short_shown(line.shows))[:LABEL_WIDTH]]
     if overlaid:
         legend += [""] * (top - len(legend)) + [say(lang, "ref")]
     label = boxed(Text("\n".join(legend)))  # a matrix's name is the user's: no markup
