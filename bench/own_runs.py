@@ -19,6 +19,10 @@ as "differs", healthy when healthy.
     python bench/own_runs.py --family charlm --seeds 10 --keep /tmp/charlm-runs
     python bench/own_runs.py --family charlm --reread /tmp/charlm-runs    # the readings again
     python bench/own_runs.py --family charlm --cost
+    python bench/own_runs.py --family charlm --reread /tmp/charlm-runs --store tests/data/charlm
+
+`--store` gzips the reference and the first seed's run of each bug into the tests' data
+(tests/test_own_runs_live.py reads them: the stability over truncations, the "differs").
 
 Needs torch (pip install 'diagnose-training[torch]'); one thread per run.
 """
@@ -56,6 +60,8 @@ def main() -> None:
                         help="train into this folder and keep the runs (charlm)")
     parser.add_argument("--reread", type=Path, default=None,
                         help="read the runs a --keep folder holds again, training none (charlm)")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="gzip the reference and the first seed's runs there (charlm)")
     parser.add_argument("--reference", type=Path, default=None,
                         help="a reference this bench already trained (same model and steps): "
                              "several processes over other seeds or breaks share it")
@@ -138,6 +144,15 @@ def charlm_main(args: argparse.Namespace) -> None:
                 if not path.exists():
                     charlm.train(charlm.setup_for(bug, steps), seed, path)
                 print(f"trained {path.name}", flush=True)
+    if args.store:
+        from tests.data.make_fidelity import gzip_file
+
+        args.store.mkdir(parents=True, exist_ok=True)
+        for name in ["reference-0", *(f"{bug}-{seeds.start}" for bug in runs)]:
+            copy = args.store / f"{name}.jsonl"
+            copy.write_bytes((folder / f"{name}.jsonl").read_bytes())
+            gzip_file(copy)
+        return
     table = read_charlm(folder, reference, runs, seeds, charlm.FAMILIES)
     print(f"\n{charlm.MODEL} on {charlm.DATA}, {steps} steps, seeds {seeds.start}-"
           f"{seeds.stop - 1}, {time.perf_counter() - started:.0f} s:")

@@ -98,12 +98,16 @@ class RunReading:
     against_reference: bool = False  # a leak read against the reference (no floor)
     margin: float = 0.0  # the named break's vote over the runner-up's (decades)
     kin: tuple[str, ...] = ()  # of `also`, the named break's setting at another magnitude
+    explained: tuple[int, ...] = ()  # the panels the breaks shown list (their signatures)
+
+    unexplained: tuple[int, ...] = ()  # panels left that no break shown lists
 
     @property
     def kind(self) -> str:
-        """"break" (one, or a tie), "healthy", or "differs": no break of the catalog shows,
-        yet the run leaves its reference's band."""
-        if self.resembles:
+        """"break" (one, or a tie), "healthy", or "differs": the run leaves its reference's
+        band, and no break of the catalog shows, or none that shows lists every panel where
+        it leaves (`EXPLAINING`)."""
+        if self.resembles and not self.unexplained:
             return "break"
         return "differs" if self.departures else "healthy"
 
@@ -133,6 +137,7 @@ class RunReading:
                 "reading": (self.kind if not self.resembles else
                             self.resembles[0] if len(self.resembles) == 1 else "tie"),
                 "kind": self.kind,
+                "unexplained_panels": list(self.unexplained),
                 "departures": [{"panel": d.panel, "key": d.key, "series": d.series,
                                 "step": d.step, "worst_step": d.worst_step,
                                 "run": number(d.run), "reference": number(d.reference),
@@ -157,12 +162,20 @@ class RunReading:
         if self.kind == "healthy":
             out.append(say(lang, "It reads as healthy: no break's signature shows, and every "
                                  "panel stays inside the reference's band."))
-        elif self.kind == "differs":
+        elif self.kind == "differs" and not self.resembles:
             out.append(say(lang, "It differs from its reference in ways no break of the "
                                  "catalog explains: no break's signature shows, yet it leaves "
                                  "the reference's band on panel {panels}.",
                            panels=", ".join(dict.fromkeys(str(d.panel)
                                                           for d in self.departures))))
+        elif self.kind == "differs":
+            out.append(say(lang, "It differs from its reference in ways no break of the "
+                                 "catalog explains: it leaves the reference's band on panel "
+                                 "{panels}, which {slugs} does not explain (its signature's "
+                                 "panels: {listed}).",
+                           panels=", ".join(map(str, self.unexplained)),
+                           slugs=" / ".join(self.resembles),
+                           listed=", ".join(map(str, self.explained))))
         elif len(self.resembles) == 1:
             slug = self.resembles[0]
             out.append(say(lang, "It resembles {title} ({slug}).",
@@ -171,7 +184,7 @@ class RunReading:
             titles = " / ".join(f"{self.titles[s][lang]} ({s})" for s in self.resembles)
             out.append(say(lang, "It resembles {titles}: a tie, which these panels cannot tell "
                                  "apart.", titles=titles))
-        if self.resembles:
+        if self.kind == "break":
             out.append(self.sureness_line(lang))
         if self.against_reference:
             out.append(say(lang, "Read against the reference: without the corpus's entropy "
@@ -366,6 +379,9 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
         signs.append(Sign(panel, name, label, fig[name] if has else None,
                           (1.0 if name in RATIOS else fig_ref[name]) if has else None))
     shown = (*reading.resembles, *reading.also)
+    explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
+    unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
+                                and d.panel not in explained})) if shown else ()
     return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
                       reference_steps=len(ref_records), resembles=reading.resembles,
                       confidence=reading.confidence, signs=signs,
@@ -375,9 +391,14 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
                       in_reference=in_reference, also=reading.also,
                       titles={s: catalog[s].title for s in shown},
                       departures=tuple(departures), against_reference=reading.against_reference,
-                      margin=reading.margin, kin=reading.kin)
+                      margin=reading.margin, kin=reading.kin, explained=explained,
+                      unexplained=unexplained)
 
 
+# the panels a break must explain when the run leaves the reference's band there: the losses,
+# the schedule, the activations and the singular values. A gradient clipped more often and
+# more dead heads follow from nearly any break, so they are not asked of its signature.
+EXPLAINING = (1, 2, 4, 5)
 CLEAR_MARGIN = math.log10(2)  # decades: a mark twice past its threshold, beyond any rival
 
 

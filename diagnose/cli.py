@@ -876,7 +876,8 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     """Open the game's six panels on your own run while it trains.
 
     RUN is a metrics.jsonl written by diagnose.record.Recorder (or its folder); the panels
-    grow as your loop appends steps. No IDs, no grading. The keys are the game's: 0 the
+    grow as your loop appends steps. A RUN that does not exist yet is waited for, so the
+    watch may start before your loop. No IDs, no grading. The keys are the game's: 0 the
     reference, 1 your run, l log/linear, r the reference under the run, z the first steps,
     left/right a step cursor, tab and enter a panel's detail view, q quit.
 
@@ -889,11 +890,13 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     from diagnose.tui.watch_app import WatchApp
 
     run_file = metrics_path(run)
+    if not run_file.exists() and run_file.suffix != ".jsonl":  # a folder the loop will make
+        run_file = run_file / "metrics.jsonl"
     ref = None
     if reference is not None:
         ref = read_metrics(metrics_path(reference))
     app = WatchApp(run_file, ref, lang=lang)
-    if ref is not None:
+    if ref is not None and not app.waiting:
         same_model(app.store.header, ref[0], (str(run_file), str(metrics_path(reference))),
                    lang)
     app.run()
