@@ -134,7 +134,7 @@ class RunReading:
             return value if value is None or math.isfinite(value) else str(value)
         return {"run": self.run, "reference": self.reference, "steps": self.steps,
                 "reference_steps": self.reference_steps,
-                "reading": (self.kind if not self.resembles else
+                "reading": (self.kind if self.kind != "break" else
                             self.resembles[0] if len(self.resembles) == 1 else "tie"),
                 "kind": self.kind,
                 "unexplained_panels": list(self.unexplained),
