@@ -65,7 +65,7 @@ BUGS = {
 FAMILIES = {
     "healthy": (),
     "init-x10": ("big-init", "bad-init"),
-    "no-warmup-x5": ("no-warmup", "short-warmup"),
+    "no-warmup-x5": ("no-warmup", "short-warmup", "raised-lr", "high-lr"),
     "no-mask": ("broken-mask", "leaky-mask", "unshifted-targets"),
     "no-zero-grad": (),
     "lr-x10": ("high-lr", "raised-lr"),

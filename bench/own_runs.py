@@ -60,12 +60,18 @@ def main() -> None:
                         help="train into this folder and keep the runs (charlm)")
     parser.add_argument("--reread", type=Path, default=None,
                         help="read the runs a --keep folder holds again, training none (charlm)")
+    parser.add_argument("--reliability", type=Path, nargs="+", default=None, metavar="DIR",
+                        help="the reliability table of the readings of runs kept with --keep "
+                             "(either family)")
     parser.add_argument("--store", type=Path, default=None,
                         help="gzip the reference and the first seed's runs there (charlm)")
     parser.add_argument("--reference", type=Path, default=None,
                         help="a reference this bench already trained (same model and steps): "
                              "several processes over other seeds or breaks share it")
     args = parser.parse_args()
+    if args.reliability:
+        reliability(args.reliability, args.first_seed)
+        return
     if args.family == "charlm":
         charlm_main(args)
         return
@@ -86,9 +92,10 @@ def main() -> None:
         return
     catalog = scenarios.breaks(None)
     slugs = [s for s in args.breaks.split(",") if s]
-    folder = Path(tempfile.mkdtemp(prefix="own-runs-"))
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="own-runs-"))
+    folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    reference = args.reference or folder / "reference.jsonl"
+    reference = args.reference or folder / "reference-0.jsonl"
     if args.reference is None:
         train_recorded(healthy, 0, reference, model_name=name)
     per_run = time.perf_counter() - started
@@ -188,6 +195,54 @@ def read_charlm(folder: Path, reference: Path, runs: list[str], seeds: range,
             print(f"seed {seed} {bug:13} -> {kind:8} {','.join(reading.resembles):24} "
                   f"{' '.join(row['departures'][:4])} {'ok' if right else 'WRONG'}", flush=True)
     return table
+
+
+def reliability(folders: list[Path], first_seed: int) -> None:
+    """Is a stated confidence p right about p of the time? Every run of seeds >= first_seed
+    (never calibrated on) in `folders` (kept by --keep, either family) is read against its
+    folder's reference-0; the readings that state one (a break, or healthy) are binned by the
+    percentage `check` used to print (the margin over the runner-up in decades / log10 2,
+    capped at 100%; for healthy, how far the nearest signature is), and by the words it prints
+    now ("clear", "faint"). A reading is right when it names a break of the run's family (a
+    charlm bug: `charlm.FAMILIES`; a catalog break: `check.family`), or healthy for a healthy
+    run. A bin off by more than 10 points is marked: its percentage meant nothing."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import charlm
+
+    from diagnose.check import check_run, family
+
+    rows: list[tuple[str, float, bool, str | None]] = []
+    for folder in folders:
+        reference = folder / "reference-0.jsonl"
+        for path in sorted(folder.glob("*-*.jsonl")):
+            bug, seed = path.stem.rsplit("-", 1)
+            if bug == "reference" or int(seed) < first_seed:
+                continue
+            reading = check_run(path, reference)
+            if reading.kind == "differs":
+                continue
+            allowed = (set(charlm.FAMILIES[bug]) if bug in charlm.FAMILIES
+                       else set(family(bug)) if bug != "healthy" else set())
+            right = (bug == "healthy") if reading.kind == "healthy" else bool(
+                set(reading.resembles) & allowed)
+            rows.append((folder.name, reading.confidence, right, reading.sureness or "healthy"))
+    print(f"{len(rows)} readings that state a confidence, seeds from {first_seed}, "
+          f"{', '.join(f.name for f in folders)}:")
+    print("  stated      readings  mean stated  right   off by")
+    for low in (0.0, 0.2, 0.4, 0.6, 0.8):
+        inside = [r for r in rows if low <= r[1] < low + 0.2 or (low == 0.8 and r[1] == 1.0)]
+        if not inside:
+            continue
+        stated = sum(r[1] for r in inside) / len(inside)
+        right = sum(r[2] for r in inside) / len(inside)
+        off = abs(stated - right) * 100
+        print(f"  {low:.0%}-{low + 0.2:.0%}  {len(inside):9}  {stated:10.0%}  {right:6.0%}  "
+              f"{off:5.0f} pts{'  OFF' if off > 10 else ''}")
+    print("  words       readings  right")
+    for word in ("clear", "faint", "healthy"):
+        inside = [r for r in rows if r[3] == word]
+        if inside:
+            print(f"  {word:10}  {len(inside):8}  {sum(r[2] for r in inside) / len(inside):6.0%}")
 
 
 def charlm_cost(charlm, steps: int) -> None:

@@ -908,27 +908,33 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
 @click.argument("run", metavar="RUN", type=PathArg())
 @click.option("--reference", type=PathArg(), default=None, metavar="REF",
               help="A healthy run of the same model and data (its metrics.jsonl or folder).")
+@click.option("--second-reference", type=PathArg(), default=None, metavar="REF2",
+              help="Another healthy seed of the same setup: the reference's band covers both.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reading as JSON, for scripts.")
 @click.option("--lang", type=LANG, default="en", show_default=True,
               help="Language of the reading.")
-def check(run: Path, reference: Path | None, as_json: bool, lang: str) -> None:
+def check(run: Path, reference: Path | None, second_reference: Path | None, as_json: bool,
+          lang: str) -> None:
     """Read your own run as the diagnostician would, against a healthy reference.
 
     RUN is a metrics.jsonl (recorded with diagnose.record.Recorder) or its folder; it may
-    still be training. Prints which break of the catalog the panels resemble, how sure the
-    reading is, and each sign with the run's number beside the reference's. A reading, not
-    a verdict; two breaks the panels cannot tell apart are printed as a tie.
+    still be training. Prints which break of the catalog the panels resemble (or that the run
+    is healthy, or that it differs from its reference in ways no break explains, naming each
+    panel and step where it leaves the reference's band), how clear the mark is, and each
+    sign with the run's number beside the reference's. A reading, not a verdict; two breaks
+    the panels cannot tell apart are printed as a tie.
 
     \b
     Example:
       diagnose check runs/lr-test --reference runs/baseline
       diagnose check runs/lr-test/metrics.jsonl --reference runs/baseline --json
+      diagnose check runs/lr-test --reference runs/seed-0 --second-reference runs/seed-1
     """
     import json
 
     from diagnose.check import check_run
 
-    reading = check_run(run, reference, lang)
+    reading = check_run(run, reference, lang, second_reference)
     if as_json:
         click.echo(printable(json.dumps(reading.as_json(), ensure_ascii=False, indent=2)))
         return

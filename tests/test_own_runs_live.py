@@ -278,3 +278,17 @@ def test_files_written_by_the_old_recorder_still_read(charlm):
     header, records = read_metrics(charlm["reference"])
     assert set(header["recorded"]) <= set(STEP_OPTIONAL) and len(records) == header["steps"]
     assert math.isfinite(records[-1]["train_loss"])
+
+
+def test_a_second_reference_seed_widens_the_band(charlm):
+    """`--second-reference`: the band covers both seeds; a bug still leaves it, a healthy run
+    of a third seed stays inside."""
+    one = check_run(charlm["no-zero-grad"], charlm["reference"])
+    two = check_run(charlm["no-zero-grad"], charlm["reference"], "en", charlm["healthy"])
+    assert two.kind == "differs" and {d.panel for d in two.departures} >= {3, 4, 5}
+    worst = {d.key: d.run / d.reference for d in one.departures}
+    assert set(worst) >= {d.key for d in two.departures}
+    result = CliRunner().invoke(cli, ["check", str(charlm["healthy"]), "--reference",
+                                      str(charlm["reference"]), "--second-reference",
+                                      str(charlm["no-zero-grad"])])
+    assert result.exit_code == 0 and "reads as healthy" in result.output
