@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnose import diagnostician
+from diagnose import bands, diagnostician
 from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
 from diagnose.phrases import Phrase
 from diagnose.signatures import signature
@@ -94,15 +94,58 @@ class RunReading:
     also: tuple[str, ...] = ()
     in_reference: tuple[str, ...] = ()  # signatures the reference shows too: not weighed
     titles: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    departures: tuple[bands.Departure, ...] = ()  # where it leaves the reference's band
+    against_reference: bool = False  # a leak read against the reference (no floor)
+    margin: float = 0.0  # the named break's vote over the runner-up's (decades)
+    kin: tuple[str, ...] = ()  # of `also`, the named break's setting at another magnitude
+    explained: tuple[int, ...] = ()  # the panels the breaks shown list (their signatures)
+
+    unexplained: tuple[int, ...] = ()  # panels left that no break shown lists
+
+    @property
+    def kind(self) -> str:
+        """"break" (one, or a tie), "healthy", or "differs": the run leaves its reference's
+        band, and no break of the catalog shows, or none that shows lists every panel where
+        it leaves (`EXPLAINING`)."""
+        if self.resembles and not self.unexplained:
+            return "break"
+        return "differs" if self.departures else "healthy"
+
+    @property
+    def sureness(self) -> str | None:
+        """What the evidence supports saying of a named break, in words (no percentage: the
+        reliability table of bench/own_runs.py --reliability found the old one off by more
+        than 10 points in its bins): "clear" when its mark stands at least twice past its
+        threshold beyond any rival's, "faint" otherwise; None when no break is named."""
+        if not self.resembles:
+            return None
+        return "clear" if self.margin >= CLEAR_MARGIN else "faint"
+
+    def sureness_line(self, lang: str) -> str:
+        factor = format_factor(10 ** self.margin)
+        if self.sureness == "clear":
+            return say(lang, "A clear mark: it stands {factor}x past its threshold, beyond any "
+                             "other break's.", factor=factor)
+        return say(lang, "A faint mark: only {factor}x past its threshold beyond any other "
+                         "break's; weigh it against the panels.", factor=factor)
 
     def as_json(self) -> dict[str, Any]:
         def number(value: float | None) -> float | str | None:
             return value if value is None or math.isfinite(value) else str(value)
         return {"run": self.run, "reference": self.reference, "steps": self.steps,
                 "reference_steps": self.reference_steps,
-                "reading": "healthy" if not self.resembles else
-                           self.resembles[0] if len(self.resembles) == 1 else "tie",
+                "reading": (self.kind if self.kind != "break" else
+                            self.resembles[0] if len(self.resembles) == 1 else "tie"),
+                "kind": self.kind,
+                "unexplained_panels": list(self.unexplained),
+                "departures": [{"panel": d.panel, "key": d.key, "series": d.series,
+                                "step": d.step, "worst_step": d.worst_step,
+                                "run": number(d.run), "reference": number(d.reference),
+                                "spreads": number(d.spreads), "series_outside": d.of}
+                               for d in self.departures],
+                "against_reference": self.against_reference,
                 "resembles": list(self.resembles), "confidence": self.confidence,
+                "sureness": self.sureness,
                 "signs": [{"panel": s.panel, "sign": s.name, "run": number(s.run),
                            "reference": number(s.reference)} for s in self.signs],
                 "findings": [{"panel": f.panel, "sign": f.name, "value": number(f.value),
@@ -116,28 +159,62 @@ class RunReading:
 
         out = [say(lang, "What the panels of {run} suggest, read against {ref} ({n} of {m} steps):",
                    run=self.run, ref=self.reference, n=self.steps, m=self.reference_steps)]
-        if not self.resembles:
-            out.append(say(lang, "It reads as healthy: no break's signature shows (confidence "
-                                 "{c:.0%}).", c=self.confidence))
+        if self.kind == "healthy":
+            out.append(say(lang, "It reads as healthy: no break's signature shows, and every "
+                                 "panel stays inside the reference's band."))
+        elif self.kind == "differs" and not self.resembles:
+            out.append(say(lang, "It differs from its reference in ways no break of the "
+                                 "catalog explains: no break's signature shows, yet it leaves "
+                                 "the reference's band on panel {panels}.",
+                           panels=", ".join(dict.fromkeys(str(d.panel)
+                                                          for d in self.departures))))
+        elif self.kind == "differs":
+            out.append(say(lang, "It differs from its reference in ways no break of the "
+                                 "catalog explains: it leaves the reference's band on panel "
+                                 "{panels}, which {slugs} does not explain (its signature's "
+                                 "panels: {listed}).",
+                           panels=", ".join(map(str, self.unexplained)),
+                           slugs=" / ".join(self.resembles),
+                           listed=", ".join(map(str, self.explained))))
         elif len(self.resembles) == 1:
             slug = self.resembles[0]
-            out.append(say(lang, "It resembles {title} ({slug}), confidence {c:.0%}.",
-                           title=self.titles[slug][lang], slug=slug, c=self.confidence))
+            out.append(say(lang, "It resembles {title} ({slug}).",
+                           title=self.titles[slug][lang], slug=slug))
         else:
             titles = " / ".join(f"{self.titles[s][lang]} ({s})" for s in self.resembles)
             out.append(say(lang, "It resembles {titles}: a tie, which these panels cannot tell "
-                                 "apart (confidence {c:.0%} against the other breaks).",
-                           titles=titles, c=self.confidence))
-        if self.also:
-            out.append(say(lang, "The same setting at a smaller magnitude shows too: {titles}.",
-                           titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in self.also)))
+                                 "apart.", titles=titles))
+        if self.kind == "break":
+            out.append(self.sureness_line(lang))
+        if self.against_reference:
+            out.append(say(lang, "Read against the reference: without the corpus's entropy "
+                                 "floor (entropy_floor=) a loss below what the reference reaches "
+                                 "is the only mark of a leak. A floor would prove it: no honest "
+                                 "model's validation loss goes below it, and a leak from the "
+                                 "first evaluation on (unshifted targets) would stand apart from "
+                                 "a mask's."))
+        kin = [s for s in self.also if s in self.kin]
+        others = [s for s in self.also if s not in self.kin]
+        if kin:
+            out.append(say(lang, "The same setting at another magnitude shows too: {titles}.",
+                           titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in kin)))
+        if others:
+            out.append(say(lang, "Another break's signature shows too: {titles}.",
+                           titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in others)))
         if self.findings:
             out.append(say(lang, "What weighed:"))
             out += ["  " + say(lang, "Panel {n}: {text}", n=f.panel, text=f.text[lang])
                     for f in self.findings]
+        if self.departures:
+            out.append(say(lang, "Where it leaves the reference's band:"))
+            out += ["  " + say(lang, "Panel {n}: {text}", n=d.panel, text=d.phrase()[lang])
+                    for d in self.departures]
         out.append(say(lang, "Signs (this run / the reference):"))
         shown = say(lang, "not recorded")
         for sign in self.signs:
+            if sign.run is not None and not math.isfinite(sign.run) and (
+                    sign.reference is None or not math.isfinite(sign.reference)):
+                continue  # a figure neither run has (no floor): nothing to print
             values = [shown if v is None else format_number(v, lang)
                       for v in (sign.run, sign.reference)]
             out.append("  " + say(lang, "Panel {n}: {text}", n=sign.panel,
@@ -238,8 +315,10 @@ def all_breaks() -> tuple[str, ...]:
     return tuple(dict.fromkeys(slug for level in all_levels() for slug in level.deck))
 
 
-def check_run(run: Path, reference: Path | None, lang: str = "en") -> RunReading:
-    """Read `run` against `reference` (each a metrics file or its folder)."""
+def check_run(run: Path, reference: Path | None, lang: str = "en",
+              second_reference: Path | None = None) -> RunReading:
+    """Read `run` against `reference` (each a metrics file or its folder); a
+    `second_reference`, another healthy seed of the same setup, widens the band."""
     import scenarios
 
     if reference is None:
@@ -247,15 +326,18 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> RunReading
             say(lang, "check needs a reference run of the same model and data"),
             say(lang, "train it healthy once and pass --reference its metrics.jsonl"))
     run_file, ref_file = metrics_path(run), metrics_path(reference)
-    for path in (run_file, ref_file):
+    files = [run_file, ref_file]
+    if second_reference is not None:
+        files.append(metrics_path(second_reference))
+    for path in files:
         refuse_unrevealed(path, lang)
-    run_header, run_records = read_metrics(run_file)
-    ref_header, ref_records = read_metrics(ref_file)
-    for path, records in ((run_file, run_records), (ref_file, ref_records)):
+    read = [read_metrics(path) for path in files]
+    for path, (_header, records) in zip(files, read, strict=True):
         if not records:
             raise CheckError(say(lang, "{path} has no step yet", path=path))
-    _same_setup((run_header, run_records), (ref_header, ref_records),
-                (str(run_file), str(ref_file)), lang)
+    (run_header, run_records), (ref_header, ref_records) = read[0], read[1]
+    for other, path in zip(read[1:], files[1:], strict=True):
+        _same_setup(read[0], other, (str(run_file), str(path)), lang)
 
     # a run still training is read against the reference up to the same step
     ref_window = ref_records[:max(len(run_records), 1)]
@@ -269,59 +351,285 @@ def check_run(run: Path, reference: Path | None, lang: str = "en") -> RunReading
     missing = tuple(k for k in (*STEP_OPTIONAL, "entropy_floor")
                     if not (_has(run_header, k) and _has(ref_header, k)))
     every = all_breaks()
-    readable = tuple(s for s in every if not set(signature(s).needs) & set(missing))
+    catalog = scenarios.breaks(None)
+    floorless = "entropy_floor" in missing
+    # without a floor, a signature is still weighed on what it reads beside the floor (a
+    # figure over the floor is NaN to it, and a vote on NaN never shows); the breaks whose
+    # mark is the floor itself are read against the reference instead (`LEAKS`)
+    readable = tuple(s for s in every
+                     if not set(signature(s).needs) - {"entropy_floor"} & set(missing)
+                     and not (floorless and s in LEAKS))
+    peak_step = _peak_step(ref_records)
+    ref_read = [{**r, "_peak_step": peak_step} for r in ref_read]
+    leaks = tuple(s for s in LEAKS if s in catalog) if floorless and (
+        "val_loss" not in missing) else ()
+    fig_ref = own_figures(ref_read, ref_read, header, ref_header, ref_header)
     # a signature the healthy reference shows against itself is a threshold that does not fit
     # this model (the thresholds are the course model's), not a sign: it is not weighed
-    in_reference = tuple(s for s in readable if diagnostician.diagnose_run(
-        ref_read, ref_read, header, deck=(s,)).slug == s)
-    weighed = tuple(s for s in readable if s not in in_reference)
-    catalog = scenarios.breaks(None)
-    resembles, confidence, findings, also = _read(run_read, ref_read, header, weighed, catalog)
-    fig_run = diagnostician.figures(run_read, ref_read, header)
-    fig_ref = diagnostician.figures(ref_read, ref_read, header)
+    in_reference = tuple(s for s in readable if signature(s).vote(fig_ref) > 0)
+    weighed = tuple(s for s in _defined(readable, ref_read, fig_ref, catalog)
+                    if s not in in_reference)
+    fig = own_figures(run_read, ref_read, header, run_header, ref_header)
+    votes = votes_of(fig, weighed, leaks)
+    # when each mark first showed, at steps 1, 2, 4, ...: the first to show is named first, so
+    # a reading does not change family as the run trains
+    seen: dict[str, int] = {}
+    cut = 1
+    while cut < len(run_read):
+        part_ref = ref_read[:cut]
+        part_fig_ref = own_figures(part_ref, part_ref, header, ref_header, ref_header)
+        part = tuple(s for s in _defined(readable, part_ref, part_fig_ref, catalog)
+                     if signature(s).vote(part_fig_ref) <= 0)
+        part_fig = own_figures(run_read[:cut], part_ref, header, run_header, ref_header)
+        for slug, vote in votes_of(part_fig, part, leaks).items():
+            if vote > 0:
+                seen.setdefault(slug, cut)
+        cut *= CHECKPOINTS
+    reading = _read(fig, header, votes, leaks, seen, catalog)
+    keys = tuple(k for k in ("train_loss", "lr", *STEP_OPTIONAL) if k not in missing)
+    departures = bands.departures(run_records, [r for _h, r in read[1:]], keys)
     signs = []
     for panel, name, label in SIGNS:
         has = not set(SIGN_NEEDS.get(name, ())) & set(missing)
-        signs.append(Sign(panel, name, label, fig_run[name] if has else None,
+        signs.append(Sign(panel, name, label, fig[name] if has else None,
                           (1.0 if name in RATIOS else fig_ref[name]) if has else None))
+    shown = (*reading.resembles, *reading.also)
+    explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
+    unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
+                                and d.panel not in explained})) if shown else ()
     return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
-                      reference_steps=len(ref_records), resembles=resembles,
-                      confidence=confidence, signs=signs, findings=findings,
-                      not_recorded=missing,
-                      not_weighed=tuple(s for s in every if s not in readable),
-                      in_reference=in_reference,
-                      also=also, titles={s: catalog[s].title for s in (*resembles, *also)})
+                      reference_steps=len(ref_records), resembles=reading.resembles,
+                      confidence=reading.confidence, signs=signs,
+                      findings=reading.findings, not_recorded=missing,
+                      not_weighed=tuple(s for s in every if s not in readable
+                                        and s not in leaks),
+                      in_reference=in_reference, also=reading.also,
+                      titles={s: catalog[s].title for s in shown},
+                      departures=tuple(departures), against_reference=reading.against_reference,
+                      margin=reading.margin, kin=reading.kin, explained=explained,
+                      unexplained=unexplained)
 
 
-def _read(run: list, ref: list, header: dict[str, Any], weighed: tuple[str, ...],
-          catalog: dict[str, Any]) -> tuple[tuple[str, ...], float, list, tuple[str, ...]]:
-    """(the breaks the run resembles, empty if healthy; the confidence; the deciding findings;
-    the same setting's other magnitudes that show too)."""
-    best = diagnostician.diagnose_run(run, ref, header, deck=weighed)
-    if best.slug == diagnostician.HEALTHY:
-        return (), best.confidence, list(best.findings), ()
-    # one setting at two magnitudes (init_scale at 100 and at 3): when both
-    # signatures show, the reading names the lab's (the larger: a lower level) and says the
-    # other shows too. The catalog's overrides say which breaks share a setting.
-    knob = set(catalog[best.slug].override)
-    kin = [s for s in weighed if s != best.slug and set(catalog[s].override) & knob
-           and diagnostician.diagnose_run(run, ref, header, deck=(s,)).slug == s]
-    showing = sorted((best.slug, *kin), key=lambda s: min(catalog[s].levels))
-    deck = tuple(s for s in weighed if s not in showing[1:])
-    best = diagnostician.diagnose_run(run, ref, header, deck=deck)
-    named = best.slug
-    also = tuple(s for s in showing if s != named)
-    tied = tuple(other for other in deck if other != named and _tie(run, ref, header, named,
-                                                                      other))
-    confidence = best.confidence
-    if tied:
-        confidence = diagnostician.diagnose_run(
-            run, ref, header, deck=tuple(s for s in deck if s not in tied)).confidence
-    return (named, *tied), confidence, list(best.findings), also
+# the panels a break must explain when the run leaves the reference's band there: the losses,
+# the schedule, the activations and the singular values. A gradient clipped more often and
+# more dead heads follow from nearly any break, so they are not asked of its signature.
+EXPLAINING = (1, 2, 4, 5)
+CLEAR_MARGIN = math.log10(2)  # decades: a mark twice past its threshold, beyond any rival
 
 
-def _tie(run: list, ref: list, header: dict[str, Any], best: str, other: str) -> bool:
-    """Whether the panels weigh `other` exactly as `best`: between the two alone, the
-    diagnostician names one with no margin at all."""
-    pair = diagnostician.diagnose_run(run, ref, header, deck=(best, other))
-    return pair.slug in (best, other) and pair.confidence == 0.0
+def format_factor(value: float) -> str:
+    return f"{value:.3g}" if math.isfinite(value) else "∞"
+
+
+# the breaks whose mark is a loss below the corpus's entropy floor: without a floor, a
+# validation and a training loss far below the reference's at the same step stand for it
+LEAKS = ("broken-mask", "leaky-mask", "unshifted-targets")
+LEAK_RATIO = 0.8  # both losses below this share of the reference's at the same step
+# how each setting's dose shows in the figures, for one setting at two magnitudes: the
+# figure that measures it against the reference ("ratio": the dose over the healthy one), or
+# the step its learning rate peaks at ("step": the warmup's length)
+DOSES = {"lr_max": ("lr_peak_ratio", "ratio"), "init_scale": ("spectral0_ratio", "ratio"),
+         "warmup_steps": ("lr_peak_step", "step")}
+
+
+def family(slug: str) -> frozenset[str]:
+    """The breaks a reading of a run holding `slug` may name without changing family: those of
+    the same setting at another magnitude, and the leaks that leave the same mark (a break not
+    in the catalog, or healthy, is its own family)."""
+    import scenarios
+
+    catalog = scenarios.breaks(None)
+    if slug not in catalog:
+        return frozenset({slug})
+    knob = set(catalog[slug].override)
+    kin = {s for s, brk in catalog.items() if knob and knob & set(brk.override)}
+    leaks = set(LEAKS) if slug in LEAKS else set()
+    return frozenset({slug, *kin, *leaks})
+
+
+def own_figures(run: list, ref: list, header: dict[str, Any], run_header: dict[str, Any],
+                ref_header: dict[str, Any]) -> dict[str, float]:
+    """The diagnostician's figures for a run of yours, with what only a run of yours needs:
+    the learning rate's start over the run's own peak (`lr_max` of its header, not the
+    reference's), and the least-moved matrix's move measured on the reference's scale (a
+    matrix that starts ten times larger moves ten times less relatively, and is not frozen);
+    a figure read off the leak against the reference where no floor is known."""
+    fig = diagnostician.figures(run, ref, header)
+    fig["lr0_frac"] = run[0]["lr"] / run_header["lr_max"]
+    fig["ref_lr0_frac"] = ref[0]["lr"] / ref_header["lr_max"]
+    fig["least_moved"] = _least_moved_on_reference_scale(run, ref)
+    fig["ref_least_moved"] = _least_moved_on_reference_scale(ref, ref)
+    n = min(len(run), len(ref))
+    vals = [(r["val_loss"], q["val_loss"]) for r, q in zip(run[:n], ref[:n], strict=True)
+            if r["val_loss"] is not None and q["val_loss"] is not None]
+    last = vals[-1] if vals else (math.nan, math.nan)
+    fig["val_ref_ratio"] = diagnostician._ratio(*last)
+    fig["train_ref_ratio"] = diagnostician._ratio(
+        _median_tail(run[:n], "train_loss"), _median_tail(ref[:n], "train_loss"))
+    return fig
+
+
+def _median_tail(records: list, key: str, size: int = 9) -> float:
+    import statistics
+
+    values = [r[key] for r in records[-size:] if isinstance(r[key], (int, float))
+              and math.isfinite(r[key])]
+    return statistics.median(values) if values else math.nan
+
+
+def _least_moved_on_reference_scale(run: list, ref: list) -> float:
+    """Panel 5: the smallest move of a matrix's largest singular value over the run, first step
+    to last, over the reference's value of that matrix at step 0."""
+    if len(run) < 2 or not run[0]["spectral_norm"] or not run[-1]["spectral_norm"] or not (
+            ref and ref[0]["spectral_norm"]):
+        return math.nan
+    first, last, scale = run[0]["spectral_norm"], run[-1]["spectral_norm"], ref[0][
+        "spectral_norm"]
+    moves = [abs(last[k] - first[k]) / scale[k] for k in first
+             if k in scale and all(math.isfinite(v) for v in (first[k], last[k], scale[k]))
+             and scale[k] > 0]
+    return min(moves, default=math.nan)
+
+
+# When a sign is defined, by the setting a break changes: a reading at step s weighs only the
+# signs the reference up to s can anchor. A peak learning rate once the reference has reached
+# its own peak (before, its warmup is still climbing and every rate is "above" it); a matrix
+# that never moved once the reference's least-moved matrix has moved ten times the frozen
+# threshold (in the first steps some matrix of any run has barely moved); the clipped share of
+# steps once the reference's is half the threshold or less (early on, every run clips often).
+DEFINED_WHEN = {
+    "lr_max": lambda ref, fig_ref: _peak_reached(ref),
+    "frozen_layers": lambda ref, fig_ref: fig_ref["least_moved"] >= 10 * diagnostician.FROZEN_MOVE,
+    "attention_logit_scale": lambda ref, fig_ref: fig_ref["clip_share"] <= 0.1,
+}
+CHECKPOINTS = 2  # readings at steps 1, 2, 4, 8, ...: the order marks appeared in
+
+
+def _peak_reached(ref: list) -> bool:
+    """`ref` holds its schedule's peak learning rate (the full reference's), not just a step of
+    its warmup: the records carry the full reference's peak under "_peak"."""
+    return bool(ref) and ref[0].get("_peak_step", 0) < len(ref)
+
+
+def _defined(readable: tuple[str, ...], ref: list, fig_ref: dict[str, float],
+             catalog: dict[str, Any]) -> tuple[str, ...]:
+    """The breaks of `readable` whose sign is defined against `ref` (`DEFINED_WHEN`)."""
+    return tuple(s for s in readable if all(
+        DEFINED_WHEN[k](ref, fig_ref) for k in catalog[s].override if k in DEFINED_WHEN))
+
+
+@dataclass(frozen=True)
+class _Reading:
+    resembles: tuple[str, ...]
+    confidence: float
+    margin: float  # decades past the threshold, over the runner-up
+    findings: list
+    also: tuple[str, ...]
+    kin: tuple[str, ...]  # of `also`, those of the named break's setting
+    against_reference: bool
+
+
+def votes_of(fig: dict[str, float], weighed: tuple[str, ...],
+             leaks: tuple[str, ...]) -> dict[str, float]:
+    """Every weighed break's vote; without a floor, the leak against the reference stands
+    for the first of `leaks` (the others tie with it)."""
+    votes = diagnostician.votes(fig, weighed)
+    if leaks:
+        votes[leaks[0]] = min(sig_under(fig["val_ref_ratio"]), sig_under(fig["train_ref_ratio"]))
+    return votes
+
+
+def _read(fig: dict[str, float], header: dict[str, Any], votes: dict[str, float],
+          leaks: tuple[str, ...], seen: dict[str, int], catalog: dict[str, Any]) -> _Reading:
+    """What the run resembles: one setting at two magnitudes named by the dose its numbers
+    match; of the marks that show, the one that showed first (`seen`: the step it first
+    showed at) is named, then the strongest."""
+    showing = {s: v for s, v in votes.items() if v > 0}
+    if not showing:
+        best = max(votes.values(), default=-1.0)
+        confidence = min(1.0, -best / math.log10(2)) if votes else 0.0
+        return _Reading((), round(confidence, 3), -best, [], (), (), False)
+    # one setting, several magnitudes: the dose the numbers match
+    groups: list[list[str]] = []
+    for slug in sorted(showing, key=lambda s: -showing[s]):
+        knob = set(catalog[slug].override)
+        group = next((g for g in groups if knob and knob & set(catalog[g[0]].override)), None)
+        if group is None:
+            groups.append([slug])
+        else:
+            group.append(slug)
+    picks = [_by_dose(group, fig, catalog) for group in groups]
+    picks.sort(key=lambda s: (min(seen.get(g, math.inf) for g in _group_of(s, groups)),
+                              -showing[s]))
+    named = picks[0]
+    tied = tuple(s for s in votes if s != named and votes[s] == votes[named]
+                 and not set(catalog[s].override) & set(catalog[named].override))
+    if named in leaks:
+        tied = tuple(s for s in leaks if s != named)
+    kin = tuple(s for g in groups if named in g for s in g if s != named)
+    also = (*kin, *(s for s in picks[1:] if s not in tied))
+    rivals = [v for s, v in votes.items() if s != named and s not in tied and s not in kin]
+    margin = votes[named] - max(max(rivals, default=0.0), 0.0)
+    confidence = round(max(0.0, min(1.0, margin / math.log10(2))), 3)
+    if named in leaks:
+        findings = _leak_findings(fig)
+    else:
+        findings = [f for f in diagnostician.findings_for(named, fig, header)
+                    if not _quotes_nan(f)]
+    return _Reading((named, *tied), confidence, margin, findings, tuple(also), kin,
+                    named in leaks)
+
+
+def _group_of(slug: str, groups: list[list[str]]) -> list[str]:
+    return next(g for g in groups if slug in g)
+
+
+def _peak_step(records: list) -> int:
+    """The first step at the schedule's peak learning rate (the end of the warmup)."""
+    lrs = [r["lr"] for r in records]
+    peak = max((v for v in lrs if math.isfinite(v)), default=math.nan)
+    return next((i for i, v in enumerate(lrs) if v >= peak * (1 - 1e-6)), len(lrs))
+
+
+def sig_under(value: float) -> float:
+    from diagnose.signatures import under
+
+    return under(value, LEAK_RATIO)
+
+
+def _by_dose(group: list[str], fig: dict[str, float], catalog: dict[str, Any]) -> str:
+    """Of one setting's breaks that show, the one whose dose the numbers match (peak x10 is
+    high-lr, not raised-lr); else the lowest level's."""
+    if len(group) == 1:
+        return group[0]
+    import scenarios
+
+    healthy = scenarios.healthy_config()
+    knobs = set.intersection(*(set(catalog[s].override) for s in group)) & set(DOSES)
+    for knob in sorted(knobs):
+        figure, kind = DOSES[knob]
+        measured = fig.get(figure, math.nan)
+        if not math.isfinite(measured):
+            continue
+        if kind == "ratio":
+            base = getattr(healthy, knob)
+            return min(group, key=lambda s: abs(math.log(max(measured, 1e-12) / (
+                catalog[s].override[knob] / base))))
+        return min(group, key=lambda s: abs(measured - catalog[s].override[knob]))
+    return min(group, key=lambda s: min(catalog[s].levels))
+
+
+def _quotes_nan(finding: diagnostician.Finding) -> bool:
+    """A sentence that would quote a figure nobody can compute here (no floor)."""
+    import re
+
+    return bool(re.search(r"\bnan\b", finding.text["en"]))
+
+
+def _leak_findings(fig: dict[str, float]) -> list[diagnostician.Finding]:
+    from diagnose.signatures import said
+
+    return [said(1, "val_ref_ratio", fig,
+                 "the validation loss is {val_ref_ratio}x the reference's at the same step, and "
+                 "the training loss {train_ref_ratio}x: both fall far below what the healthy "
+                 "reference reaches")]

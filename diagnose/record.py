@@ -10,11 +10,12 @@
             rec.log(lr=lr, train_loss=loss, grad_norm_preclip=pre, grad_norm_postclip=post,
                     val_loss=val if step % 100 == 0 else None)
 
-Every step writes one whole line and flushes it, so `diagnose watch` can read the file while
-it grows; the header is written atomically before any step. A key the run does not record is
-absent from the file and every view says "not recorded". Each value is checked where it is
-handed over: a bad one is one `UserError` line naming the key and the step. Non-finite numbers
-are data (a diverging run keeps its steps), as in the game's files.
+The file's folder is made if it does not exist. Every step writes one whole line and flushes
+it, so `diagnose watch` can read the file while it grows; the header is written atomically
+before any step. A key the run does not record is absent from the file and every view says
+"not recorded". Each value is checked where it is handed over: a bad one is one `UserError`
+line naming the key and the step. Non-finite numbers are data (a diverging run keeps its
+steps), as in the game's files.
 
 Left out: computing the numbers (that is your loop's, or `diagnose.torch_hooks`'s); numpy and
 torch (any object with `__float__`, a numpy or a one-element torch scalar, is accepted).
@@ -131,6 +132,10 @@ class Recorder:
         self._values = StepValues(self.recorded, RecordError)
         if self.path.exists() or self.path.is_symlink():
             raise RecordError(f"{self.path}: already exists; record each run to a new file")
+        try:  # its folder is made, as the ecosystem's loggers do
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise RecordError(f"{self.path.parent}: cannot be made ({err.strerror})") from None
         atomic_write(self.path, dumps(self.header) + "\n", error=RecordError)
         self._size = self.path.stat().st_size
         try:

@@ -207,8 +207,14 @@ def render_run(console: Console, shown: ShownRun, *, lang: str = "en",
         console.print(say(lang, "No steps recorded yet."), highlight=False)
         return
     step_numbers = [r["step"] for r in chosen]
-    console.print(Text(say(lang, "steps {a}–{b} of {n}", a=step_numbers[0], b=step_numbers[-1],
-                           n=len(records)), style="dim"), highlight=False)
+    total = header.get("steps") if isinstance(header.get("steps"), int) else None
+    if total and total > len(records):  # a run still training: the header says its length
+        extent = say(lang, "steps {a}–{b} of {n}, {count} recorded so far", a=step_numbers[0],
+                     b=step_numbers[-1], n=total, count=len(records))
+    else:
+        extent = say(lang, "steps {a}–{b} of {n}", a=step_numbers[0], b=step_numbers[-1],
+                     n=len(records))
+    console.print(Text(extent, style="dim"), highlight=False)
     for panel in shown.panels or panels_for(chosen):
         console.print()
         for line in render_panel(panel, header, chosen, step_numbers, lang, console.width):

@@ -24,11 +24,17 @@ training forward pass uses (a forward pre-hook on the model, in training mode on
   from the previous step's vector (`FIRST_ITERATIONS` the first time, `iterations` after).
 - Panel 3: `clip_grad_norm` clips as `torch.nn.utils.clip_grad_norm_` and records the global
   norm before and after.
-- Panel 6, every `eval_every` steps, step 0 and the last, when the model exposes them: a
-  module of `attention` must output attention probabilities (B, H, T, T), a module of `mlp`
-  must take the MLP's pre-activation as input. A head is dead when its attention is
-  degenerate on most probe queries (near-uniform or collapsed, the game's thresholds) and
-  zeroing its probabilities changes `probe()`'s loss by less than 0.01 nats; a neuron when its
+- Panel 6, every `probe_every` steps (default: `eval_every`), step 0 and the last, when the
+  model exposes them: a module of `attention` either outputs attention probabilities
+  (B, H, T, T), or calls `F.scaled_dot_product_attention` (looked up as
+  `torch.nn.functional.scaled_dot_product_attention` when it runs): during the probe passes
+  only, an explicit softmax stands in for each such call and captures its probabilities. A
+  module of `mlp` must take the MLP's pre-activation as input. What a named module gives is
+  checked at the first pass that uses it: an output that is not row-stochastic over [..., T, T]
+  (and no attention call inside) is one error line naming the module and its shape. A head is
+  dead when its attention is degenerate on most probe queries (near-uniform or collapsed, the
+  game's thresholds) and zeroing its probabilities changes `probe()`'s loss by less than 0.01
+  nats; a neuron when its
   input is negative on every probe token. Without `attention`, `mlp` and `probe`, Panel 6 is
   "not recorded".
 
@@ -76,6 +82,7 @@ class Hooks:
     mlp: Sequence[str] = ()
     probe: Callable[[], Any] | None = None
     iterations: int = 4
+    probe_every: int | None = None  # steps between dead-unit probes; None: eval_every
 
     def recorded(self) -> list[str]:
         """The optional metrics keys these hooks fill."""
@@ -91,11 +98,35 @@ class Hooks:
             if name not in modules:
                 raise RecordError(f"{name!r}: no module of that name in the model "
                                   f"(model.named_modules() lists them)")
-        if (self.attention or self.mlp) and (self.probe is None or not eval_every):
+        if (self.attention or self.mlp) and (self.probe is None or not (
+                eval_every or self.probe_every)):
             raise RecordError("dead heads and neurons need probe= (a function returning the "
-                              "probe batch's loss) and eval_every=")
+                              "probe batch's loss) and eval_every= (or probe_every=)")
+        if self.probe_every is not None and not (
+                isinstance(self.probe_every, int) and self.probe_every >= 1):
+            raise RecordError(f"probe_every: expected a whole number of at least 1, got "
+                              f"{self.probe_every!r:.60}")
         if self.blocks and not self.final_norm:
             raise RecordError("blocks= needs final_norm= too (Panel 4's last line)")
+
+
+def _probabilities(name: str, output: Any) -> torch.Tensor:
+    """The attention probabilities a module of `attention=` outputs, checked: a tensor over
+    [..., T, T] whose rows sum to 1 (the keys a query may not see at 0)."""
+    probs = output[0] if isinstance(output, tuple) and output else output
+    shape = tuple(probs.shape) if isinstance(probs, torch.Tensor) else type(probs).__name__
+    ok = (isinstance(probs, torch.Tensor) and probs.ndim >= 3
+          and probs.shape[-1] == probs.shape[-2] and probs.is_floating_point())
+    if ok:
+        p = probs.detach().float()
+        ok = bool((p >= 0).all()) and bool(((p.sum(-1) - 1).abs() < 1e-3).all())
+    if not ok:
+        raise RecordError(
+            f"{name!r}: attention= names a module that outputs no attention probabilities "
+            f"(its output: {shape}; expected rows summing to 1 over [..., T, T]) and calls no "
+            "F.scaled_dot_product_attention: name the module that outputs the softmax, or the "
+            "one that calls it")
+    return probs
 
 
 class ModelRecorder:
@@ -116,6 +147,7 @@ class ModelRecorder:
         self.model = model
         self.steps = int(info.steps)
         self.eval_every = info.eval_every
+        self.probe_every = hooks.probe_every or info.eval_every
         self.iterations = int(hooks.iterations)
         self.probe = hooks.probe
         self.matrices = {name: p for name, p in model.named_parameters() if p.ndim == 2}
@@ -128,15 +160,18 @@ class ModelRecorder:
         self._measured: dict[str, Any] | None = None
         self._norms: tuple[float, float] | None = None
         self._probing = False
-        self._probs: dict[str, torch.Tensor] = {}
+        self._probs: dict[tuple[str, int], torch.Tensor] = {}
         self._inputs: dict[str, torch.Tensor] = {}
-        self._ablate: tuple[str, int] | None = None
+        self._ablate: tuple[str, int, int] | None = None  # (module, attention call, head)
+        self._inside: str | None = None  # the attention module running (probe passes)
+        self._calls = 0                  # its attention calls so far in this pass
         self._act_order = [*blocks, *((final_norm,) if final_norm else ())]
         self._attention, self._mlp = list(attention), list(mlp)
         self._handles = [model.register_forward_pre_hook(self._before_forward)]
         for name in self._act_order:
             self._handles.append(modules[name].register_forward_hook(self._activation(name)))
         for name in self._attention:
+            self._handles.append(modules[name].register_forward_pre_hook(self._entering(name)))
             self._handles.append(modules[name].register_forward_hook(self._attention_hook(name)))
         for name in self._mlp:
             self._handles.append(modules[name].register_forward_hook(self._mlp_hook(name)))
@@ -148,8 +183,8 @@ class ModelRecorder:
             return
         step = self._step()
         measured: dict[str, Any] = {"spectral_norm": self.spectral_norms()}
-        if self.probe is not None and self.eval_every and (
-                step % self.eval_every == 0 or step == self.steps - 1):
+        if self.probe is not None and self.probe_every and (
+                step % self.probe_every == 0 or step == self.steps - 1):
             heads, neurons = self.dead_units()
             if self._attention:
                 measured["dead_heads"] = heads
@@ -160,26 +195,73 @@ class ModelRecorder:
     def _activation(self, name: str) -> Callable:
         def hook(module: torch.nn.Module, args: Any, output: Any) -> None:
             if self.model.training and not self._probing:
-                out = output[0] if isinstance(output, tuple) else output
+                out = output[0] if isinstance(output, tuple) and output else output
+                if not isinstance(out, torch.Tensor):
+                    raise RecordError(f"{name!r}: blocks= and final_norm= name modules whose "
+                                      f"output is a tensor; this one gives "
+                                      f"{type(out).__name__}")
                 with torch.no_grad():
                     self._acts[name] = float(out.detach().abs().mean())
         return hook
 
+    def _entering(self, name: str) -> Callable:
+        def hook(module: torch.nn.Module, args: Any) -> None:
+            if self._probing:
+                self._inside, self._calls = name, 0
+        return hook
+
     def _attention_hook(self, name: str) -> Callable:
-        def hook(module: torch.nn.Module, args: Any, output: torch.Tensor) -> Any:
+        def hook(module: torch.nn.Module, args: Any, output: Any) -> Any:
             if not self._probing:
                 return None
-            self._probs[name] = output.detach()
-            if self._ablate is not None and self._ablate[0] == name:
+            self._inside = None
+            if self._calls:  # its probabilities came from its attention calls
+                return None
+            probs = _probabilities(name, output)
+            self._probs[(name, 0)] = probs.detach()
+            if self._ablate is not None and self._ablate[:2] == (name, 0):
                 output = output.clone()
-                output[:, self._ablate[1]] = 0.0
+                output[:, self._ablate[2]] = 0.0
                 return output
             return None
         return hook
 
+    def _attention_call(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                        attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0,
+                        is_causal: bool = False, scale: float | None = None,
+                        enable_gqa: bool = False) -> torch.Tensor:
+        """`F.scaled_dot_product_attention` during probe passes: the same arithmetic with an
+        explicit softmax (no dropout: the probe runs in eval mode), whose probabilities are
+        kept for the attention module running, and a head zeroed when ablating."""
+        L, S = query.shape[-2], key.shape[-2]
+        if enable_gqa and key.shape[-3] != query.shape[-3]:
+            repeat = query.shape[-3] // key.shape[-3]
+            key, value = (t.repeat_interleave(repeat, dim=-3) for t in (key, value))
+        factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+        scores = (query @ key.transpose(-2, -1)) * factor
+        if is_causal:
+            allowed = torch.ones(L, S, dtype=torch.bool, device=query.device).tril()
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        if attn_mask is not None:
+            scores = (scores.masked_fill(~attn_mask, float("-inf"))
+                      if attn_mask.dtype == torch.bool else scores + attn_mask)
+        probs = scores.softmax(dim=-1)
+        if self._inside is not None:
+            call = (self._inside, self._calls)
+            self._calls += 1
+            self._probs[call] = probs.detach()
+            if self._ablate is not None and self._ablate[:2] == call:
+                probs = probs.clone()
+                probs[:, self._ablate[2]] = 0.0
+        return probs @ value
+
     def _mlp_hook(self, name: str) -> Callable:
         def hook(module: torch.nn.Module, args: Any, output: Any) -> None:
             if self._probing:
+                if not args or not isinstance(args[0], torch.Tensor):
+                    raise RecordError(f"{name!r}: mlp= names a module whose input is the MLP's "
+                                      "pre-activation, a tensor; this one takes "
+                                      f"{type(args[0]).__name__ if args else 'nothing'}")
                 self._inputs[name] = args[0].detach()
         return hook
 
@@ -220,13 +302,17 @@ class ModelRecorder:
         mode = self.model.training
         self.model.eval()
         self._probing = True
+        functional = torch.nn.functional
+        attention_call = functional.scaled_dot_product_attention
+        if self._attention:
+            functional.scaled_dot_product_attention = self._attention_call
         try:
             with torch.no_grad():
                 loss = float(self.probe())
                 heads = 0
-                for name, probs in list(self._probs.items()):
+                for (name, call), probs in list(self._probs.items()):
                     for head in self._degenerate(probs):
-                        self._ablate = (name, head)
+                        self._ablate = (name, call, head)
                         ablated = float(self.probe())
                         self._ablate = None
                         heads += abs(ablated - loss) < HEAD_ABLATION_NATS
@@ -236,7 +322,9 @@ class ModelRecorder:
                     dead += int((flat < 0).all(0).sum())
                     total += flat.shape[-1]
         finally:
+            functional.scaled_dot_product_attention = attention_call
             self._probing = False
+            self._inside = None
             self._ablate = None
             self._probs.clear()
             self._inputs.clear()

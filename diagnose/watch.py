@@ -78,6 +78,30 @@ class MetricsTail:
         return self.parser.records[before:]
 
 
+def shorten_middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters, its middle replaced by "…" (a path keeps its
+    start and its file name)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail = (width - 1) // 2 + (width - 1) % 2
+    head = width - 1 - tail
+    return text[:head] + "…" + text[len(text) - tail:]
+
+
+def fit_status(name: str, parts: list[str], width: int) -> str:
+    """The watch's status line in `width` columns: `parts` joined by " · ", the first holding
+    `{name}` (the run's path). The path is shortened in its middle first (to 16 characters at
+    least), then the later parts are dropped: the first part, with its step count, stays."""
+    joined = " · ".join(parts)
+    room = width - (len(joined) - len("{name}"))
+    shown = name if len(name) <= room else shorten_middle(name, max(room, 16))
+    while len(parts) > 1 and len(" · ".join(parts).replace("{name}", shown)) > width:
+        parts = parts[:-1]
+    return " · ".join(parts).replace("{name}", shown)
+
+
 def matrix_series(names: list[str]) -> tuple[Series, ...]:
     """Panel 5's series for a run's matrices, one per name as recorded: a colour per layer
     (`panels.matrix_layer`), a line style per matrix within it. The views summarise them per
