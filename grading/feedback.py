@@ -162,21 +162,22 @@ class Result:
             parts += [say(self.lang, THIS_RUN), "; ".join(self.numbers) + "."]
         return " ".join(parts)
 
-    def render(self, style: Style) -> list[str]:
+    def render(self, style: Style, width: int = WIDTH) -> list[str]:
         role = "right" if self.correct else "wrong"
         lines = [style(f"{self.id}  {verdict(self.lang, self.correct)}", role)]
-        lines += _wrap(self.reading, 4) + _wrap(self.verdict, 4)
+        lines += _wrap(self.reading, 4, width=width) + _wrap(self.verdict, 4, width=width)
         if self.panels:
-            lines += _wrap(say(self.lang, PANELS_HEADING), 4)
-            lines += [line for panel in self.panels for line in _wrap(panel, 6, 8)]
+            lines += _wrap(say(self.lang, PANELS_HEADING), 4, width=width)
+            lines += [line for panel in self.panels for line in _wrap(panel, 6, 8, width)]
         if self.numbers:
-            lines += _wrap(say(self.lang, THIS_RUN), 4)
-            lines += [line for number in self.numbers for line in _wrap(number, 6, 8)]
+            lines += _wrap(say(self.lang, THIS_RUN), 4, width=width)
+            lines += [line for number in self.numbers for line in _wrap(number, 6, 8, width)]
         return lines
 
 
-def _wrap(text: str, indent: int, hanging: int | None = None) -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=" " * indent,
+def _wrap(text: str, indent: int, hanging: int | None = None, width: int = WIDTH) -> list[str]:
+    """`text` in lines of at most `width` columns (the terminal's, in the app)."""
+    return textwrap.wrap(text, max(width, 20 + 2 * indent), initial_indent=" " * indent,
                          subsequent_indent=" " * (hanging or indent),
                          break_long_words=False, break_on_hyphens=False) or [""]
 
@@ -291,15 +292,17 @@ class Report:
             "notes": list(self.notes),
         }
 
-    def render(self, style: Style | None = None) -> str:
+    def render(self, style: Style | None = None, width: int = WIDTH) -> str:
+        """The feedback as text, each paragraph wrapped at `width` columns."""
         style = style or _plain
         lines = [style(say(self.lang, HEADER, code=self.code, file=self.file), "title"), ""]
         for result in self.results:
-            lines += result.render(style)
-        lines += [""] + [style(line, "note") for n in self.notes for line in _wrap(n, 0)]
+            lines += result.render(style, width)
+        lines += [""] + [style(line, "note") for n in self.notes
+                         for line in _wrap(n, 0, width=width)]
         lines.append(style(say(self.lang, SCORE, score=self.score, max=self.max_score),
                            "score"))
-        lines += _wrap(self.standing, 0)
+        lines += _wrap(self.standing, 0, width=width)
         return "\n".join(lines)
 
 
@@ -331,7 +334,8 @@ class Check:
             "notes": list(notes(self.reading, self.ids, self.lang, check=True)),
         }
 
-    def render(self, style: Style | None = None) -> str:
+    def render(self, style: Style | None = None, width: int = WIDTH) -> str:
+        """How the file reads, each paragraph wrapped at `width` columns."""
         style = style or _plain
         head = say(self.lang, "Checked {file}", file=self.file)
         if self.code:
@@ -341,10 +345,11 @@ class Check:
             named = answer.status == NAMED
             shown = answer.slug if named else say(self.lang, STATUSES[answer.status])
             lines.append(style(f"{answer.id}  {shown}", "right" if named else "wrong"))
-            lines += _wrap(describe(answer, self.lang), 4)
+            lines += _wrap(describe(answer, self.lang), 4, width=width)
         lines.append("")
         lines += [style(line, "note") for n in notes(self.reading, self.ids, self.lang,
-                                                      check=True) for line in _wrap(n, 0)]
+                                                      check=True)
+                  for line in _wrap(n, 0, width=width)]
         lines += _wrap(say(self.lang, "{k} of {n} IDs name one break. Nothing is scored "
-                           "without the key.", k=self.named, n=len(self.ids)), 0)
+                           "without the key.", k=self.named, n=len(self.ids)), 0, width=width)
         return "\n".join(lines)

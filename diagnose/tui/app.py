@@ -400,14 +400,14 @@ class PlayApp(ViewApp):
         bundle cannot be graded here, only checked: its key never leaves the instructor."""
         from diagnose.home import HomeError
         from diagnose.routes import Route, grading_route
-        from diagnose.tui.screens.grade import GradeScreen, check, grade
+        from diagnose.tui.screens.grade import GradeScreen, box_width, check, grade
         from diagnose.workspace import WorkspaceError
         from grading import GradeError, SealError
 
         try:
             route = grading_route(workspace.path)
             judge = grade if route is Route.SELF_STUDY else check
-            graded = judge(path, workspace, self.lang)
+            graded = judge(path, workspace, self.lang, box_width(self.size.width))
         except (GradeError, SealError, HomeError, WorkspaceError, OSError) as err:
             self.call_from_thread(self.notify, say(self.lang, "Could not grade: {reason}",
                                                    reason=err), severity="error", timeout=10)

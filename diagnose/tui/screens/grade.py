@@ -39,13 +39,23 @@ class GradeOutcome:
     changed: tuple[str, ...] = ()  # per ID, what its break changed (the reveal's words)
 
 
+WIDTH = 92  # the grade box's text: 100 columns less its border, padding and scrollbar
+
+
+def box_width(screen_width: int) -> int:
+    """The columns the grade box's text has on a screen `screen_width` wide (the box is at
+    most 100 wide, `play.tcss`)."""
+    return min(screen_width, 100) - (100 - WIDTH)
+
+
 def _markup(text: str, role: str) -> str:
     """The grader's style hook: its roles (title, right, wrong, …) as Rich markup."""
     return f"[{STYLES[role]}]{escape(text)}[/]" if role in STYLES else escape(text)
 
 
-def grade(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
-    """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here."""
+def grade(path: Path, workspace: Workspace, lang: str, width: int = WIDTH) -> GradeOutcome:
+    """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here with
+    its paragraphs wrapped at `width` columns (the box's)."""
     from diagnose.progress import passed_message
     from diagnose.self_study import grade_self_study
 
@@ -53,7 +63,7 @@ def grade(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
     report = graded.report
     passed = None if graded.passed is None else passed_message(workspace.level, lang,
                                                                in_app=True)  # keys, not commands
-    return GradeOutcome(report.render(_markup), f"{report.score}/{report.max_score}",
+    return GradeOutcome(report.render(_markup, width), f"{report.score}/{report.max_score}",
                         graded.solutions, passed, graded.next_level, graded.warnings,
                         what_changed(workspace, lang))
 
@@ -74,12 +84,12 @@ def what_changed(workspace: Workspace, lang: str) -> tuple[str, ...]:
                  for rid, slug in assignment.items() if slug in deck)
 
 
-def check(path: Path, workspace: Workspace, lang: str) -> GradeOutcome:
+def check(path: Path, workspace: Workspace, lang: str, width: int = WIDTH) -> GradeOutcome:
     """Read `path` as the instructor's grader will, without the key: no score."""
     from grading.grade import check_against
 
     result = check_against(path, workspace.path, lang=lang)
-    return GradeOutcome(result.render(_markup), None, None)
+    return GradeOutcome(result.render(_markup, width), None, None)
 
 
 class GradeScreen(Spoken, ModalScreen[int | None]):
