@@ -37,7 +37,8 @@ FIGURES = ROOT / "bench" / "deck-figures.json"
 # language: its lab notes and its deck table.
 PAGE = "diagnose/pages/signatures.{lang}.md"
 REGIONS = {
-    ("README", "deck", "en"): ("README.md", "### The deck\n", "**The proof of level 2's pool.**"),
+    ("README", "deck", "en"): ("docs/course-authors.md", "### The deck\n",
+                               "**The proof of level 2's pool.**"),
     ("help", "text", "en"): ("diagnose/tui/text.py", "HELP = (\n", "\n)\n"),
     ("signatures", "lab", "en"): (PAGE.format(lang="en"), "## The lab\n", "## The deck\n"),
     ("signatures", "deck", "en"): (PAGE.format(lang="en"), "## The deck\n", "\n---\n"),

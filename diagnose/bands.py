@@ -18,7 +18,7 @@ against the reference's at the worst point, and as a multiple of the reference's
 spread. A reading at step s uses the run up to s and the reference up to s + window: it never
 waits for steps the run has not trained.
 
-The floors were drawn on bench/charlm.py's healthy seeds (README, "Your own runs"). stdlib only.
+The floors were drawn on bench/charlm.py's healthy seeds (docs/own-runs.md). stdlib only.
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ recorded", and the breaks that only that field shows are listed as not weighed.
 It refuses what it cannot read honestly: a run without a reference, a reference of another
 model or data (the header's `model`, `data`, sizes and entropy floor, and the shapes of the
 activation and spectral records, must agree), and a run inside a game workspace whose answers
-are not yet revealed (a courtesy to the game, not a boundary: the README says the metrics can
+are not yet revealed (a courtesy to the game, not a boundary: docs/own-runs.md says the metrics can
 be read by program). A run still training is read up to its last step, against the reference
 up to the same step.
 
-The thresholds are the diagnostician's, calibrated on the course's model: the README says
+The thresholds are the diagnostician's, calibrated on the course's model: docs/own-runs.md says
 which readings depend on it. stdlib only.
 """
 

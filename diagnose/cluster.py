@@ -1,5 +1,5 @@
-"""Dealing on a Dask cluster: `diagnose deal --scheduler tcp://HOST:8786` (README, "A class
-on a cluster").
+"""Dealing on a Dask cluster: `diagnose deal --scheduler tcp://HOST:8786` (docs/instructors.md, "A
+class on a cluster").
 
 One task per student: the task trains that student's scenario at that student's level (the
 reference and every run, and a re-deal when the diagnostician, weighing the runs against the

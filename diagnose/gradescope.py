@@ -1,4 +1,5 @@
-"""The Gradescope autograder zip: `diagnose gradescope-autograder` (README, "Gradescope").
+"""The Gradescope autograder zip: `diagnose gradescope-autograder` (docs/instructors.md,
+"Gradescope").
 
 `build_autograder` packs what Gradescope's servers need to grade a class offline and nothing
 more: `setup.sh` and `run_autograder` at the root (Gradescope's autograder specification); the

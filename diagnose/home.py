@@ -1,13 +1,13 @@
 """Where diagnose keeps the user's own files: the data directory, the self-study secret and
 the player's name.
 
-`DIAGNOSE_HOME` overrides the platform's data directory (platformdirs), so tests and shared
-machines can point it anywhere. The self-study secret is created on first use with mode 0600,
-whole or not at all (`scenarios.files.atomic_create`: a full disk leaves no key, not an empty
-one; an empty key an older version left is refused with what to do).
-It seals the student's own scenarios: it stops accidents, not a determined student (README).
-The player's name (`player-name.txt`, one line) names every level's diagnoses file: asked
-once by `diagnose play`, changed with `diagnose play --name` or `u` in the app.
+`DIAGNOSE_HOME` overrides the platform's data directory (platformdirs), so tests and shared machines
+can point it anywhere. The self-study secret is created on first use with mode 0600, whole or not at
+all (`scenarios.files.atomic_create`: a full disk leaves no key, not an empty one; an empty key an
+older version left is refused with what to do). It seals the student's own scenarios: it stops
+accidents, not a determined student (docs/instructors.md). The player's name (`player-name.txt`, one
+line) names every level's diagnoses file: asked once by `diagnose play`, changed with `diagnose play
+--name` or `u` in the app.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A header line, then one JSON object per step, strict JSON: non-finite numbers are written as the
 strings "NaN", "Infinity" and "-Infinity" and read back as floats. The header holds only what is
 identical across the runs of a scenario, so it tells nothing about which break a run holds.
-The schema is documented in the README. stdlib only: reading a run never imports numpy.
+The schema is documented in docs/files.md. stdlib only: reading a run never imports numpy.
 
 Two minor versions are read. `diagnose.metrics/1` is the game's: every key present. `/1.1` is
 a run the user recorded from their own loop (`diagnose.record`): the header lists in

@@ -77,7 +77,7 @@ def _name(value: Any, what: str) -> str:
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What a run's header says (README "Files"), checked when a `Recorder` opens: its steps
+    """What a run's header says (docs/files.md), checked when a `Recorder` opens: its steps
     and peak learning rate, the optional keys it records, its name, and what the panels' guides
     and `diagnose check` compare (evaluation interval, entropy floor, sizes, model and data)."""
 

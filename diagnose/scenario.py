@@ -406,7 +406,7 @@ Verdict = Callable[[dict[str, list[dict[str, Any]]], dict[str, str]], bool]
 @dataclass(frozen=True)
 class ScenarioSpec:
     """What to make: the same spec and secret give the same scenario, bit for bit on one
-    machine (on another CPU kind OpenBLAS picks other kernels: README, "The workspace").
+    machine (on another CPU kind OpenBLAS picks other kernels: docs/files.md, "The workspace").
 
     Checked and completed when made: a missing `code` is drawn at random (`new_code`), missing
     `steps` are healthy.toml's, a missing `level` the first of levels.toml. `key` says who

@@ -15,7 +15,7 @@
         opt.step(); opt.zero_grad()
         rec.log(lr=lr, train_loss=loss.item(), val_loss=val_or_None)
 
-What it measures, with the game's meanings (README "Files"), on the weights each step's
+What it measures, with the game's meanings (docs/files.md), on the weights each step's
 training forward pass uses (a forward pre-hook on the model, in training mode only):
 
 - Panel 4: mean |output| of each module named in `blocks` (the residual stream after a block)

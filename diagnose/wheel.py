@@ -9,7 +9,7 @@ here: the three import packages' files as they are installed (sources and data, 
 metadata. A wheel is a zip with a `.dist-info` folder (PEP 427); nothing here needs hatchling,
 pip or the source tree.
 
-Not here: what a worker does with the wheel (README, "A class on a cluster").
+Not here: what a worker does with the wheel (docs/instructors.md, "A class on a cluster").
 """
 
 from __future__ import annotations

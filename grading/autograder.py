@@ -1,10 +1,10 @@
 """Gradescope's `run_autograder`: grade one upload against the class's sealed keys, offline.
 
-Gradescope runs this once per submission in a fresh container (README, "Gradescope"). It reads
-what `diagnose gradescope-autograder` packed into `<root>/source/course/` (the manifest, each
-student's `scenario.json` and sealed key, one derived key per scenario, the feedback numbers),
-who submitted from `<root>/submission_metadata.json`, the upload from `<root>/submission/`,
-and writes `<root>/results/results.json`. `<root>` is `/autograder`, or `$AUTOGRADER_ROOT`.
+Gradescope runs this once per submission in a fresh container (docs/instructors.md, "Gradescope").
+It reads what `diagnose gradescope-autograder` packed into `<root>/source/course/` (the manifest,
+each student's `scenario.json` and sealed key, one derived key per scenario, the feedback numbers),
+who submitted from `<root>/submission_metadata.json`, the upload from `<root>/submission/`, and
+writes `<root>/results/results.json`. `<root>` is `/autograder`, or `$AUTOGRADER_ROOT`.
 
 The first graded upload counts (`grading.policy`, SHOWS_AT_ONCE: the autograder never learns
 when grades are published, so every output says this rule), and the same bytes uploaded again

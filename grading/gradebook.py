@@ -1,16 +1,16 @@
 """Grading a class: many submissions, one student each, a CSV gradebook and Gradescope results.
 
-The trust boundary (README, "What a student can and cannot change"): a grading's inputs are the
-instructor's key, the deal folder's `manifest.csv`, `deal-settings.json`, `deal-digests.json`
-and attempts ledger, and the files handed in. A student's scenario is derived from the key and
-the manifest's row (`grading.dealt`); the bundle is the student's copy, compared and reported
-when it disagrees, never read to decide. A submission is placed by the name the instructor
-collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` -> borja,
-compared by `scenarios.names.same_student`; a name matching two students of an older
-manifest is refused naming both) or the name Canvas, Moodle or Gradescope's export gave it
-(`collect.py`); what is inside is only cross-checked: a title naming
-another student of the roster, or a scenario comment that is not that student's code, is a
-mismatch, reported, and records nothing for anyone; the rest go on.
+The trust boundary (docs/instructors.md, "What a student can and cannot change"): a grading's inputs
+are the instructor's key, the deal folder's `manifest.csv`, `deal-settings.json`,
+`deal-digests.json` and attempts ledger, and the files handed in. A student's scenario is derived
+from the key and the manifest's row (`grading.dealt`); the bundle is the student's copy, compared
+and reported when it disagrees, never read to decide. A submission is placed by the name the
+instructor collected it under (`borja-diagnoses.md`, `borja.md`, or `borja/diagnoses.md` -> borja,
+compared by `scenarios.names.same_student`; a name matching two students of an older manifest is
+refused naming both) or the name Canvas, Moodle or Gradescope's export gave it (`collect.py`); what
+is inside is only cross-checked: a title naming another student of the roster, or a scenario comment
+that is not that student's code, is a mismatch, reported, and records nothing for anyone; the rest
+go on.
 
 Attempts live in the ledger only (`ledger.py`): check, then record (every file is read, placed
 and scored first; then the ledger is written, atomically); each graded student's bundle then

@@ -468,11 +468,12 @@ def test_a_slurm_cluster_renders_its_job_script():
 
 
 def _readme_slurm_cluster() -> str:
-    """The README's `SLURMCluster(...)` call, as the instructor copies it."""
+    """docs/instructors.md's `SLURMCluster(...)` call, as the instructor copies it."""
     import ast
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "instructors.md").read_text(
+        encoding="utf-8")
     (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                 if "SLURMCluster(" in b]
     calls = [node for node in ast.walk(ast.parse(block)) if isinstance(node, ast.Call)
@@ -499,7 +500,8 @@ def test_the_readme_s_slurm_recipe_runs_the_venv_s_python_and_keeps_the_dashboar
     assert worker.startswith("$HOME/venv/bin/python -m distributed.cli.dask_worker ")
     assert sys.executable not in script
     assert listening and {addr.ip for addr in listening} == {"127.0.0.1"}
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "instructors.md").read_text(
+        encoding="utf-8")
     scheduler = readme[readme.index("dask scheduler --tls"):].split("# prints", 1)[0]
     assert "--dashboard-address 127.0.0.1:8787" in scheduler
 

@@ -110,7 +110,8 @@ def test_the_signatures_are_a_page_of_the_reveal_not_of_the_readme():
     import scenarios
     from diagnose.reveal import signatures_page
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = "\n".join((ROOT / page).read_text(encoding="utf-8")  # and the students' page
+                       for page in ("README.md", "docs/students.md"))
     slugs = set(scenarios.default_catalog().breaks)
     table_rows = [line for line in readme.splitlines()  # "| 1 | bad-init | ...": a deck row
                   if any(re.match(rf"\| [0-9, ]+ \| {slug} \|", line) for slug in slugs)]
