@@ -10,8 +10,8 @@ The app owns the state and the actions; screens and widgets only draw it:
 - `Drafts`: the answers, written to `<workspace>/.drafts.json` on every change.
 
 Screens: `PlayScreen` (tabs and the six panels), `DetailScreen` (one panel with axes), and
-modal ones for the diagnosis form, the name, the help and the grade. Only the first is
-imported at start-up: the first frame must come within a second.
+modal ones for the diagnosis form, the name, the help, the review before grading, the grade and
+the reveal. Only the first is imported at start-up: the first frame must come within a second.
 """
 
 from __future__ import annotations
