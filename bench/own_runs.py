@@ -108,12 +108,13 @@ def main() -> None:
             path = folder / f"{slug}-{seed}.jsonl"
             train_recorded(config, seed, path, model_name=name)
             reading = check_run(path, reference)
-            named = (not reading.resembles) if slug == "healthy" else slug in reading.resembles
+            named = (reading.kind == "healthy") if slug == "healthy" else (
+                slug in reading.resembles and reading.kind == "break")
             results[slug].append({"seed": seed, "named": named,
                                   "resembles": list(reading.resembles),
                                   "confidence": reading.confidence,
                                   "shown_by_reference": list(reading.in_reference)})
-            print(f"seed {seed} {slug:13} -> {','.join(reading.resembles) or 'healthy':24} "
+            print(f"seed {seed} {slug:13} -> {','.join(reading.resembles) or reading.kind:24} "
                   f"{reading.confidence:.2f} {'ok' if named else 'MISSED'}", flush=True)
     print(f"\n{name}, seeds {args.first_seed}-{args.first_seed + args.seeds - 1}, "
           f"{healthy.steps} steps, {time.perf_counter() - started:.0f} s:")

@@ -12,11 +12,12 @@ second reference (another seed of the same setup) the band covers both. Noisy pe
 (the training loss, the gradient norm) are read through a trailing median of `SMOOTH` steps,
 the run's and the references' alike. Ratios are read on a log scale, dead units as counts.
 
-A run leaves the band on a series when it stays outside for `HOLD` points in a row (evaluations
-for the validation loss and dead units, steps otherwise); how far is said as the run's value
-against the reference's at the worst point, and as a multiple of the reference's step-to-step
-spread. A reading at step s uses the run up to s and the reference up to s + window: it never
-waits for steps the run has not trained.
+A series read at evaluations (the validation loss, dead units) is banded over the neighbouring
+evaluations at least, its spread over two on each side. A run leaves the band on a series when
+it stays outside for `HOLD` points in a row (evaluations for those, steps otherwise); how far
+is said as the run's value against the reference's at the worst point, and as a multiple of
+the reference's step-to-step spread. A reading at step s uses the run up to s and the
+reference up to s + window: it never waits for steps the run has not trained.
 
 The floors were drawn on bench/charlm.py's healthy seeds (docs/own-runs.md). stdlib only.
 """
@@ -181,6 +182,11 @@ def _leaves(key: str, name: str, values: list[float | None], bands: list[list[fl
     floor = FLOOR[key]
     hold = HOLD_EVALS if key in AT_EVALUATIONS else HOLD_STEPS
     main = bands[0]
+    if key in AT_EVALUATIONS:  # the neighbouring evaluations, however far apart
+        at = [i for i, v in enumerate(main) if v is not None]
+        gap = statistics.median(b - a for a, b in zip(at, at[1:], strict=False)) if len(
+            at) > 1 else 1
+        window = max(window, int(gap))
     stretch: list[tuple[int, float, float, float]] = []  # (index, distance, spread, ref)
     best: list[tuple[int, float, float, float]] = []
     for i, value in enumerate(values):
@@ -190,7 +196,7 @@ def _leaves(key: str, name: str, values: list[float | None], bands: list[list[fl
                 if b[t] is not None]
         if not near:
             continue
-        spread = _spread(main, i, window)
+        spread = _spread(main, i, 2 * window if key in AT_EVALUATIONS else window)
         margin = max(floor, SPREADS * spread)
         low, high = min(near) - margin, max(near) + margin
         distance = value - high if value > high else low - value if value < low else 0.0

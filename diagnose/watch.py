@@ -91,15 +91,14 @@ def shorten_middle(text: str, width: int) -> str:
 
 
 def fit_status(name: str, parts: list[str], width: int) -> str:
-    """The watch's status line in `width` columns: `parts` joined by " · ", the first holding
-    `{name}` (the run's path). The path is shortened in its middle first (to 16 characters at
-    least), then the later parts are dropped: the first part, with its step count, stays."""
+    """The watch's status line for `width` columns: `parts` joined by " · ", the first holding
+    `{name}` (the run's path) and the step count. The path is shortened in its middle (to 16
+    characters at least) until the line fits; what still does not fit is the later parts'
+    end, which the status widget cuts with an ellipsis: the path and the step count stay."""
     joined = " · ".join(parts)
     room = width - (len(joined) - len("{name}"))
     shown = name if len(name) <= room else shorten_middle(name, max(room, 16))
-    while len(parts) > 1 and len(" · ".join(parts).replace("{name}", shown)) > width:
-        parts = parts[:-1]
-    return " · ".join(parts).replace("{name}", shown)
+    return joined.replace("{name}", shown)
 
 
 def matrix_series(names: list[str]) -> tuple[Series, ...]:

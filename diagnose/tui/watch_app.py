@@ -126,6 +126,14 @@ class WatchApp(ViewApp):
         self.set_interval(self.poll_seconds, self.read_more)
         self.dashboard.boxes[0].focus()
         self.redraw()
+        self.call_after_refresh(self._fit_status)  # the status line's width is known now
+
+    def _fit_status(self) -> None:
+        self.status.show(self._status())
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self.call_after_refresh(self._fit_status)
 
     async def read_more(self) -> None:
         try:
@@ -195,7 +203,7 @@ class WatchApp(ViewApp):
             parts.append(say(lang, "under it: {name}", name=reference))
         said = say(self.lang, "+reference") if self.reference else None  # "under it" says it
         parts += [note for note in view_notes(self.view, self.lang) if note != said]
-        width = self.size.width if self.is_mounted and self.size.width else 120
+        width = next((w for w in (self.status.content_size.width, self.size.width) if w), 120)
         return escape_name(fit_status(str(self.tail.path), parts, width))
 
     def action_show_run(self, index: int) -> None:

@@ -91,14 +91,16 @@ notes = st.lists(st.text(alphabet="abc xyz·", min_size=1, max_size=30), max_siz
 
 @given(name=names, notes=notes, width=st.integers(60, 200), step=st.integers(0, 10**6))
 def test_a_status_line_fits_its_width_and_keeps_its_step(name, notes, width, step):
-    """The one rule (`watch.fit_status`) over generated paths and notes: it fits whenever the
-    step's part fits with a 16-character path, the step number stays, and a shortened path
-    keeps its start and its end."""
+    """The one rule (`watch.fit_status`) over generated paths and notes: it fits whenever it
+    can with a 16-character path, else the path and the step's part fit (the widget cuts the
+    later notes' end), and a shortened path keeps its start and its end."""
     head = f"{{name}}: step {step} of 400"
     line = fit_status(name, [head, *notes], width)
     assert f"step {step} of 400" in line
-    if len(head) - len("{name}") + 16 <= width:
+    if len(" · ".join([head, *notes])) - len("{name}") + 16 <= width:
         assert len(line) <= width
+    if len(head) - len("{name}") + 16 <= width:
+        assert len(line.split(" · ")[0]) <= width
     if name not in line:
         short = shorten_middle(name, 16)
         assert "…" in line and (line.startswith(name[:3]) or short in line)
