@@ -571,7 +571,7 @@ def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> 
 
 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str, as_json: bool, yes: bool = True) -> None:
+               lang: str, as_json: bool) -> None:
     import grading
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
@@ -595,8 +595,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     from diagnose.self_study import grade_self_study
 
     scenario = grading.read_scenario(found)
-    if scenario.key == "self-study":
-        _review_first(file, scenario, lang, yes, as_json)
+    if scenario.key == "self-study":  # --yes: `grade`'s own flag
+        _review_first(file, scenario, lang, click.get_current_context().params["yes"], as_json)
     graded = grade_self_study(file, found, lang, reading)
     for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
@@ -727,7 +727,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     if bundles is not None:
         _grade_class(files, bundles, key_file, lang, as_json, (gradebook, gradescope))
     else:
-        _grade_one(files[0], directory, key_file, check, lang, as_json, yes)
+        _grade_one(files[0], directory, key_file, check, lang, as_json)
 
 
 @cli.command("gradescope-autograder")
