@@ -131,7 +131,7 @@ def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> 
 
 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str | None, as_json: bool, yes: bool = True) -> None:
+               lang: str | None, as_json: bool) -> None:
     import grading
     from diagnose.routes import Route, grading_route, hand_in
 
@@ -156,10 +156,12 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
     if route is Route.HAND_IN:
         raise hand_in(file, found)
     from diagnose.self_study import grade_self_study
+    from grading.seal import SealedBy
 
     scenario = grading.read_scenario(found)
-    if scenario.key == "self-study":
-        _review_first(file, scenario, lang, yes, as_json)
+    if scenario.key == SealedBy.SELF_STUDY:
+        _review_first(file, scenario, lang, click.get_current_context().params["yes"],
+                      as_json)  # --yes: `grade`'s own flag
     graded = grade_self_study(file, found, lang, reading)
     for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
@@ -328,7 +330,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
         _grade_class(files, bundles, key_file, spoken, as_json, ClassOutputs(
             gradebook, gradescope, gradebook_format, deadline))
     else:
-        _grade_one(files[0], directory, key_file, check, spoken, as_json, yes)
+        _grade_one(files[0], directory, key_file, check, spoken, as_json)
 
 
 @cli.group()

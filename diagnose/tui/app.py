@@ -167,8 +167,9 @@ class PlayApp(ViewApp):
             return revealed
         if action == "reveal":  # it opens after grading by itself; the help names v
             return revealed and self.size.width >= WIDE_FOOTER
-        if action == "next_level":
-            return self.next_offer is not None and not self.training
+        if action == "next_level":  # before the reveal, d and g fill 80 columns
+            return (self.next_offer is not None and not self.training
+                    and (revealed or self.size.width >= WIDE_FOOTER))
         return self.size.width >= WIDE_FOOTER  # p and u: they always act, shown when there is room
 
     def _update_offers(self) -> None:

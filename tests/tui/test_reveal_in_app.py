@@ -76,3 +76,28 @@ def test_the_sections_are_the_solutions_files_own():
     text = "# Solutions\n| ID |\n## 01 — A\nx\n## 02 — B\ny\n## 03 — C\nz\n"
     assert reveal_sections(text, ("01", "02", "03")) == {
         "01": "## 01 — A\nx", "02": "## 02 — B\ny", "03": "## 03 — C\nz"}
+
+
+async def test_the_footer_fits_80_columns_in_every_state(workspace):
+    """Before the reveal `d` and `g` act and are named; `n` (the level passed) and `p`, `u`
+    are named where there is room; after it `w`; the footer always ends with q quit."""
+    from diagnose.levels import record_grading
+    from diagnose.reveal import write_solutions
+
+    record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)  # passed: n acts
+    for lang, end in (("en", "q quit"), ("es", "q salir")):
+        app = PlayApp(workspace, name="Ana", lang=lang)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            assert footer(app).rstrip().endswith(end) and " n " not in footer(app)
+        app = PlayApp(workspace, name="Ana", lang=lang)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert " n " in footer(app) and " p " in footer(app) and " u " in footer(app)
+    write_solutions(workspace)
+    for lang, end in (("en", "q quit"), ("es", "q salir")):
+        app = PlayApp(workspace, name="Ana", lang=lang)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            keys = footer(app).rstrip()
+            assert keys.endswith(end) and " w " in keys and " n " in keys and " g " not in keys
