@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from diagnose.cli.common import (
+    BUNDLES_OPTION,
     JOBS_OPTION,
+    KEY_OPTION,
     LANG,
     STEPS_OPTION,
     _echo,
@@ -30,10 +32,8 @@ from scenarios.words import say
 
 
 @cli.command()
-@click.option("--key", "key_file", type=PathArg(), required=True,
-              help="Your instructor key, from `diagnose keygen`.")
-@click.option("--bundles", type=PathArg(), required=True,
-              help="The folder `diagnose deal` wrote.")
+@KEY_OPTION
+@BUNDLES_OPTION
 @click.option("--out", type=PathArg(), default=Path("answer-key.csv"), show_default=True,
               help="The CSV to write (replaced whole if it exists).")
 def answers(key_file: Path, bundles: Path, out: Path) -> None:
@@ -58,8 +58,7 @@ def answers(key_file: Path, bundles: Path, out: Path) -> None:
 
 @cli.command()
 @click.argument("students", metavar="[STUDENT...]", nargs=-1)
-@click.option("--bundles", type=PathArg(), required=True,
-              help="The folder `diagnose deal` wrote.")
+@BUNDLES_OPTION
 @click.option("--out", type=PathArg(), default=Path("handout"), show_default=True,
               help="The folder for OUT/<student>.zip and OUT/README.md (made if missing).")
 @click.option("--hand-in", "hand_in", metavar="TEXT",
@@ -95,10 +94,8 @@ def handout(students: tuple[str, ...], bundles: Path, out: Path, hand_in: str | 
 
 
 @cli.command("class-report")
-@click.option("--key", "key_file", type=PathArg(), required=True,
-              help="Your instructor key, from `diagnose keygen`.")
-@click.option("--bundles", type=PathArg(), required=True,
-              help="The folder `diagnose deal` wrote (and class grading records into).")
+@KEY_OPTION
+@BUNDLES_OPTION
 @click.option("--out", type=PathArg(), default=Path("class-report.html"), show_default=True,
               help="The HTML page to write (replaced whole if it exists).")
 @click.option("--lang", type=LANG, default="en", show_default=True,

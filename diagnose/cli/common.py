@@ -86,6 +86,13 @@ LEVEL_OPTION = click.option(
          "first level, or the level of the scenario in --dir.")
 
 
+# The instructor's class, for the commands that read a deal folder with its key.
+KEY_OPTION = click.option("--key", "key_file", type=PathArg(), required=True,
+                          help="Your instructor key, from `diagnose keygen`.")
+BUNDLES_OPTION = click.option("--bundles", type=PathArg(), required=True,
+                              help="The folder `diagnose deal` wrote.")
+
+
 GRADE_STYLES = {"title": {"bold": True}, "right": {"fg": "green", "bold": True},
                 "wrong": {"fg": "red", "bold": True}, "score": {"bold": True},
                 "note": {"fg": "yellow"}}
