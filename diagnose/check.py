@@ -380,6 +380,9 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
                           (1.0 if name in RATIOS else fig_ref[name]) if has else None))
     shown = (*reading.resembles, *reading.also)
     explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
+    if set(reading.resembles) & set(LEAKS):
+        # a model that reads the answer trains on another task: every later panel follows
+        explained = EXPLAINING
     unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
                                 and d.panel not in explained})) if shown else ()
     return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
