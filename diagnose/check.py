@@ -1,8 +1,10 @@
 """`diagnose check`: what the diagnostician reads in a run of yours, against your reference.
 
-A reading, never a verdict: it weighs every break the diagnostician knows (all levels of the
-catalog), says which one the run's panels resemble and how sure it is, and lists each sign
-with the run's own number beside the reference's. Where the panels cannot tell two breaks
+A reading, never a verdict, of three kinds (`RunReading.kind`): a break of the catalog the run's
+panels resemble (every level's breaks weighed), healthy, or "differs": the run leaves the
+reference's band (`diagnose.bands`) where no break that shows lists that panel. It says how
+clear a named break's mark is in words (no percentage: bench/own_runs.py --reliability), and
+lists each sign with the run's own number beside the reference's. Where the panels cannot tell two breaks
 apart (a broken and a leaky causal mask leave the same marks), it says so as a tie and never
 picks one. A sign whose field the run (or the reference) did not record is said to be "not
 recorded", and the breaks that only that field shows are listed as not weighed.
