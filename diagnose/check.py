@@ -4,10 +4,10 @@ A reading, never a verdict, of three kinds (`RunReading.kind`): a break of the c
 panels resemble (every level's breaks weighed), healthy, or "differs": the run leaves the
 reference's band (`diagnose.bands`) where no break that shows lists that panel. It says how
 clear a named break's mark is in words (no percentage: bench/own_runs.py --reliability), and
-lists each sign with the run's own number beside the reference's. Where the panels cannot tell two breaks
-apart (a broken and a leaky causal mask leave the same marks), it says so as a tie and never
-picks one. A sign whose field the run (or the reference) did not record is said to be "not
-recorded", and the breaks that only that field shows are listed as not weighed.
+lists each sign with the run's own number beside the reference's. Where the panels cannot tell
+two breaks apart (a broken and a leaky causal mask leave the same marks), it says so as a tie
+and never picks one. A sign whose field the run (or the reference) did not record is said to
+be "not recorded", and the breaks that only that field shows are listed as not weighed.
 
 It refuses what it cannot read honestly: a run without a reference, a reference of another
 model or data (the header's `model`, `data`, sizes and entropy floor, and the shapes of the
