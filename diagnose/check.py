@@ -1,11 +1,13 @@
 """`diagnose check`: what the diagnostician reads in a run of yours, against your reference.
 
-A reading, never a verdict: it weighs every break the diagnostician knows (all levels of the
-catalog), says which one the run's panels resemble and how sure it is, and lists each sign
-with the run's own number beside the reference's. Where the panels cannot tell two breaks
-apart (a broken and a leaky causal mask leave the same marks), it says so as a tie and never
-picks one. A sign whose field the run (or the reference) did not record is said to be "not
-recorded", and the breaks that only that field shows are listed as not weighed.
+A reading, never a verdict, of three kinds (`RunReading.kind`): a break of the catalog the run's
+panels resemble (every level's breaks weighed), healthy, or "differs": the run leaves the
+reference's band (`diagnose.bands`) where no break that shows lists that panel. It says how
+clear a named break's mark is in words (no percentage: bench/own_runs.py --reliability), and
+lists each sign with the run's own number beside the reference's. Where the panels cannot tell
+two breaks apart (a broken and a leaky causal mask leave the same marks), it says so as a tie
+and never picks one. A sign whose field the run (or the reference) did not record is said to
+be "not recorded", and the breaks that only that field shows are listed as not weighed.
 
 It refuses what it cannot read honestly: a run without a reference, a reference of another
 model or data (the header's `model`, `data`, sizes and entropy floor, and the shapes of the
@@ -395,6 +397,9 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
                           (1.0 if name in RATIOS else fig_ref[name]) if has else None))
     shown = (*reading.resembles, *reading.also)
     explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
+    if set(reading.resembles) & set(LEAKS):
+        # a model that reads the answer trains on another task: every later panel follows
+        explained = EXPLAINING
     unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
                                 and d.panel not in explained})) if shown else ()
     return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
