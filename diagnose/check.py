@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnose import bands, diagnostician
+from diagnose import bands, diagnostician, figures
 from diagnose.metrics import STEP_OPTIONAL, read_metrics, recorded
 from diagnose.phrases import Phrase
-from diagnose.signatures import signature
+from diagnose.signatures import FROZEN_MOVE, signature
 from diagnose.workspace import METRICS_FILE
 from grading.layout import REVEAL_FILE, SCENARIO_FILE
 from scenarios.errors import UserError
@@ -157,10 +157,15 @@ class RunReading:
                 "shown_by_reference": list(self.in_reference)}
 
     def lines(self, lang: str = "en") -> list[str]:
-        from diagnose.panels import format_number
-
         out = [say(lang, "What the panels of {run} suggest, read against {ref} ({n} of {m} steps):",
                    run=self.run, ref=self.reference, n=self.steps, m=self.reference_steps)]
+        return [*out, *self._verdict(lang), *self._evidence(lang),
+                say(lang, "A reading of the curves, not a verdict: the thresholds come from "
+                          "the course's model.")]
+
+    def _verdict(self, lang: str) -> list[str]:
+        """Which of the three kinds the run reads as, how sure, and what else shows."""
+        out: list[str] = []
         if self.kind == "healthy":
             out.append(say(lang, "It reads as healthy: no break's signature shows, and every "
                                  "panel stays inside the reference's band."))
@@ -203,6 +208,13 @@ class RunReading:
         if others:
             out.append(say(lang, "Another break's signature shows too: {titles}.",
                            titles=" / ".join(f"{self.titles[s][lang]} ({s})" for s in others)))
+        return out
+
+    def _evidence(self, lang: str) -> list[str]:
+        """What weighed, where the run leaves the band, the signs, and what was not weighed."""
+        from diagnose.panels import format_number
+
+        out: list[str] = []
         if self.findings:
             out.append(say(lang, "What weighed:"))
             out += ["  " + say(lang, "Panel {n}: {text}", n=f.panel, text=f.text[lang])
@@ -229,10 +241,7 @@ class RunReading:
             out.append(say(lang, "Not weighed, as the reference shows their signature too (a "
                                  "threshold of the course's model that does not fit this one): "
                                  "{slugs}.", slugs=", ".join(self.in_reference)))
-        out.append(say(lang, "A reading of the curves, not a verdict: the thresholds come from "
-                             "the course's model."))
         return out
-
 
 def metrics_path(path: Path) -> Path:
     """RUN may be the metrics file or the folder holding it."""
@@ -323,30 +332,12 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
     `second_reference`, another healthy seed of the same setup, widens the band."""
     import scenarios
 
-    if reference is None:
-        raise CheckError(
-            say(lang, "check needs a reference run of the same model and data"),
-            say(lang, "train it healthy once and pass --reference its metrics.jsonl"))
-    run_file, ref_file = metrics_path(run), metrics_path(reference)
-    files = [run_file, ref_file]
-    if second_reference is not None:
-        files.append(metrics_path(second_reference))
-    for path in files:
-        refuse_unrevealed(path, lang)
-    read = [read_metrics(path) for path in files]
-    for path, (_header, records) in zip(files, read, strict=True):
-        if not records:
-            raise CheckError(say(lang, "{path} has no step yet", path=path))
+    files, read = _read_runs(run, reference, second_reference, lang)
+    run_file, ref_file = files[0], files[1]
     (run_header, run_records), (ref_header, ref_records) = read[0], read[1]
-    for other, path in zip(read[1:], files[1:], strict=True):
-        _same_setup(read[0], other, (str(run_file), str(path)), lang)
-
     # a run still training is read against the reference up to the same step
     ref_window = ref_records[:max(len(run_records), 1)]
-    header = {**ref_header}
-    for key in ("entropy_floor", "ln_vocab"):
-        header[key] = math.nan if header.get(key) is None else header[key]
-    header["vocab_size"] = header.get("vocab_size") or "V"
+    header = _figures_header(ref_header)
     run_read = _as_diagnostician_reads(run_records)
     ref_read = _as_diagnostician_reads(ref_window)
 
@@ -390,18 +381,9 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
     reading = _read(fig, header, votes, leaks, seen, catalog)
     keys = tuple(k for k in ("train_loss", "lr", *STEP_OPTIONAL) if k not in missing)
     departures = bands.departures(run_records, [r for _h, r in read[1:]], keys)
-    signs = []
-    for panel, name, label in SIGNS:
-        has = not set(SIGN_NEEDS.get(name, ())) & set(missing)
-        signs.append(Sign(panel, name, label, fig[name] if has else None,
-                          (1.0 if name in RATIOS else fig_ref[name]) if has else None))
+    signs = _signs(fig, fig_ref, missing)
     shown = (*reading.resembles, *reading.also)
-    explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
-    if set(reading.resembles) & set(LEAKS):
-        # a model that reads the answer trains on another task: every later panel follows
-        explained = EXPLAINING
-    unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
-                                and d.panel not in explained})) if shown else ()
+    explained, unexplained = _explained(reading.resembles, shown, departures, catalog)
     return RunReading(run=str(run_file), reference=str(ref_file), steps=len(run_records),
                       reference_steps=len(ref_records), resembles=reading.resembles,
                       confidence=reading.confidence, signs=signs,
@@ -413,6 +395,62 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
                       departures=tuple(departures), against_reference=reading.against_reference,
                       margin=reading.margin, kin=reading.kin, explained=explained,
                       unexplained=unexplained)
+
+
+def _read_runs(run: Path, reference: Path | None, second_reference: Path | None, lang: str
+               ) -> tuple[list[Path], list[tuple[Any, list[Any]]]]:
+    """The metrics files of the run, its reference and a second reference, read and checked:
+    each revealed (outside a sealed game), each with a step, all of one setup."""
+    if reference is None:
+        raise CheckError(
+            say(lang, "check needs a reference run of the same model and data"),
+            say(lang, "train it healthy once and pass --reference its metrics.jsonl"))
+    files = [metrics_path(run), metrics_path(reference)]
+    if second_reference is not None:
+        files.append(metrics_path(second_reference))
+    for path in files:
+        refuse_unrevealed(path, lang)
+    read = [read_metrics(path) for path in files]
+    for path, (_header, records) in zip(files, read, strict=True):
+        if not records:
+            raise CheckError(say(lang, "{path} has no step yet", path=path))
+    for other, path in zip(read[1:], files[1:], strict=True):
+        _same_setup(read[0], other, (str(files[0]), str(path)), lang)
+    return files, read
+
+
+def _figures_header(ref_header: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference's header as the figures read it: an absent floor is NaN (a figure over
+    it never shows), an absent vocabulary size a letter."""
+    header = {**ref_header}
+    for key in ("entropy_floor", "ln_vocab"):
+        header[key] = math.nan if header.get(key) is None else header[key]
+    header["vocab_size"] = header.get("vocab_size") or "V"
+    return header
+
+
+def _signs(fig: Mapping[str, float], fig_ref: Mapping[str, float],
+           missing: tuple[str, ...]) -> list[Sign]:
+    """Each sign `check` prints, for this run and the reference (None: not recorded)."""
+    signs = []
+    for panel, name, label in SIGNS:
+        has = not set(SIGN_NEEDS.get(name, ())) & set(missing)
+        signs.append(Sign(panel, name, label, fig[name] if has else None,
+                          (1.0 if name in RATIOS else fig_ref[name]) if has else None))
+    return signs
+
+
+def _explained(resembles: tuple[str, ...], shown: tuple[str, ...], departures: Any,
+               catalog: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The panels the breaks that show explain, and those where the run leaves the band that
+    none of them does (nothing unexplained when no break shows: the run then differs)."""
+    explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
+    if set(resembles) & set(LEAKS):
+        # a model that reads the answer trains on another task: every later panel follows
+        explained = EXPLAINING
+    unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
+                                and d.panel not in explained})) if shown else ()
+    return explained, unexplained
 
 
 # the panels a break must explain when the run leaves the reference's band there: the losses,
@@ -468,8 +506,8 @@ def own_figures(run: list, ref: list, header: dict[str, Any], run_header: dict[s
     vals = [(r["val_loss"], q["val_loss"]) for r, q in zip(run[:n], ref[:n], strict=True)
             if r["val_loss"] is not None and q["val_loss"] is not None]
     last = vals[-1] if vals else (math.nan, math.nan)
-    fig["val_ref_ratio"] = diagnostician._ratio(*last)
-    fig["train_ref_ratio"] = diagnostician._ratio(
+    fig["val_ref_ratio"] = figures.ratio(*last)
+    fig["train_ref_ratio"] = figures.ratio(
         _median_tail(run[:n], "train_loss"), _median_tail(ref[:n], "train_loss"))
     return fig
 
@@ -504,7 +542,7 @@ def _least_moved_on_reference_scale(run: list, ref: list) -> float:
 # steps once the reference's is half the threshold or less (early on, every run clips often).
 DEFINED_WHEN = {
     "lr_max": lambda ref, fig_ref: _peak_reached(ref),
-    "frozen_layers": lambda ref, fig_ref: fig_ref["least_moved"] >= 10 * diagnostician.FROZEN_MOVE,
+    "frozen_layers": lambda ref, fig_ref: fig_ref["least_moved"] >= 10 * FROZEN_MOVE,
     "attention_logit_scale": lambda ref, fig_ref: fig_ref["clip_share"] <= 0.1,
 }
 CHECKPOINTS = 2  # readings at steps 1, 2, 4, 8, ...: the order marks appeared in

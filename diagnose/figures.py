@@ -39,7 +39,7 @@ def _finite(values: Sequence[Any]) -> list[float]:
     return [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
 
 
-def _ratio(a: float, b: float) -> float:
+def ratio(a: float, b: float) -> float:
     if not (math.isfinite(a) and math.isfinite(b)) or b <= 0:
         return math.inf if (math.isfinite(b) and b <= 0 and a > 0) or math.isinf(a) else math.nan
     return a / b
@@ -80,15 +80,15 @@ def _lab_figures(run: Records, reference: Records, header: dict[str, Any]) -> di
     n = min(len(run), len(reference))
     fig: dict[str, float] = {}
     fig["loss0"] = run[0][TRAIN_LOSS]
-    fig["loss0_ratio"] = _ratio(run[0][TRAIN_LOSS], reference[0][TRAIN_LOSS])
-    fig["act0_ratio"] = _ratio(max(_finite(run[0][ACT_MEAN_ABS] or []), default=math.nan),
+    fig["loss0_ratio"] = ratio(run[0][TRAIN_LOSS], reference[0][TRAIN_LOSS])
+    fig["act0_ratio"] = ratio(max(_finite(run[0][ACT_MEAN_ABS] or []), default=math.nan),
                                max(_finite(reference[0][ACT_MEAN_ABS] or []), default=math.nan))
-    fig["residual0_ratio"] = _ratio(_act_at(run, 0, -2), _act_at(reference, 0, -2))
-    fig["grad_early_ratio"] = _ratio(
+    fig["residual0_ratio"] = ratio(_act_at(run, 0, -2), _act_at(reference, 0, -2))
+    fig["grad_early_ratio"] = ratio(
         max(_finite([run[s][GRAD_NORM_PRECLIP] for s in FIRST if s < n]), default=math.nan),
         max(_finite([reference[s][GRAD_NORM_PRECLIP] for s in FIRST if s < n]),
             default=math.nan))
-    fig["spectral0_ratio"] = _ratio(statistics.median(_spectral(run[0]) or [math.nan]),
+    fig["spectral0_ratio"] = ratio(statistics.median(_spectral(run[0]) or [math.nan]),
                                     statistics.median(_spectral(reference[0]) or [math.nan]))
     fig["lr0_frac"] = run[0][LR] / lr_max
     fig["ref_lr0_frac"] = reference[0][LR] / lr_max
@@ -99,9 +99,9 @@ def _lab_figures(run: Records, reference: Records, header: dict[str, Any]) -> di
     fig["final_val"] = _last(run, VAL_LOSS)
     fig["ref_final_val"] = _last(reference, VAL_LOSS)
     fig["final_train"] = _last(run, TRAIN_LOSS)
-    fig["final_ratio"] = _ratio(fig["final_val"], fig["ref_final_val"])
-    fig["val_floor_ratio"] = _ratio(fig["final_val"], floor)
-    fig["train_floor_ratio"] = _ratio(fig["final_train"], floor)
+    fig["final_ratio"] = ratio(fig["final_val"], fig["ref_final_val"])
+    fig["val_floor_ratio"] = ratio(fig["final_val"], floor)
+    fig["train_floor_ratio"] = ratio(fig["final_train"], floor)
     fig["dead_heads"] = _last(run, DEAD_HEADS)
     fig["ref_dead_heads"] = _last(reference, DEAD_HEADS)
     return fig
@@ -111,17 +111,17 @@ def _deck_figures(run: Records, reference: Records, header: dict[str, Any]) -> d
     """The deck's figures (levels 2 and 3)."""
     floor = header["entropy_floor"]
     fig: dict[str, float] = {}
-    fig["lr0_ratio"] = _ratio(run[0][LR], reference[0][LR])
-    fig["lr_peak_ratio"] = _ratio(max(_finite([r[LR] for r in run]), default=math.nan),
+    fig["lr0_ratio"] = ratio(run[0][LR], reference[0][LR])
+    fig["lr_peak_ratio"] = ratio(max(_finite([r[LR] for r in run]), default=math.nan),
                                   max(_finite([r[LR] for r in reference]), default=math.nan))
     fig["least_moved"] = _least_moved(run)
     fig["ref_least_moved"] = _least_moved(reference)
     fig["clip_share"] = _clip_share(run)
     fig["ref_clip_share"] = _clip_share(reference)
-    fig["first_val_floor_ratio"] = _ratio(_first_val(run), floor)
-    fig["ref_first_val_floor_ratio"] = _ratio(_first_val(reference), floor)
-    fig["residual_end_ratio"] = _ratio(_act_at(run, -1, -2), _act_at(reference, -1, -2))
-    fig["ln_f_end_ratio"] = _ratio(_act_at(run, -1, -1), _act_at(reference, -1, -1))
+    fig["first_val_floor_ratio"] = ratio(_first_val(run), floor)
+    fig["ref_first_val_floor_ratio"] = ratio(_first_val(reference), floor)
+    fig["residual_end_ratio"] = ratio(_act_at(run, -1, -2), _act_at(reference, -1, -2))
+    fig["ln_f_end_ratio"] = ratio(_act_at(run, -1, -1), _act_at(reference, -1, -1))
     return fig
 
 
@@ -135,7 +135,7 @@ def _quoted_figures(run: Records, reference: Records, header: dict[str, Any]
     fig["lr_peak_step"] = _peak_step(run)
     fig["ref_lr_peak_step"] = _peak_step(reference)
     fig["grad_peak_step"] = _argmax(run, GRAD_NORM_PRECLIP)
-    fig["grad_median_ratio"] = _ratio(_median(run, GRAD_NORM_PRECLIP),
+    fig["grad_median_ratio"] = ratio(_median(run, GRAD_NORM_PRECLIP),
                                       _median(reference, GRAD_NORM_PRECLIP))
     fig["spectral0_min_ratio"], fig["spectral0_max_ratio"] = _spectral_spread(run, reference, 0)
     fig["spectral_end_min_ratio"], fig["spectral_end_max_ratio"] = _spectral_spread(
@@ -176,7 +176,7 @@ def _spectral_spread(run: Records, reference: Records, at: int) -> tuple[float, 
             SPECTRAL_NORM]:
         return math.nan, math.nan
     mine, theirs = run[at][SPECTRAL_NORM], reference[at][SPECTRAL_NORM]
-    ratios = _finite([_ratio(mine[k], theirs[k]) for k in mine if k in theirs])
+    ratios = _finite([ratio(mine[k], theirs[k]) for k in mine if k in theirs])
     return (min(ratios), max(ratios)) if ratios else (math.nan, math.nan)
 
 

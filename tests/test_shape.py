@@ -25,6 +25,10 @@ FORWARDS = {  # functions that pass **kwargs on, and why that hides nothing
     "grading/autograder.py:Refused.__init__": "a message's format fields, for `tell`",
     "diagnose/torch_hooks.py:ModelRecorder.log": "a step's values, Recorder.log checks each",
 }
+STANDS_IN = {  # functions that take another library's parameters, as that library names them
+    "diagnose/torch_hooks.py:ModelRecorder._attention_call":
+        "torch's F.scaled_dot_product_attention, which it stands in for during probe passes",
+}
 
 
 class Shape(ast.NodeVisitor):
@@ -86,7 +90,7 @@ def functions(root: Path) -> list[tuple[str, int, int, int, str | None]]:
 def offenders(root: Path) -> list[str]:
     out = []
     for name, line, lines, params, forwarded in functions(root):
-        if lines > MAX_LINES or params > MAX_PARAMS:
+        if lines > MAX_LINES or (params > MAX_PARAMS and name not in STANDS_IN):
             out.append(f"{name} (line {line}): {lines} lines, {params} parameters")
         if forwarded and name not in FORWARDS:
             out.append(f"{name} (line {line}): passes **{forwarded} on to another call")
@@ -101,7 +105,7 @@ def test_every_function_is_at_most_60_lines_and_6_parameters():
 
 def test_the_exemptions_name_real_functions():
     names = {name for name, *_ in functions(ROOT)}
-    assert not [n for n in FORWARDS if n not in names]
+    assert not [n for n in (*FORWARDS, *STANDS_IN) if n not in names]
 
 
 @pytest.mark.parametrize(("source", "expected"), [
