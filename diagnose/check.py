@@ -348,13 +348,13 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
     floorless = "entropy_floor" in missing
     # without a floor, a signature is still weighed on what it reads beside the floor (a
     # figure over the floor is NaN to it, and a vote on NaN never shows); the breaks whose
-    # mark is the floor itself are read against the reference instead (`LEAKS`)
+    # mark is the floor itself are read against the reference instead (`leaks`)
     readable = tuple(s for s in every
                      if not set(signature(s).needs) - {"entropy_floor"} & set(missing)
-                     and not (floorless and s in LEAKS))
+                     and not (floorless and s in leaks()))
     peak_step = _peak_step(ref_records)
     ref_read = [{**r, "_peak_step": peak_step} for r in ref_read]
-    leaks = tuple(s for s in LEAKS if s in catalog) if floorless and (
+    leaking = tuple(s for s in leaks() if s in catalog) if floorless and (
         "val_loss" not in missing) else ()
     fig_ref = own_figures(ref_read, ref_read, header, ref_header, ref_header)
     # a signature the healthy reference shows against itself is a threshold that does not fit
@@ -363,22 +363,10 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
     weighed = tuple(s for s in _defined(readable, ref_read, fig_ref, catalog)
                     if s not in in_reference)
     fig = own_figures(run_read, ref_read, header, run_header, ref_header)
-    votes = votes_of(fig, weighed, leaks)
-    # when each mark first showed, at steps 1, 2, 4, ...: the first to show is named first, so
-    # a reading does not change family as the run trains
-    seen: dict[str, int] = {}
-    cut = 1
-    while cut < len(run_read):
-        part_ref = ref_read[:cut]
-        part_fig_ref = own_figures(part_ref, part_ref, header, ref_header, ref_header)
-        part = tuple(s for s in _defined(readable, part_ref, part_fig_ref, catalog)
-                     if signature(s).vote(part_fig_ref) <= 0)
-        part_fig = own_figures(run_read[:cut], part_ref, header, run_header, ref_header)
-        for slug, vote in votes_of(part_fig, part, leaks).items():
-            if vote > 0:
-                seen.setdefault(slug, cut)
-        cut *= CHECKPOINTS
-    reading = _read(fig, header, votes, leaks, seen, catalog)
+    votes = votes_of(fig, weighed, leaking)
+    seen = _first_seen(run_read, ref_read, (header, run_header, ref_header), readable, catalog,
+                       leaking)
+    reading = _read(fig, header, votes, leaking, seen, catalog)
     keys = tuple(k for k in ("train_loss", "lr", *STEP_OPTIONAL) if k not in missing)
     departures = bands.departures(run_records, [r for _h, r in read[1:]], keys)
     signs = _signs(fig, fig_ref, missing)
@@ -389,12 +377,34 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
                       confidence=reading.confidence, signs=signs,
                       findings=reading.findings, not_recorded=missing,
                       not_weighed=tuple(s for s in every if s not in readable
-                                        and s not in leaks),
+                                        and s not in leaking),
                       in_reference=in_reference, also=reading.also,
                       titles={s: catalog[s].title for s in shown},
                       departures=tuple(departures), against_reference=reading.against_reference,
                       margin=reading.margin, kin=reading.kin, explained=explained,
                       unexplained=unexplained)
+
+
+def _first_seen(run_read: list[Any], ref_read: list[Any], headers: tuple[Any, Any, Any],
+                readable: tuple[str, ...], catalog: Mapping[str, Any],
+                leaking: tuple[str, ...]) -> dict[str, int]:
+    """When each mark first showed, at steps 1, 2, 4, ...: the first to show is named first,
+    so a reading does not change family as the run trains. `headers`: the figures' header,
+    the run's and the reference's."""
+    header, run_header, ref_header = headers
+    seen: dict[str, int] = {}
+    cut = 1
+    while cut < len(run_read):
+        part_ref = ref_read[:cut]
+        part_fig_ref = own_figures(part_ref, part_ref, header, ref_header, ref_header)
+        part = tuple(s for s in _defined(readable, part_ref, part_fig_ref, catalog)
+                     if signature(s).vote(part_fig_ref) <= 0)
+        part_fig = own_figures(run_read[:cut], part_ref, header, run_header, ref_header)
+        for slug, vote in votes_of(part_fig, part, leaking).items():
+            if vote > 0:
+                seen.setdefault(slug, cut)
+        cut *= CHECKPOINTS
+    return seen
 
 
 def _read_runs(run: Path, reference: Path | None, second_reference: Path | None, lang: str
@@ -445,7 +455,7 @@ def _explained(resembles: tuple[str, ...], shown: tuple[str, ...], departures: A
     """The panels the breaks that show explain, and those where the run leaves the band that
     none of them does (nothing unexplained when no break shows: the run then differs)."""
     explained = tuple(sorted({int(n) for s in shown for n in catalog[s].signature}))
-    if set(resembles) & set(LEAKS):
+    if set(resembles) & set(leaks()):
         # a model that reads the answer trains on another task: every later panel follows
         explained = EXPLAINING
     unexplained = tuple(sorted({d.panel for d in departures if d.panel in EXPLAINING
@@ -464,9 +474,16 @@ def format_factor(value: float) -> str:
     return f"{value:.3g}" if math.isfinite(value) else "∞"
 
 
-# the breaks whose mark is a loss below the corpus's entropy floor: without a floor, a
-# validation and a training loss far below the reference's at the same step stand for it
-LEAKS = ("broken-mask", "leaky-mask", "unshifted-targets")
+def leaks() -> tuple[str, ...]:
+    """The breaks whose mark is a loss below the corpus's entropy floor and nothing else (their
+    signature reads the validation loss against the floor alone): without a floor, a validation
+    and a training loss far below the reference's at the same step stand for them."""
+    import scenarios
+
+    return tuple(s for s in scenarios.breaks(None) if "entropy_floor" in signature(s).needs
+                 and set(signature(s).needs) <= {"val_loss", "train_loss", "entropy_floor"})
+
+
 LEAK_RATIO = 0.8  # both losses below this share of the reference's at the same step
 # how each setting's dose shows in the figures, for one setting at two magnitudes: the
 # figure that measures it against the reference ("ratio": the dose over the healthy one), or
@@ -486,8 +503,8 @@ def family(slug: str) -> frozenset[str]:
         return frozenset({slug})
     knob = set(catalog[slug].override)
     kin = {s for s, brk in catalog.items() if knob and knob & set(brk.override)}
-    leaks = set(LEAKS) if slug in LEAKS else set()
-    return frozenset({slug, *kin, *leaks})
+    leaking = set(leaks()) if slug in leaks() else set()
+    return frozenset({slug, *kin, *leaking})
 
 
 def own_figures(run: list, ref: list, header: dict[str, Any], run_header: dict[str, Any],

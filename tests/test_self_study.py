@@ -106,6 +106,6 @@ def test_a_grade_after_diagnose_reveal_never_counts_and_says_so(course, tmp_path
                                       "answers were shown.")
     assert graded.passed is None and not load_progress()[0][1].passed
     result = CliRunner().invoke(cli, ["grade", str(answers(tmp_path, course, wrong=1)),
-                                      "--dir", str(course)], catch_exceptions=False)
+                                      "--dir", str(course), "--yes"], catch_exceptions=False)
     assert result.exit_code == 0 and "this one does not count" in " ".join(result.stdout.split())
     assert "Level 1 passed" not in result.stdout

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from grading_testkit import CODE, make_workspace
+from grading_testkit import CODE, dealing_secret, make_workspace
 
 from diagnose.cli import cli
 from diagnose.review import render_review, rows_from_reading
 from grading import read_attempts, read_diagnoses
-from grading.seal import new_secret, write_key_file
+from grading.seal import write_key_file
 
 WS = Path("experiments") / "19-break-it"
 FILE = (f"<!-- scenario: {CODE} -->\n## 01\nDiagnosis: no warmup\nloss climbs from step 0\n"
@@ -99,7 +99,7 @@ def test_at_a_terminal_it_asks_and_no_is_the_default(tmp_path, monkeypatch):
 
 def test_the_instructors_gradings_never_ask(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    key = new_secret()
+    key = dealing_secret(["AAAA-1111"])  # the deal derives the kit's truth for that code
     write_key_file(Path("course.key"), key)
     bundle = Path("bundles", "borja") / WS
     make_workspace(bundle, key, "AAAA-1111", key="instructor")

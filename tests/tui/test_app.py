@@ -247,8 +247,8 @@ async def test_an_instructors_bundle_is_checked_not_graded(workspace, course):
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("g")
         assert isinstance(app.screen, ReviewScreen)  # the review names the file to hand in
-        said = " ".join(str(label.render()) for label in app.screen.query(Label))
-        assert f"hand in {course / 'Ana-diagnoses.md'}" in said
+        review = " ".join(str(label.render()) for label in app.screen.query(Label))
+        assert f"hand in {course / 'Ana-diagnoses.md'}" in review
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, GradeScreen))
         text = screen_text(app)
