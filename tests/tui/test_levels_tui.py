@@ -88,7 +88,8 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, 
         # at once: the dealt run's numbers, the other doses marked as training
         await until(pilot, lambda: "warmup_steps=0 (dealt)" in grade_text(app))
         early = grade_text(app)
-        assert "training…" in early and "What if: training the other magnitudes" in early
+        if screen.results is None:  # still training (5 steps may be done before this look)
+            assert "training…" in early and "What if: training the other magnitudes" in early
         await until(pilot, lambda: screen.results is not None, tries=3000)
         assert set(screen.partial) == set(screen.plan.doses)  # each dose joined as it came
         text = grade_text(app)
