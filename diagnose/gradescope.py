@@ -34,7 +34,7 @@ from grading.layout import GRADESCOPE_VISIBILITIES, KEY_FILE, MANIFEST, SCENARIO
 from grading.manifest import ManifestRow, manifest_path, read_manifest
 from grading.seal import scenario_key
 from scenarios.errors import UserError
-from scenarios.files import atomic_output, read_small
+from scenarios.files import atomic_output, loads_json, read_small
 
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
@@ -198,7 +198,7 @@ def refuse_another_key(bundles: Path, rows: Sequence[ManifestRow], secret: bytes
         try:
             text = read_small(Path(bundles) / row.student / DEFAULT_DIR / KEY_FILE,
                               "an answer key", 64 * 1024)
-            found = json.loads(text).get("fingerprint")
+            found = loads_json(text.decode("utf-8")).get("fingerprint")
         except (UserError, ValueError, AttributeError):
             continue
         if isinstance(found, str):
