@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from grading.attempts import utc_stamp
 from grading.dealt import deal_lang, disagreements, metrics_as_dealt
 from grading.gradebook import (
     dealt_scenario,
@@ -157,7 +158,7 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
                        render_solutions(workspace, dealt.truth, langs[name], now))
     if out.exists() and not out.is_dir():
         raise AnswersError(f"{out}: not a folder; --out is the folder to write the solutions in")
-    mark_shown(bundles, secret, students, when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    mark_shown(bundles, secret, students, when=utc_stamp(now),
                what=SHOWN_BY_REVEAL)
     files = {}
     for name, (file_name, text) in texts.items():

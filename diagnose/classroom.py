@@ -412,8 +412,7 @@ class _Records:
         write_manifest(self.out, [listed[name] for name in self.order if name in listed])
 
     def dealt(self, student: RosterEntry, code: str, resumed: bool) -> None:
-        from datetime import UTC, datetime
-
+        from grading.attempts import utc_stamp
         from grading.dealt import metrics_digests, write_digests
 
         self.rows.append((student.name, code))
@@ -423,7 +422,7 @@ class _Records:
                 bundle_dir(self.out, student.name), ("reference", *run_ids(level.runs)))
             if student.name in self.plan.kept:  # a lost bundle dealt again: the gradebook says so
                 self.redealt.setdefault(student.name, []).append(
-                    datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                    utc_stamp())
             write_digests(self.out, self.digests, self.redealt)
         if self.on_student is not None:
             self.on_student(student.name, code, resumed)

@@ -151,15 +151,14 @@ def grade_class(files: Sequence[Path], bundles: Path, secret: bytes, *, lang: st
 def cancel(bundles: Path, secret: bytes, student: str, number: int, why: str) -> str:
     """Mark `student`'s attempt `number` void in the deal folder's ledger (kept, shown in the
     gradebook, never counted); returns the sentence that says so."""
-    from datetime import UTC, datetime
-
+    from grading.attempts import utc_stamp
     from grading.gradebook import check_key, dealt_students
     from grading.ledger import cancel_attempt
 
     check_key(Path(bundles), secret)
     if student not in {s.name for s in dealt_students(Path(bundles))}:
         raise UserError(f"{student}: not a student of {Path(bundles) / 'manifest.csv'}")
-    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = utc_stamp()
     kept = cancel_attempt(Path(bundles), secret, student, number, why=why, when=when)
     attempt = kept.attempts[number - 1]
     return (f"{student}: attempt {number} ({attempt.file}, {attempt.score}/{attempt.max_score}, "

@@ -31,6 +31,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,17 @@ from scenarios.files import atomic_write, loads_json, read_small
 
 SCHEMA = "diagnose.attempt/1"
 BY = SEALERS
-TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")  # what `utc_stamp` writes
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAC_PURPOSE = b"diagnose attempts"
+
+
+def utc_stamp(when: datetime | None = None) -> str:
+    """`when` (now when None; a naive time is taken as UTC) as the records write every time:
+    ISO-8601 in UTC to the second (`TIME`)."""
+    when = when or datetime.now(UTC)
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 MAX_BYTES = 16 * 1024 * 1024  # some 40,000 gradings: far more than a workspace ever sees
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grading.attempts import Attempt, Attempts, append_attempt, load_attempts
+from grading.attempts import Attempt, Attempts, append_attempt, load_attempts, utc_stamp
 from grading.diagnoses import GradeError, Reading, read_diagnoses
 from grading.feedback import Check, Report, notes, score
 from grading.layout import (
@@ -170,12 +170,6 @@ def known_breaks(assignment: dict[str, str], path: Path) -> dict[str, str]:
     return assignment
 
 
-def _utc(now: datetime | None) -> str:
-    now = now or datetime.now(UTC)
-    now = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def sealing(scenario: Scenario, secret: bytes) -> dict[str, Any]:
     """How this scenario's attempts are sealed: under the instructor's secret in a dealt bundle,
     not at all in self-study. Keyword arguments for `load_attempts` and `append_attempt`."""
@@ -284,7 +278,7 @@ def score_file(reading: Reading, file: Path, against: Against, options: GradeOpt
     refuse_unprintable(file)
     _refuse_other_scenario(reading, code, file)
     reading = reading.at_level(level_number)
-    stamp = _utc(options.now)
+    stamp = utc_stamp(options.now)
     results = score(reading, assignment, breaks(level_number), lang=lang,
                     evidence=against.evidence)
     records = tuple(past.records)

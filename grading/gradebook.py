@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from grading.attempts import Attempt, numbered, rewrite_attempts
+from grading.attempts import Attempt, numbered, rewrite_attempts, utc_stamp
 from grading.collect import place, placed
 from grading.dealt import (
     Dealt,
@@ -180,7 +180,7 @@ def collection_time(file: Path) -> str:
     """When a file was collected: its modification time, ISO-8601 UTC ("" when unknown)."""
     try:
         stamp = Path(file).stat().st_mtime
-        return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return utc_stamp(datetime.fromtimestamp(stamp, UTC))
     except (OSError, ValueError, OverflowError):
         return ""
 
@@ -340,8 +340,7 @@ def parse_deadline(text: str) -> str:
                          "2026-12-04T23:59:00Z)") from None
     if len(text.strip()) == 10:  # a date alone: its whole day
         when = when.replace(hour=23, minute=59, second=59)
-    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_stamp(when)
 
 
 def gradebook_rows(bundles: Path, secret: bytes, deadline: str | None = None) -> list[Row]:
