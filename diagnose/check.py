@@ -346,15 +346,16 @@ def check_run(run: Path, reference: Path | None, lang: str = "en",
     every = all_breaks()
     catalog = scenarios.breaks(None)
     floorless = "entropy_floor" in missing
+    leak_slugs = leaks()
     # without a floor, a signature is still weighed on what it reads beside the floor (a
     # figure over the floor is NaN to it, and a vote on NaN never shows); the breaks whose
     # mark is the floor itself are read against the reference instead (`leaks`)
     readable = tuple(s for s in every
                      if not set(signature(s).needs) - {"entropy_floor"} & set(missing)
-                     and not (floorless and s in leaks()))
+                     and not (floorless and s in leak_slugs))
     peak_step = _peak_step(ref_records)
     ref_read = [{**r, "_peak_step": peak_step} for r in ref_read]
-    leaking = tuple(s for s in leaks() if s in catalog) if floorless and (
+    leaking = tuple(s for s in leak_slugs if s in catalog) if floorless and (
         "val_loss" not in missing) else ()
     fig_ref = own_figures(ref_read, ref_read, header, ref_header, ref_header)
     # a signature the healthy reference shows against itself is a threshold that does not fit
@@ -503,7 +504,8 @@ def family(slug: str) -> frozenset[str]:
         return frozenset({slug})
     knob = set(catalog[slug].override)
     kin = {s for s, brk in catalog.items() if knob and knob & set(brk.override)}
-    leaking = set(leaks()) if slug in leaks() else set()
+    leak_slugs = set(leaks())
+    leaking = leak_slugs if slug in leak_slugs else set()
     return frozenset({slug, *kin, *leaking})
 
 
