@@ -1,7 +1,7 @@
 """A second model family for `bench/own_runs.py --family charlm`, written apart from the game's
 port: a character language model on the licence texts under /usr/share/common-licenses (a
 real text, read offline, whose entropy nobody knows), trained by an ordinary PyTorch loop and
-recorded through `diagnose.torch_hooks.ModelRecorder`.
+recorded through `diagnose.runs.torch_hooks.ModelRecorder`.
 
 Not the course's MiniGPT: learned position embeddings instead of rotary ones, an untied output
 head, `nn.Linear` layers with biases, attention through `F.scaled_dot_product_attention` (so
@@ -166,8 +166,8 @@ def train(s: Setup, seed: int, path: Path | None, *, hooks: bool = True) -> list
     step's CPU seconds on this thread."""
     import contextlib
 
-    from diagnose.record import RunInfo
-    from diagnose.torch_hooks import Hooks, ModelRecorder
+    from diagnose.runs.record import RunInfo
+    from diagnose.runs.torch_hooks import Hooks, ModelRecorder
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)

@@ -1,7 +1,8 @@
 """The numbers the deck's texts quote: measured on stored runs, and found in the texts.
 
 A text of the catalog (a break's summary or reveal, en and es), of the signatures page the
-reveal writes (`diagnose/pages/signatures.LANG.md`, en and es) or of the README's deck section
+reveal writes (`diagnose/diagnosis/pages/signatures.LANG.md`, en and es) or of the README's deck
+section
 may quote a measured figure only through a claim of `CLAIMS`: which run kind, which figure, and
 how it is stated (a 5th-95th percentile range, a percentile, an extreme, "in k of n" runs).
 `bench/deck-figures.json` holds the measured figures; `tests/test_deck_texts.py` checks that
@@ -33,9 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "bench" / "deck-figures.json"
 # texts outside the catalog: (owner, field, language) -> (file, where it starts, where it ends);
 # the help's other languages are its messages' translations (TRANSLATED), not a file's region
-# The signatures page the reveal writes beside the solutions file (diagnose/pages/), in each
+# The signatures page the reveal writes beside the solutions file (diagnose/diagnosis/pages/), in
+# each
 # language: its lab notes and its deck table.
-PAGE = "diagnose/pages/signatures.{lang}.md"
+PAGE = "diagnose/diagnosis/pages/signatures.{lang}.md"
 REGIONS = {
     ("README", "deck", "en"): ("docs/course-authors.md", "### The deck\n",
                                "**The proof of level 2's pool.**"),
@@ -53,7 +55,8 @@ KINDS = ("range", "p5", "p50", "p95", "min", "max", "n", "pos", "zero", "neg")
 # slug (or an owner of REGIONS) -> field -> the claims it makes, in the order it makes them:
 # "run|figure|kind", kind one of KINDS, with "%" after it for a share shown in percent. A
 # break's field is a key of [reveal.LANG] ("engine_differs"), "panels.N" or "summary", in both
-# languages. Figures: `diagnose.diagnostician.figures` and `bench/fidelity.py`'s `text_figures`.
+# languages. Figures: `diagnose.diagnosis.diagnostician.figures` and `bench/fidelity.py`'s
+# `text_figures`.
 CLAIMS: dict[str, dict[str, tuple[str, ...]]] = {
     "bad-init": {
         "engine_differs": ("bad-init|loss0|n",),

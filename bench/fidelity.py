@@ -43,10 +43,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import scenarios
-from diagnose.diagnostician import HEALTHY, diagnose_run, figures
+from diagnose.diagnosis.diagnostician import HEALTHY, diagnose_run, figures
+from diagnose.diagnosis.fidelity import signature_checks
 from diagnose.engine import run_header_fields
-from diagnose.fidelity import signature_checks
-from diagnose.scenario import RunPlan, TrainingPool
+from diagnose.game.scenario import RunPlan, TrainingPool
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import validate_value
 

@@ -1,5 +1,5 @@
 """The proof of "your own runs": `diagnose check` on PyTorch runs recorded through
-`diagnose.torch_hooks`, on seeds nobody calibrated on.
+`diagnose.runs.torch_hooks`, on seeds nobody calibrated on.
 
     python bench/own_runs.py --seeds 20 --first-seed 100             # the course's model
     python bench/own_runs.py --seeds 3 --other --breaks bad-init,no-warmup,broken-mask
@@ -77,7 +77,7 @@ def main() -> None:
         return
 
     import scenarios
-    from diagnose.check import check_run
+    from diagnose.runs.check import check_run
     from tests.engine.torch_module import train_recorded
 
     healthy = scenarios.healthy_config()
@@ -177,7 +177,7 @@ def charlm_main(args: argparse.Namespace) -> None:
 
 def read_charlm(folder: Path, reference: Path, runs: list[str], seeds: range,
                 families: dict[str, tuple[str, ...]]) -> dict[str, list[dict]]:
-    from diagnose.check import check_run
+    from diagnose.runs.check import check_run
 
     table: dict[str, list[dict]] = {}
     for bug in runs:
@@ -210,7 +210,7 @@ def reliability(folders: list[Path], first_seed: int) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import charlm
 
-    from diagnose.check import check_run, family
+    from diagnose.runs.check import check_run, family
 
     rows: list[tuple[str, float, bool, str | None]] = []
     for folder in folders:

@@ -126,12 +126,12 @@ WHATIF_KEYS = ["down", "up", "pagedown", "pageup", "end", "home"]
 
 async def whatif_latency(folder: Path) -> None:
     """Keys on the what-if screen while the doses of a revealed run train behind it."""
+    from diagnose.diagnosis.reveal import open_assignment, write_solutions
+    from diagnose.game.scenario import ScenarioSpec, create_scenario
+    from diagnose.game.whatif import plan_whatif, ready, to_train
     from diagnose.home import self_study_secret
-    from diagnose.reveal import open_assignment, write_solutions
-    from diagnose.scenario import ScenarioSpec, create_scenario
     from diagnose.tui.app import PlayApp
     from diagnose.tui.screens.whatif import WhatIfScreen
-    from diagnose.whatif import plan_whatif, ready, to_train
 
     started = time.perf_counter()
     workspace = create_scenario(folder / "whatif", ScenarioSpec(code="BENCH-WHATIF"),

@@ -6,3 +6,7 @@ The app package: the numpy engine (`diagnose.engine`), the scenario engine, the 
 """
 
 __version__ = "0.1.0"
+
+from diagnose import moved as _moved  # noqa: E402  the old import paths, for one release
+
+_moved.install()

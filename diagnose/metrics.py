@@ -6,7 +6,7 @@ identical across the runs of a scenario, so it tells nothing about which break a
 The schema is documented in docs/files.md. stdlib only: reading a run never imports numpy.
 
 Two minor versions are read. `diagnose.metrics/1` is the game's: every key present. `/1.1` is
-a run the user recorded from their own loop (`diagnose.record`): the header lists in
+a run the user recorded from their own loop (`diagnose.runs.record`): the header lists in
 `recorded` which optional step keys the run has, and the game-only header keys may be absent.
 Once read, both look alike: an absent key reads as None, and `recorded(header, key)` says
 whether a None means "not measured at this step" or "not recorded at all".
@@ -317,7 +317,7 @@ def _checked_header(header: dict[str, Any], where: str) -> dict[str, Any]:
 class MetricsParser:
     """Reads a metrics file line by line: the header first, then step records in order.
 
-    One parser serves a whole file (`read_metrics`) and a file still growing (`diagnose.watch`
+    One parser serves a whole file (`read_metrics`) and a file still growing (`diagnose.runs.watch`
     feeds it each complete line as it arrives)."""
 
     def __init__(self, path: Path) -> None:

@@ -11,7 +11,7 @@ reveal.json            present once the answers were revealed (by `reveal` or `g
 The solutions file is written next to `experiments/` (`<workspace>/../../solutions/`), or in
 the current directory when the workspace is not inside an `experiments/` folder.
 `scenario.json` is read and written by `grading.grade`, whose grader reads it on a bare server.
-Making a workspace (training, sealing) is `diagnose.scenario`'s job; this module only reads
+Making a workspace (training, sealing) is `diagnose.game.scenario`'s job; this module only reads
 and knows the names.
 """
 

@@ -16,7 +16,7 @@ student not on the roster) gets a failing result that says why, is not an attemp
 the counted score and the history; so does a run that fails on this upload's account.
 
 stdlib + cryptography, like the rest of `grading`: the image needs neither numpy nor the app.
-Not here: building the zip (`diagnose.gradescope`).
+Not here: building the zip (`diagnose.classroom.gradescope`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ the settings), and the sha256 of each run's metrics kept at deal time (`deal-dig
 the feedback a grading quotes comes from the metrics that were dealt.
 
 stdlib only (and `scenarios` for the levels), like the rest of `grading`. Not here: training
-(`diagnose.scenario`), writing the folder's files (`diagnose.classroom`), grading (`gradebook`).
+(`diagnose.game.scenario`), writing the folder's files (`diagnose.classroom.deal`), grading
+(`gradebook`).
 """
 
 from __future__ import annotations

@@ -215,7 +215,7 @@ class GradeOptions:
     evidence: Evidence | None = None
     now: datetime | None = None
     # class grading: (each ID's numbers, or None; a note) for a scenario the deal derived,
-    # from metrics whose sha256 was kept at deal time (`diagnose.instructor_grading`)
+    # from metrics whose sha256 was kept at deal time (`diagnose.classroom.grading`)
     class_evidence: Callable[[Any], tuple[Mapping[str, Sequence[str]] | None, str]] | None = None
 
 

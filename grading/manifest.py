@@ -1,7 +1,9 @@
 """`manifest.csv`: a deal folder's record of who was dealt which scenario, read and written here.
 
-The dealer (`diagnose.classroom`) writes it and reads it back to resume a deal; the class grader
-(`grading.gradebook`) and the Gradescope packer (`diagnose.gradescope`) read it to bind each
+The dealer (`diagnose.classroom.deal`) writes it and reads it back to resume a deal; the class
+grader
+(`grading.gradebook`) and the Gradescope packer (`diagnose.classroom.gradescope`) read it to bind
+each
 student to the code dealt. One rule for all of them:
 
 - columns `student,code,email,level,lang` (`COLUMNS`), one row per student;
@@ -13,7 +15,7 @@ student to the code dealt. One rule for all of them:
   language of `scenarios.langs.LANGS`; anything else is refused in one line, naming the row.
 
 stdlib only, like the rest of `grading`. Not here: what the rows mean to a deal (resuming,
-levels: `diagnose.classroom`) or to a grading (the roster: `grading.gradebook`).
+levels: `diagnose.classroom.deal`) or to a grading (the roster: `grading.gradebook`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ frozen objects.
 
 A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
-loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
+loads: `diagnose/diagnosis/signatures.py`). The catalog is found by walking `breaks/`; nothing else
+names
 a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_entries`): a break
 file names no level. The files ship inside this package and are read with `importlib.resources`, so
 an editable install and a wheel behave alike. `load_catalog(root)` reads any folder of the same
@@ -112,7 +113,7 @@ class WhatIf:
 
 
 WHATIF_MAX = 6  # doses: each is a full training run
-# The series a what-if may show (diagnose.panels' keys), a block's by its index: "{i}"
+# The series a what-if may show (diagnose.views.panels' keys), a block's by its index: "{i}"
 WHATIF_SERIES = ("train_loss", "val_loss", "lr", "grad_norm_preclip", "grad_norm_postclip",
                  "act.{i}", "act.ln_f", "wte", "h.{i}.attn.c_attn", "h.{i}.attn.c_proj",
                  "h.{i}.mlp.c_fc", "h.{i}.mlp.c_proj", "dead_heads", "dead_neurons")

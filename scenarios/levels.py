@@ -2,7 +2,7 @@
 `following_level(number)`, each a `Level` (an entry of `levels.toml`).
 
 Everything that depends on a level asks its `Level`: the CLI's choices, the deal
-(`diagnose.scenario.assignment`), the folders and file names (`Level.named`, the one naming
+(`diagnose.game.scenario.assignment`), the folders and file names (`Level.named`, the one naming
 rule), grading, progress, `diagnose breaks` and the app's title. No other file lists a level's
 breaks or treats a level number specially.
 

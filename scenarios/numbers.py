@@ -10,7 +10,8 @@ the language's, from CLDR: `scenarios/cldr.py`, a small table written from Babel
 `scenarios.words.say` sends every number it fills in through `number`, so a message's
 `{share:.1%}` is written in the language it is said in. Exponents stay as Python writes them
 ("1,2e-05"), the form both languages' papers print. Not here: the rules for how many digits a
-view shows (`diagnose.panels.format_number`, `diagnose.signatures.fmt`), which call this one.
+view shows (`diagnose.views.panels.format_number`, `diagnose.diagnosis.signatures.fmt`), which call
+this one.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Each entry is one promise, in the order the fidelity bench lists them:
 
     [[promises]]
-    figure = "spectral0_ratio"   # a figure of the diagnostician's (`diagnose.diagnostician`)
+    figure = "spectral0_ratio"   # a figure of the diagnostician's
+    (`diagnose.diagnosis.diagnostician`)
     at_least = 2                 # exactly one of at_least, at_most, above, below, between
     wanted = ">= 2x at step 0"   # what the bench prints beside the number
 

@@ -15,9 +15,9 @@ import unicodedata
 import pytest
 from click.testing import CliRunner
 
-from diagnose import classroom
+from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.scenario import ScenarioError
+from diagnose.game.scenario import ScenarioError
 
 STEPS = "1"  # any length deals the same folders; one step trains the least
 

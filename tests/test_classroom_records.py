@@ -13,9 +13,9 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from diagnose import classroom
+from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.scenario import ScenarioError, engine_version
+from diagnose.game.scenario import ScenarioError, engine_version
 from grading import gradebook
 from grading.manifest import ManifestRow, read_manifest
 from grading.seal import fingerprint, read_key_file

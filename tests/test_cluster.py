@@ -25,10 +25,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose import classroom, cluster
-from diagnose.classroom import RosterEntry
+from diagnose.classroom import cluster
+from diagnose.classroom import deal as classroom
+from diagnose.classroom.deal import RosterEntry
 from diagnose.cli import cli
-from diagnose.scenario import TrainingCallbacks, plan_rounds
+from diagnose.game.scenario import TrainingCallbacks, plan_rounds
 from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 
@@ -247,8 +248,8 @@ def test_a_worker_of_another_version_that_joins_gets_no_task(local_cluster, loca
     address, reference, secret = lc.scheduler_address, *local_deal
     before = set(checked.workers())
     other = start_worker(address, tls_files, tmp_path, preload=(
-        "import diagnose.cluster\n"
-        "diagnose.cluster.engine_version = lambda: '0.0.0+engine0'\n"))
+        "import diagnose.classroom.cluster\n"
+        "diagnose.classroom.cluster.engine_version = lambda: '0.0.0+engine0'\n"))
     try:
         wait_until(lambda: len(checked.workers()) == 3, 30, "the other worker joined")
         (joined,) = set(checked.workers()) - before
@@ -507,7 +508,7 @@ def test_the_readme_s_slurm_recipe_runs_the_venv_s_python_and_keeps_the_dashboar
 
 
 def test_a_task_checks_its_runs_against_its_levels_deck(monkeypatch):
-    from diagnose import diagnostician
+    from diagnose.diagnosis import diagnostician
 
     decks: list[tuple[str, ...]] = []
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import scenarios
 from diagnose.cli import cli
-from diagnose.signatures import Signature, load_signature, signature
+from diagnose.diagnosis.signatures import Signature, load_signature, signature
 from scenarios import CatalogError, load_catalog
 from scenarios.catalog import DECK_SETTING
 from scenarios.level_entries import parse_levels
@@ -96,7 +96,7 @@ def test_every_break_folder_holds_its_data_and_one_signature_class():
 def test_a_signature_imports_neither_numpy_nor_textual():
     """A break's code runs where `diagnose` loads it; the diagnostician's part stays stdlib."""
     probe = ("import sys, json; before = set(sys.modules)\n"
-             "import scenarios; from diagnose.signatures import signature\n"
+             "import scenarios; from diagnose.diagnosis.signatures import signature\n"
              "[signature(s) for s in scenarios.breaks(None)]\n"
              "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -220,10 +220,10 @@ SIGNATURE_REFUSED = [
     ("import", "import no_such_module_here\n",
      "{deck}/huge-init/signature.py: cannot be loaded: ModuleNotFoundError: "),
     ("none", "X = 1\n", "{deck}/huge-init/signature.py: expected one class deriving from "
-     "diagnose.signatures.Signature, found 0"),
+     "diagnose.diagnosis.signatures.Signature, found 0"),
     ("two", SIGNATURE_PY + "\n\nclass Other(HugeInit):\n    pass\n",
      "{deck}/huge-init/signature.py: expected one class deriving from "
-     "diagnose.signatures.Signature, found 2"),
+     "diagnose.diagnosis.signatures.Signature, found 2"),
     ("method", SIGNATURE_PY.split("    def checks")[0],
      "{deck}/huge-init/signature.py: HugeInit does not define checks"),
     ("needs", SIGNATURE_PY.replace('needs = ("act_mean_abs", "spectral_norm")',
@@ -245,7 +245,7 @@ def test_a_course_signature_that_cannot_serve_is_one_line(tmp_path, monkeypatch,
 
 
 def test_the_gradescope_zip_carries_a_course_breaks_data_never_code(course_deck):
-    from diagnose.gradescope import grader_files
+    from diagnose.classroom.gradescope import grader_files
 
     names = dict(grader_files())
     assert names[f"scenarios/breaks/{SLUG}/break.toml"] == BREAK_TOML.encode()
@@ -303,7 +303,7 @@ def test_any_deck_folder_loads_or_is_one_line(tmp_path_factory, entries):
 def test_a_cluster_deal_of_a_level_with_a_course_break_is_refused_before_any_task(course_deck,
                                                                                 tmp_path):
     """The dealer's check runs on the workers, where a course's code is not installed."""
-    from diagnose.cluster import ClusterError, Order, train_on_cluster
+    from diagnose.classroom.cluster import ClusterError, Order, train_on_cluster
 
     orders = [Order("ana", tmp_path / "ana", "C-1", 1), Order("ben", tmp_path / "ben", "C-2", 3)]
     with pytest.raises(ClusterError) as caught:

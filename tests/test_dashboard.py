@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.dashboard import one_size, render_dashboard
-from diagnose.dashboard.plot import Frame, curve_path
 from diagnose.metrics import make_header
-from diagnose.panels import Axis, panels_for
+from diagnose.views.dashboard import one_size, render_dashboard
+from diagnose.views.dashboard.plot import Frame, curve_path
+from diagnose.views.panels import Axis, panels_for
 from scenarios.files import atomic_write
 
 MATRICES = ["wte"] + [f"h.{i}.{m}.weight" for i in range(2)

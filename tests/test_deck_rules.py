@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
-from diagnose.signatures import signature
+from diagnose.diagnosis.signatures import signature
 from scenarios import CatalogError
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import FIELDS, SHAPE_KEYS, SHAPE_SECTIONS

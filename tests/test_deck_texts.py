@@ -108,7 +108,7 @@ def test_the_signatures_are_a_page_of_the_reveal_not_of_the_readme():
     (both languages, every break of the deck once), never in the README, which a player reads
     before diagnosing; the page's claims are checked above like every text of the deck."""
     import scenarios
-    from diagnose.reveal import signatures_page
+    from diagnose.diagnosis.reveal import signatures_page
 
     readme = "\n".join((ROOT / page).read_text(encoding="utf-8")  # and the students' page
                        for page in ("README.md", "docs/students.md"))
@@ -132,7 +132,7 @@ def test_the_signatures_are_a_page_of_the_reveal_not_of_the_readme():
 
 def test_a_level_s_page_shows_no_later_level_s_breaks():
     import scenarios
-    from diagnose.reveal import signatures_page
+    from diagnose.diagnosis.reveal import signatures_page
 
     for level in scenarios.all_levels():
         later = {slug for other in scenarios.all_levels() if other.number > level.number

@@ -114,7 +114,7 @@ def test_reveal_where_the_solutions_path_is_a_folder_is_one_line(revealable):
 
 def test_a_module_that_fails_to_import_is_not_swallowed(tmp_path, monkeypatch):
     """`new` must not report success without dashboards: a broken import is a bug, loudly."""
-    monkeypatch.setitem(sys.modules, "diagnose.dashboard", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "diagnose.views.dashboard", None)  # import raises ImportError
     target = tmp_path / "ws"
     with pytest.raises(ImportError):
         invoke("new", "--dir", str(target), "--steps", "3", "--jobs", "1")
@@ -126,10 +126,10 @@ def test_the_error_family_says_its_hint_on_the_same_line():
     err = UserError("roster.csv: 'José' and 'Jose' are one student", hint="rename one")
     assert str(err) == "roster.csv: 'José' and 'Jose' are one student (rename one)"
     assert issubclass(UsageProblem, UserError)
+    from diagnose.game.scenario import ScenarioError
     from diagnose.home import HomeError
     from diagnose.metrics import MetricsError
-    from diagnose.scenario import ScenarioError
-    from diagnose.show import ShowError, StepsError
+    from diagnose.runs.show import ShowError, StepsError
     from diagnose.workspace import WorkspaceError
     from grading import GradeError, SealError
     from scenarios import CatalogError

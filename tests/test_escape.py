@@ -162,7 +162,7 @@ def test_a_diagnoses_file_s_name_and_lines_reach_no_terminal_and_styles_still_ap
                                  "neurons_total"])
 def test_the_recorder_refuses_a_header_the_readers_would_refuse(tmp_path, key):
     from diagnose.metrics import HEADER_COUNTS
-    from diagnose.record import Recorder, RecordError, RunInfo
+    from diagnose.runs.record import Recorder, RecordError, RunInfo
 
     fields = {"run": "r", "steps": 3, "lr_max": 0.001, key: HEADER_COUNTS[key][1] + 1}
     with pytest.raises(RecordError, match=f"^{key}: expected at most "):

@@ -2,7 +2,7 @@
 
 The lab: a scenario dealt through the game's own path (`create_scenario`, a seed per ID) at
 the full default length (the signatures are calibrated there; a shorter run would prove
-something else); every check of `diagnose.fidelity` must hold on it and the diagnostician
+something else); every check of `diagnose.diagnosis.fidelity` must hold on it and the diagnostician
 must name every run. The healthy decoy of levels 2 and 3: one run of the full length from a
 seed of its own, read healthy against the dealt reference at every level, as a dealt
 scenario pairs them.
@@ -31,11 +31,11 @@ import shutil
 import pytest
 
 import scenarios
-from diagnose.diagnostician import HEALTHY, diagnose_run, figures, findings_for
+from diagnose.diagnosis.diagnostician import HEALTHY, diagnose_run, figures, findings_for
+from diagnose.diagnosis.fidelity import signature_checks
+from diagnose.diagnosis.reveal import evidence, open_assignment
 from diagnose.engine import Trainer, run_header_fields
-from diagnose.fidelity import signature_checks
-from diagnose.reveal import evidence, open_assignment
-from diagnose.scenario import RunPlan, plan_runs
+from diagnose.game.scenario import RunPlan, plan_runs
 from diagnose.workspace import open_workspace
 from tests.data import make_fidelity as MAKER  # the stored runs' plans: one definition
 
@@ -198,7 +198,7 @@ def test_the_decoy_is_healthy_at_every_level(trained, decoy, header):
 
 
 def test_every_break_of_every_deck_votes_from_its_folder(trained, header):
-    from diagnose.diagnostician import votes
+    from diagnose.diagnosis.diagnostician import votes
 
     records = trained[SEEDS[0]]
     every = [slug for level in scenarios.all_levels() for slug in level.deck]

@@ -280,7 +280,7 @@ SETTINGS_279BF2F = ('{"schema": "diagnose.deal/1", "steps": 60, "lang": "es", "k
 
 
 def test_progress_as_written_by_279bf2f_opens(tmp_path):
-    from diagnose.progress import load_progress
+    from diagnose.game.progress import load_progress
 
     path = tmp_path / "progress.json"
     path.write_text(PROGRESS_279BF2F, encoding="utf-8")
@@ -335,7 +335,7 @@ def test_attempts_and_ledger_as_written_by_279bf2f_open(tmp_path):
 
 
 def test_manifest_and_settings_as_written_by_279bf2f_open(tmp_path):
-    from diagnose.classroom import check_settings
+    from diagnose.classroom.deal import check_settings
     from grading.manifest import read_manifest
 
     (tmp_path / "manifest.csv").write_text(MANIFEST_279BF2F, encoding="utf-8")

@@ -28,8 +28,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from diagnose.classroom.gradescope import CRYPTOGRAPHY
 from diagnose.cli import cli
-from diagnose.gradescope import CRYPTOGRAPHY
 from grading.seal import new_secret, scenario_key, unseal_scenario, write_key_file
 from grading.writer import format_diagnoses
 
@@ -617,7 +617,7 @@ def test_a_swapped_bundle_is_named_and_left_out_and_an_older_manifest_reads(tmp_
 
 
 def test_the_feedback_language_defaults_to_the_deal_s(tmp_path):
-    from diagnose.gradescope import deal_lang
+    from diagnose.classroom.gradescope import deal_lang
 
     assert deal_lang(tmp_path) == "en"
     (tmp_path / "deal-settings.json").write_text('{"schema": "diagnose.deal/1", "lang": "es"}')

@@ -75,7 +75,7 @@ def test_answers_writes_the_key_and_records_nothing(course):
 
 
 def test_reveal_with_the_key_hands_back_solutions_in_each_language_and_records_it(course):
-    from diagnose.answers import SHOWN_BY_REVEAL
+    from diagnose.classroom.answers import SHOWN_BY_REVEAL
     from grading.ledger import read_ledger
     from grading.seal import read_key_file
 
@@ -127,7 +127,7 @@ def test_check_inside_a_class_bundle_points_to_the_instructor(course):
 def test_handout_zips_each_bundle_the_wheel_and_a_start_sheet_in_their_language(course):
     import zipfile
 
-    from diagnose.wheel import wheel_name
+    from diagnose.classroom.wheel import wheel_name
 
     bundle = Path("bundles/ana.garcia") / WS
     for leftover in ("attempts.jsonl", "reveal.json", ".drafts.json"):  # a graded bundle's

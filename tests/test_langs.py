@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from diagnose.cli import cli
-from diagnose.panels import build_panels
+from diagnose.views.panels import build_panels
 from scenarios import default_catalog
 from scenarios.langs import LANGS
 

@@ -15,7 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
+from diagnose.game.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
 from grading.diagnoses import GradeError
 from grading.grade import GradeOptions, grade_workspace, read_scenario, scenario_json
 from grading.seal import seal
@@ -211,7 +211,7 @@ def test_the_reveal_explains_every_dealt_run_the_decoy_too(tmp_path):
     """The TUI fixture's runs relabelled as a level-3 deal: the solutions name the decoy."""
     import shutil
 
-    from diagnose.reveal import render_solutions
+    from diagnose.diagnosis.reveal import render_solutions
     from diagnose.workspace import open_workspace
 
     ws = tmp_path / "course" / "experiments" / "19-break-it-level-3"
@@ -240,8 +240,8 @@ def _fixture_runs():
 def test_the_reveal_quotes_each_panel_from_the_runs_own_records(heads, neurons):
     """Bug 5's class: what the reveal says of this run is computed from its records (here
     Panel 6's dead heads and neurons, rewritten at every evaluation), never the catalog's."""
-    from diagnose.diagnostician import figures, panel_facts
-    from diagnose.signatures import fmt as _fmt
+    from diagnose.diagnosis.diagnostician import figures, panel_facts
+    from diagnose.diagnosis.signatures import fmt as _fmt
 
     header, reference, run = _fixture_runs()
     evals = [r for r in run if r["dead_heads"] is not None]
@@ -261,7 +261,7 @@ def test_the_reveal_quotes_each_panel_from_the_runs_own_records(heads, neurons):
 def test_every_panel_of_the_reveal_says_what_this_run_showed(tmp_path):
     import shutil
 
-    from diagnose.reveal import render_solutions
+    from diagnose.diagnosis.reveal import render_solutions
     from diagnose.workspace import open_workspace
 
     ws = tmp_path / "course" / "experiments" / "19-break-it-level-2"
@@ -291,7 +291,7 @@ def _cli(*args: str, input: str | None = None):
 
 
 def test_progress_records_first_attempts_and_the_passing_rule(private_home):
-    from diagnose.progress import load_progress, next_level, record_grading
+    from diagnose.game.progress import load_progress, next_level, record_grading
 
     assert record_grading(1, "A", 2, 3, counts=True) == (False, [])
     assert record_grading(1, "A", 3, 3, counts=False) == (False, [])  # after the reveal
@@ -319,7 +319,7 @@ def test_a_corrupt_progress_file_is_moved_aside_with_a_warning(private_home):
 
 
 def test_progress_reset_asks_first(private_home):
-    from diagnose.progress import record_grading
+    from diagnose.game.progress import record_grading
 
     record_grading(2, "A", 1, 3, counts=True)
     out = _cli("progress", "--reset", input="n\n")
@@ -427,8 +427,8 @@ def test_show_what_if_trains_every_other_dose_after_the_reveal(short_course):
 
 def test_a_what_if_file_cut_short_or_unreadable_is_trained_again(fixture_course):
     """No training here: which doses a what-if would train, read from a hostile cache."""
+    from diagnose.game.whatif import WHATIF_DIR, plan_whatif, ready, to_train
     from diagnose.metrics import make_header, write_metrics
-    from diagnose.whatif import WHATIF_DIR, plan_whatif, ready, to_train
     from diagnose.workspace import open_workspace
 
     assert _cli("reveal").exit_code == 0
@@ -551,7 +551,7 @@ def test_any_levels_file_loads_whole_or_is_refused_in_one_line(levels, code):
 
 
 def test_the_gradescope_zip_carries_the_levels_file_in_use(tmp_path, monkeypatch):
-    from diagnose.gradescope import grader_file
+    from diagnose.classroom.gradescope import grader_file
 
     packaged, healthy = PACKAGE_ROOT / "levels.toml", PACKAGE_ROOT / "healthy.toml"
     assert grader_file("scenarios/levels.toml", packaged) == packaged.read_bytes()

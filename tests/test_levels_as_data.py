@@ -185,7 +185,7 @@ def test_the_levels_in_use_write_back_as_a_file_that_reads_the_same(tmp_path_fac
 
 
 def test_the_gradescope_zip_carries_the_extended_levels_whole(tmp_path, monkeypatch):
-    from diagnose.gradescope import grader_file
+    from diagnose.classroom.gradescope import grader_file
 
     deck = _deck(tmp_path, f'[[level]]\nnumber = 3\nadd = ["{SLUG}"]\n')
     monkeypatch.setenv(DECK_SETTING, str(deck))

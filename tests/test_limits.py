@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import scenarios
 from diagnose import platform
 from diagnose.cli import cli
-from diagnose.scenario import (
+from diagnose.game.scenario import (
     ScenarioError,
     ScenarioSpec,
     TrainingPool,

@@ -150,8 +150,8 @@ def test_every_finding_and_every_break_text_in_spanish_writes_spanish_numbers():
     """Each break's findings and the reveal's facts, on figures of 1234.5 (and dead heads of
     1, for the singular), and each break's own Spanish texts: no English number or sentence."""
     import scenarios
-    from diagnose.diagnostician import panel_facts
-    from diagnose.signatures import load_signature
+    from diagnose.diagnosis.diagnostician import panel_facts
+    from diagnose.diagnosis.signatures import load_signature
 
     header = {"entropy_floor": 1234.5, "vocab_size": 65, "lr_max": 0.001}
     faults = []
@@ -179,8 +179,8 @@ def test_the_spanish_dashboard_writes_spanish_numbers_and_tells_its_script_how()
     the symbols its hover readout writes with."""
     import json
 
-    from diagnose.dashboard import DATA_OPEN, render_dashboard
     from diagnose.metrics import read_metrics
+    from diagnose.views.dashboard import DATA_OPEN, render_dashboard
 
     run = ROOT / "tests" / "tui" / "data" / "scenario"
     header, records = read_metrics(run / "01" / "metrics.jsonl")

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.check import CheckError, check_run
 from diagnose.cli import cli
 from diagnose.metrics import STEP_OPTIONAL, MetricsError, read_metrics
-from diagnose.record import Recorder, RecordError, RunInfo
+from diagnose.runs.check import CheckError, check_run
+from diagnose.runs.record import Recorder, RecordError, RunInfo
 from tests.data import make_fidelity as MAKER  # the stored runs' plans: one definition
 
 STEPS, RUNS = MAKER.OWN_STEPS, MAKER.OWN_RUNS
@@ -280,13 +280,13 @@ def test_a_1_1_file_must_hold_what_its_header_lists(tmp_path):
 
 
 def test_the_torch_helper_without_torch_is_one_line(tmp_path, monkeypatch):
-    import diagnose.torch_hooks as hooks
+    import diagnose.runs.torch_hooks as hooks
     from scenarios.errors import UserError
 
     monkeypatch.setattr(hooks, "torch", None)
     with pytest.raises(UserError) as err:
         hooks.ModelRecorder(object(), tmp_path / "m.jsonl", RunInfo(steps=5, lr_max=0.1))
-    assert str(err.value) == ("diagnose.torch_hooks needs PyTorch (pip install "
+    assert str(err.value) == ("diagnose.runs.torch_hooks needs PyTorch (pip install "
                               "'diagnose-training[torch]')")
     assert not (tmp_path / "m.jsonl").exists()
 
@@ -294,9 +294,9 @@ def test_the_torch_helper_without_torch_is_one_line(tmp_path, monkeypatch):
 def test_every_break_of_every_deck_says_what_its_signature_reads():
     """A break's signature says which recorded fields its reading needs (`Signature.needs`),
     else `check` cannot tell when a run lacks them: fields `check` knows how to miss."""
-    from diagnose import check
+    from diagnose.diagnosis.signatures import signature
     from diagnose.metrics import STEP_OPTIONAL
-    from diagnose.signatures import signature
+    from diagnose.runs import check
 
     for slug in check.all_breaks():
         assert set(signature(slug).needs) <= {*STEP_OPTIONAL, "entropy_floor"}, slug
@@ -327,7 +327,7 @@ def record_deep_run(path: Path, layers: int = 12, steps: int = 30) -> Path:
 def test_show_summarises_many_matrices_per_layer_and_names_them(tmp_path):
     from rich.console import Console
 
-    from diagnose.show import show_own_run
+    from diagnose.runs.show import show_own_run
 
     run = record_deep_run(tmp_path / "metrics.jsonl")
     console = Console(width=120, record=True)
@@ -351,7 +351,7 @@ def test_show_summarises_many_matrices_per_layer_and_names_them(tmp_path):
 def test_a_few_matrices_are_shown_one_by_one(tmp_path):
     from rich.console import Console
 
-    from diagnose.show import show_own_run
+    from diagnose.runs.show import show_own_run
 
     run = record_deep_run(tmp_path / "metrics.jsonl", layers=2)  # 14 matrices: each fits
     console = Console(width=120, record=True)
@@ -372,8 +372,8 @@ def test_a_summary_fits_its_rows_and_names_what_it_shows(names, data, rows, per_
     """The one rule every view draws Panel 5 by (`panels.series_for_rows`), over generated
     matrix names and values: the series themselves if they fit, else the per-layer summary if
     that fits, else the envelope; a summary's value is a member's, named, NaN when one is."""
-    from diagnose.panels import envelope, matrix_layer, per_layer, series_for_rows
-    from diagnose.watch import own_panels
+    from diagnose.runs.watch import own_panels
+    from diagnose.views.panels import envelope, matrix_layer, per_layer, series_for_rows
 
     values = data.draw(st.lists(sigma, min_size=len(names), max_size=len(names)))
     record = {"spectral_norm": {n: v for n, v in zip(names, values, strict=True)

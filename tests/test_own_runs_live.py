@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.check import check_run, family
 from diagnose.cli import cli
 from diagnose.metrics import STEP_OPTIONAL, read_metrics
-from diagnose.record import Recorder, RunInfo
+from diagnose.runs.check import check_run, family
+from diagnose.runs.record import Recorder, RunInfo
 from tests.data import make_fidelity as MAKER
 from tests.test_own_runs import record_run
 

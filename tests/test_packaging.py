@@ -107,9 +107,11 @@ def test_the_wheel_holds_the_catalog_the_stylesheets_and_the_console_script(whee
         assert f"scenarios/breaks/{slug}/signature.py" in names  # the diagnostician reads it
     for package in ("diagnose", "grading", "scenarios"):
         assert f"{package}/__init__.py" in names
-    for resource in ("diagnose/dashboard/dashboard.css", "diagnose/dashboard/dashboard.js",
-                     "diagnose/tui/play.tcss", "diagnose/pages/signatures.en.md",
-                     "diagnose/pages/signatures.es.md"):  # the reveal's page: no docs/ ships
+    for resource in ("diagnose/views/dashboard/dashboard.css",
+                     "diagnose/views/dashboard/dashboard.js", "diagnose/tui/play.tcss",
+                     # the reveal's page: no docs/ ships
+                     "diagnose/diagnosis/pages/signatures.en.md",
+                     "diagnose/diagnosis/pages/signatures.es.md"):
         assert resource in names
     assert not any(n.startswith(("tests/", "bench/")) or n.endswith(".pyc") for n in names)
     assert "diagnose = diagnose.cli:main" in wheel.read(f"{INFO}/entry_points.txt").decode()
@@ -160,14 +162,14 @@ def test_an_install_of_another_version_is_one_error_line(wheels, tmp_path):
 
 
 def test_no_install_and_a_file_for_a_folder_are_one_error_line(tmp_path, monkeypatch):
-    import diagnose.wheel
+    import diagnose.classroom.wheel
 
     (tmp_path / "taken").write_text("")
     result = CliRunner().invoke(cli, ["wheel", "--out", str(tmp_path / "taken")])
     assert result.exit_code == 1
     assert result.output == (f"Error: {tmp_path / 'taken'}: is a file; name the folder to "
                              "write the wheel into\n")
-    monkeypatch.setattr(diagnose.wheel, "DISTRIBUTION", "diagnose-training-elsewhere")
+    monkeypatch.setattr(diagnose.classroom.wheel, "DISTRIBUTION", "diagnose-training-elsewhere")
     result = CliRunner().invoke(cli, ["wheel", "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert result.output == (f"Error: diagnose-training-elsewhere is not installed in this "

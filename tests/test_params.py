@@ -1,5 +1,5 @@
 """Every number and every path on the command line is bounded, on every command, by one rule
-(`diagnose.params`): out-of-range, non-finite and empty values are one usage line, exit 2,
+(`diagnose.cli.params`): out-of-range, non-finite and empty values are one usage line, exit 2,
 before anything is read, written or trained."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnose.cli import cli
-from diagnose.params import (
+from diagnose.cli.params import (
     COUNT_MAX,
     PATH_MAX,
     TIMEOUT_MAX,

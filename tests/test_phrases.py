@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnose.panels import build_panels, envelope, per_layer
 from diagnose.phrases import P_, Phrase
-from diagnose.watch import own_panels
+from diagnose.runs.watch import own_panels
+from diagnose.views.panels import build_panels, envelope, per_layer
 from scenarios.langs import LANGS
 from scenarios.words import say
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.scenario import ScenarioError, workspace_lock
+from diagnose.game.scenario import ScenarioError, workspace_lock
 
 LINUX = sys.platform.startswith("linux")
 linux_only = pytest.mark.skipif(not LINUX, reason="reads /proc")
@@ -109,7 +109,7 @@ def test_a_dead_holders_lock_is_stale(tmp_path):
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
             from pathlib import Path
-            from diagnose.scenario import workspace_lock
+            from diagnose.game.scenario import workspace_lock
             with workspace_lock(Path({str(tmp_path / 'ws')!r})):
                 print('held', flush=True)
                 time.sleep(60)

@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 import scenarios
 from diagnose.cli import cli
-from diagnose.diagnostician import HEALTHY, figure_names, figures
+from diagnose.diagnosis.diagnostician import HEALTHY, figure_names, figures
+from diagnose.diagnosis.fidelity import signature_checks
+from diagnose.diagnosis.signatures import load_signature, promised
 from diagnose.engine import run_header_fields
-from diagnose.fidelity import signature_checks
 from diagnose.metrics import read_metrics
-from diagnose.signatures import load_signature, promised
 from scenarios import CatalogError, load_catalog
 from scenarios.catalog import DECK_SETTING
 from scenarios.files import loads_toml
@@ -263,7 +263,7 @@ def test_an_unknown_figure_is_refused_where_the_signature_loads(catalog_dir):
         load_signature(brk)
     assert str(caught.value) == (
         "scenarios/breaks/big-init/break.toml: [[promises]] 2: figure: 'act0_ration' is not a "
-        "figure of diagnose.diagnostician.figures; did you mean act0_ratio?")
+        "figure of diagnose.diagnosis.diagnostician.figures; did you mean act0_ratio?")
 
 
 def test_a_computed_promise_is_placed_by_name_both_ways(catalog_dir, deck_runs):

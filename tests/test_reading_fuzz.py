@@ -72,7 +72,9 @@ def _workspace(tmp_path: Path) -> Path:
 
 def _readers(tmp_path: Path) -> dict[str, tuple[str, Path, Callable[[], object]]]:
     """name -> (kind, the file it reads, a call that reads it)."""
-    from diagnose import classroom, gradescope, progress
+    from diagnose.classroom import deal as classroom
+    from diagnose.classroom import gradescope
+    from diagnose.game import progress
     from diagnose.metrics import read_metrics
     from diagnose.tui.drafts import Drafts
     from diagnose.workspace import open_workspace

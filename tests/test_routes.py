@@ -1,4 +1,4 @@
-"""The grading route is chosen in one place (`diagnose.routes.grading_route`) for the CLI and
+"""The grading route is chosen in one place (`diagnose.game.routes.grading_route`) for the CLI and
 the app, and the words files hold are StrEnums: who sealed a scenario, how an answer was read."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
-from diagnose.routes import Route, grading_route
+from diagnose.game.routes import Route, grading_route
 from grading.diagnoses import Source, Status, parse_diagnoses
 from grading.grade import GradeError
 from grading.seal import SEALERS, SealedBy
@@ -65,18 +65,3 @@ def test_the_words_in_files_stay_what_they_were():
     answer = parse_diagnoses("# 01\nDiagnosis: not sure\n").answer("01")
     assert answer.status == "unsure" and answer.source == "label"
     assert json.dumps({"status": answer.status}) == '{"status": "unsure"}'
-
-
-def test_the_old_name_of_the_progress_module_warns_and_is_the_same_module():
-    import importlib
-    import sys
-
-    import diagnose.progress
-
-    sys.modules.pop("diagnose.levels", None)
-    with pytest.warns(DeprecationWarning, match="diagnose.levels is now diagnose.progress"):
-        old = importlib.import_module("diagnose.levels")
-    assert old is diagnose.progress
-    from diagnose.levels import load_progress
-
-    assert load_progress is diagnose.progress.load_progress

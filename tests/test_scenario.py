@@ -20,9 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose import classroom
+from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.scenario import (
+from diagnose.game.scenario import (
     Cancelled,
     ScenarioError,
     ScenarioSpec,

@@ -1,4 +1,4 @@
-"""Self-study grading is one service (`diagnose.self_study`): `diagnose grade FILE` prints it,
+"""Self-study grading is one service (`diagnose.game.self_study`): `diagnose grade FILE` prints it,
 the app's grade screen draws it, and both say the same score, solutions and next level."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
+from diagnose.game.progress import load_progress
+from diagnose.game.self_study import grade_self_study
 from diagnose.home import self_study_secret
-from diagnose.progress import load_progress
-from diagnose.self_study import grade_self_study
 from diagnose.workspace import open_workspace
 from grading.grade import open_key, read_scenario
 from scenarios.errors import UserError

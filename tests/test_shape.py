@@ -21,12 +21,12 @@ PACKAGES = ("diagnose", "grading", "scenarios")
 MAX_LINES = 60
 MAX_PARAMS = 6
 FORWARDS = {  # functions that pass **kwargs on, and why that hides nothing
-    "diagnose/params.py:PathArg.__init__": "click.Path's own options, documented by click",
+    "diagnose/cli/params.py:PathArg.__init__": "click.Path's own options, documented by click",
     "grading/autograder.py:Refused.__init__": "a message's format fields, for `tell`",
-    "diagnose/torch_hooks.py:ModelRecorder.log": "a step's values, Recorder.log checks each",
+    "diagnose/runs/torch_hooks.py:ModelRecorder.log": "a step's values, Recorder.log checks each",
 }
 STANDS_IN = {  # functions that take another library's parameters, as that library names them
-    "diagnose/torch_hooks.py:ModelRecorder._attention_call":
+    "diagnose/runs/torch_hooks.py:ModelRecorder._attention_call":
         "torch's F.scaled_dot_product_attention, which it stands in for during probe passes",
 }
 

@@ -16,8 +16,7 @@ from test_dashboard import break_words, fake_run, fold
 
 from diagnose.cli import cli
 from diagnose.metrics import write_metrics
-from diagnose.panels import Axis, panels_for
-from diagnose.show import (
+from diagnose.runs.show import (
     BLOCKS,
     NONFINITE,
     ShownRun,
@@ -28,6 +27,7 @@ from diagnose.show import (
     select_steps,
     sparkline,
 )
+from diagnose.views.panels import Axis, panels_for
 from diagnose.workspace import SCENARIO_FILE
 from grading.grade import scenario_json
 
@@ -253,8 +253,8 @@ def test_show_what_if_piped_gives_each_dose_its_own_mark(tmp_path, monkeypatch):
     import shutil
     from pathlib import Path
 
+    from diagnose.game.whatif import DOSE_MARKS
     from diagnose.home import data_dir
-    from diagnose.whatif import DOSE_MARKS
     from tests.tui.conftest import DATA, cache_whatif_doses, copy_scenario
 
     home = data_dir()
@@ -276,7 +276,7 @@ def test_show_what_if_piped_gives_each_dose_its_own_mark(tmp_path, monkeypatch):
 
 
 def test_dose_marks_are_distinct_and_none_is_a_nonfinite_mark():
-    from diagnose.whatif import DOSE_MARKS, dose_look
+    from diagnose.game.whatif import DOSE_MARKS, dose_look
 
     assert len(set(DOSE_MARKS)) == len(DOSE_MARKS) == 6  # a break declares 2 to 6 doses
     assert not set(DOSE_MARKS) & set(NONFINITE)

@@ -1,4 +1,5 @@
-"""The shared parts of a break's signature (diagnose/signatures.py): the one sentence builder."""
+"""The shared parts of a break's signature (diagnose/diagnosis/signatures.py): the one sentence
+builder."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 from scenarios.langs import LANGS
 
 numbers = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10**6, 10**6)
@@ -44,7 +45,7 @@ def test_every_breaks_sentence_is_the_catalogs_and_quotes_the_same_figures_in_ev
     with the same numbers, each in its language's symbols: its message is in the catalogs,
     its placeholders intact."""
     import scenarios
-    from diagnose.diagnostician import panel_facts
+    from diagnose.diagnosis.diagnostician import panel_facts
 
     fig, header = EveryFigure(), {"entropy_floor": 0.25, "ln_vocab": 4.16, "vocab_size": 64}
     found = [f for slug in scenarios.breaks(None)

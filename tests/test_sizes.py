@@ -33,7 +33,7 @@ from importlib import resources
 import pytest
 
 import scenarios
-from diagnose import classroom
+from diagnose.classroom import deal as classroom
 from diagnose.metrics import read_metrics
 from diagnose.workspace import open_workspace
 from grading.seal import new_secret, seal, unseal
@@ -196,7 +196,7 @@ import json, sys
 import threadpoolctl
 from diagnose.engine import train
 import scenarios
-from diagnose.scenario import plan_runs
+from diagnose.game.scenario import plan_runs
 
 deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", scenarios.level(1), steps=3)
 runs = {}

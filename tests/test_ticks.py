@@ -1,4 +1,4 @@
-"""One tick rule (`diagnose.ticks`): the terminal's axes and the HTML's charts mark the same
+"""One tick rule (`diagnose.views.ticks`): the terminal's axes and the HTML's charts mark the same
 round values on any fitted axis, and the rule itself is Textual-free."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import sys
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from diagnose.dashboard.plot import LOG_LABELS, Y_TICKS, axis_ticks
-from diagnose.panels import fit_axis
-from diagnose.ticks import linear_ticks, log_ticks, nice_step
 from diagnose.tui.drawing.scale import ticks
+from diagnose.views.dashboard.plot import LOG_LABELS, Y_TICKS, axis_ticks
+from diagnose.views.panels import fit_axis
+from diagnose.views.ticks import linear_ticks, log_ticks, nice_step
 
 VALUES = st.lists(st.floats(-1e6, 1e6, allow_nan=False) | st.floats(1e-8, 1e8), min_size=1,
                   max_size=20)
@@ -51,7 +51,7 @@ def test_a_log_axis_labels_a_few_powers_or_its_1_2_5(lo, decades, labels):
 
 
 def test_the_rule_imports_neither_textual_nor_numpy():
-    code = ("import sys, diagnose.ticks, diagnose.tui.drawing.scale\n"
+    code = ("import sys, diagnose.views.ticks, diagnose.tui.drawing.scale\n"
             "print([m for m in ('textual', 'numpy') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

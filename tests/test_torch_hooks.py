@@ -1,4 +1,4 @@
-"""`diagnose.torch_hooks` on the nn.Module port of MiniGPT (skipped without torch; the proof on
+"""`diagnose.runs.torch_hooks` on the nn.Module port of MiniGPT (skipped without torch; the proof on
 many seeds is bench/own_runs.py)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import dataclasses
 import pytest
 
 import scenarios
-from diagnose.check import check_run
 from diagnose.metrics import STEP_OPTIONAL, read_metrics
-from diagnose.record import RecordError, RunInfo
+from diagnose.runs.check import check_run
+from diagnose.runs.record import RecordError, RunInfo
 
 torch = pytest.importorskip("torch", exc_type=ImportError)
 
-from diagnose.torch_hooks import Hooks, ModelRecorder  # noqa: E402  (needs torch)
+from diagnose.runs.torch_hooks import Hooks, ModelRecorder  # noqa: E402  (needs torch)
 from tests.engine.torch_module import MiniGPT, copy_init, train_recorded  # noqa: E402
 
 STEPS = 50

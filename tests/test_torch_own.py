@@ -1,4 +1,4 @@
-"""`diagnose.torch_hooks` on models written as most current code is (issue 33): attention
+"""`diagnose.runs.torch_hooks` on models written as most current code is (issue 33): attention
 through `F.scaled_dot_product_attention`, hooks named wrong, the probe's cost bounded by
 `probe_every` (skipped without torch; the many-seed proof is bench/own_runs.py --family
 charlm)."""
@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 
 from diagnose.metrics import read_metrics
-from diagnose.record import RecordError, RunInfo
+from diagnose.runs.record import RecordError, RunInfo
 
 torch = pytest.importorskip("torch", exc_type=ImportError)
 
 import torch.nn.functional as F  # noqa: E402  (needs torch)
 from torch import nn  # noqa: E402
 
-from diagnose.torch_hooks import Hooks, ModelRecorder  # noqa: E402
+from diagnose.runs.torch_hooks import Hooks, ModelRecorder  # noqa: E402
 
 T, C, H, V = 8, 16, 2, 11
 

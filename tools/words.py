@@ -33,7 +33,7 @@ from scenarios.words import DOMAIN, LANGS, SOURCE_LANG  # noqa: E402
 
 SOURCES = ("diagnose", "grading", "scenarios")
 # say(lang, message, ...): the message is argument 2; diagnose.phrases.Phrase(message) and
-# P_(context, message); diagnose.signatures.said(panel, figure, fig, message, ...)
+# P_(context, message); diagnose.diagnosis.signatures.said(panel, figure, fig, message, ...)
 # say_n(lang, singular, plural, count), Nn_(singular, plural), Pn_(singular, plural, count) and
 # said_n(panel, figure, fig, singular, plural): a counted sentence's two English forms;
 # say_in(lang, context, message): a message in its context

@@ -18,7 +18,7 @@ from diagnose.cli.common import (
     _train_with_bars,
     cli,
 )
-from diagnose.params import (
+from diagnose.cli.params import (
     COUNT_MAX,
     TIMEOUT_MAX,
     Bounded,
@@ -47,7 +47,7 @@ def answers(key_file: Path, bundles: Path, out: Path) -> None:
     Example:
       diagnose answers --key course.key --bundles bundles --out answer-key.csv
     """
-    from diagnose.answers import answer_key, write_answer_key
+    from diagnose.classroom.answers import answer_key, write_answer_key
     from grading.seal import read_key_file
 
     rows = answer_key(bundles, read_key_file(key_file))
@@ -83,7 +83,7 @@ def handout(students: tuple[str, ...], bundles: Path, out: Path, hand_in: str | 
       diagnose handout --bundles bundles --out handout --hand-in "Canvas, by Friday 18:00"
       diagnose handout --bundles bundles --out handout carmen     # a late student
     """
-    from diagnose.handout import write_handout
+    from diagnose.classroom.handout import write_handout
 
     made = write_handout(bundles, out, students, hand_in=hand_in, lang=lang)
     for name, path in made.zips.items():
@@ -113,8 +113,8 @@ def class_report(key_file: Path, bundles: Path, out: Path, lang: str) -> None:
     Example:
       diagnose class-report --key course.key --bundles bundles --out report.html
     """
-    from diagnose.class_report import class_report as summarise_class
-    from diagnose.class_report import render_html, summary_lines
+    from diagnose.classroom.report import class_report as summarise_class
+    from diagnose.classroom.report import render_html, summary_lines
     from grading.seal import read_key_file
     from scenarios.files import atomic_write
 
@@ -150,7 +150,7 @@ def _scheduler_syntax(ctx: click.Context, param: click.Parameter,
     """Refuse what cannot be a scheduler's address before anything is read or dialled."""
     if value is None:
         return None
-    from diagnose.cluster import check_address
+    from diagnose.classroom.cluster import check_address
 
     problem = check_address(value)
     if problem:
@@ -233,8 +233,8 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     """
     import time
 
-    from diagnose import classroom
-    from diagnose.scenario import TrainingCallbacks
+    from diagnose.classroom import deal as classroom
+    from diagnose.game.scenario import TrainingCallbacks
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):
@@ -250,7 +250,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
         for line in plan.left:
             click.echo(f"Warning: {line}", err=True)
         if scheduler is not None:
-            from diagnose.cluster import TLSFiles, connect, quiet_dask_logs
+            from diagnose.classroom.cluster import TLSFiles, connect, quiet_dask_logs
 
             quiet_dask_logs()  # our account of a failure is the one Error line, not Dask's
             if (tls_ca_file is None) != (tls_cert is None) or (tls_key and not tls_cert):
@@ -317,7 +317,7 @@ def gradescope_autograder(key_file: Path, bundles: Path, out: Path, visibility: 
       diagnose gradescope-autograder --key course.key --bundles bundles --lang es \\
           --visibility after_due_date
     """
-    from diagnose.gradescope import build_autograder
+    from diagnose.classroom.gradescope import build_autograder
     from grading.seal import read_key_file
 
     secret = read_key_file(key_file)
@@ -344,7 +344,7 @@ def wheel(out: Path) -> None:
       diagnose wheel --out dist
       pip install "dist/diagnose_training-0.1.0-py3-none-any.whl[cluster]"   # on a worker
     """
-    from diagnose.wheel import write_wheel
+    from diagnose.classroom.wheel import write_wheel
 
     path = write_wheel(out)
     click.echo(f"Wrote {path}. Install it elsewhere with: pip install \"{path}[cluster]\" "

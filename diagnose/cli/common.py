@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from diagnose import __version__
-from diagnose.params import JOBS_MAX, Bounded, LevelChoice, LevelOption, PathArg
+from diagnose.cli.params import JOBS_MAX, Bounded, LevelChoice, LevelOption, PathArg
 from grading.layout import DEFAULT_DIR, printable
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import MAX_STEPS
@@ -63,9 +63,10 @@ def cli(deck: Path | None) -> None:
     """
     if deck is not None:  # the one setting every reader of the catalog (and each worker) sees
         os.environ[DECK_SETTING] = str(deck)
-        from diagnose.signatures import check_course_deck
+        from diagnose.diagnosis.signatures import check_course_deck
 
-        check_course_deck()  # refused here, before any command writes or trains
+        for line in check_course_deck():  # refused here, before any command writes or trains
+            _echo(f"Warning: {line}", err=True)
         from scenarios.catalog import default_catalog, undealt
 
         for brk in undealt(default_catalog()):
@@ -136,7 +137,7 @@ def _train_with_bars(make, labels, steps, title):
     caller's KeyboardInterrupt handler cleans up and exits with `_interrupt_exit_code`.
     """
     from diagnose.platform import termination_as_interrupt
-    from diagnose.run_bars import RunBars
+    from diagnose.views.run_bars import RunBars
 
     with termination_as_interrupt(), RunBars(labels, steps, title) as bars:
         return make(bars.step)
@@ -176,7 +177,7 @@ def _echo_json(data: object) -> None:
 
 def _what_if_dashboards(directory: Path, lang: str) -> None:
     """After the reveal: each run with a magnitude gets its what-if in its dashboard.html."""
-    from diagnose.whatif import write_whatif_dashboards
+    from diagnose.game.whatif import write_whatif_dashboards
     from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
@@ -187,7 +188,7 @@ def _what_if_dashboards(directory: Path, lang: str) -> None:
 
 def _what_if_results(workspace, plan, lang):
     """Every dose's records, training the missing ones under progress bars."""
-    from diagnose.whatif import ready, run_whatif, to_train
+    from diagnose.game.whatif import ready, run_whatif, to_train
 
     trained = [d.label(plan.field) for d in to_train(plan, ready(workspace, plan))]
     if not trained:

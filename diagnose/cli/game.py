@@ -95,14 +95,14 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     """
     import time
 
-    from diagnose.home import self_study_secret
-    from diagnose.scenario import (
+    from diagnose.game.scenario import (
         ScenarioSpec,
         TrainingCallbacks,
         Workers,
         create_scenario,
         planned_runs,
     )
+    from diagnose.home import self_study_secret
 
     directory = _level_dir(directory, level)
     spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level)
@@ -136,7 +136,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
 
 def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Refuse a malformed --steps before any file is read (its range is checked later)."""
-    from diagnose.show import StepsError, parse_steps
+    from diagnose.runs.show import StepsError, parse_steps
 
     try:
         parse_steps(value)
@@ -168,9 +168,9 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
       diagnose show 01
       diagnose show reference --steps 0:50 --lang es | less
       diagnose show 02 --what-if          # after the reveal
-      diagnose show runs/lr-test/         # a run you recorded (diagnose.record)
+      diagnose show runs/lr-test/         # a run you recorded (diagnose.runs.record)
     """
-    from diagnose.show import StepsError, show_run
+    from diagnose.runs.show import StepsError, show_run
 
     if what_if:
         if steps is not None:
@@ -186,8 +186,8 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
 def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
     from rich.console import Console
 
-    from diagnose.show import resolve_run
-    from diagnose.whatif import plan_whatif, render_whatif
+    from diagnose.game.whatif import plan_whatif, render_whatif
+    from diagnose.runs.show import resolve_run
     from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
@@ -249,7 +249,12 @@ def _level_to_play(directory: Path, level: int | None,
 
     from click.core import ParameterSource
 
-    from diagnose.progress import failed_scenario, keep_as_previous, level_to_play, load_progress
+    from diagnose.game.progress import (
+        failed_scenario,
+        keep_as_previous,
+        level_to_play,
+        load_progress,
+    )
 
     if click.get_current_context().get_parameter_source("directory") != ParameterSource.DEFAULT:
         return directory, level
@@ -277,7 +282,7 @@ def _level_to_play(directory: Path, level: int | None,
 def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,
                level: int | None, lang: str) -> tuple[Path | None, int | None]:
     """One game; the folder and level to play next when the player asked for the next level."""
-    from diagnose.scenario import check_playable
+    from diagnose.game.scenario import check_playable
 
     check_playable(directory, code, level)
     from diagnose.tui.app import PlayApp
@@ -318,7 +323,7 @@ def progress(reset: bool, yes: bool, lang: str) -> None:
       diagnose progress --lang es
       diagnose progress --reset --yes
     """
-    from diagnose.progress import erase_progress, load_progress, progress_path, render
+    from diagnose.game.progress import erase_progress, load_progress, progress_path, render
 
     if yes and not reset:
         raise click.UsageError("--yes goes with --reset.")

@@ -1,6 +1,6 @@
 """Grading and revealing: `grade` (self-study, one file with the instructor's key, or a class),
 `reveal` (self-study, or the instructor's hand-back) and `attempts cancel`. The grading route
-is chosen once, in `diagnose.routes`."""
+is chosen once, in `diagnose.game.routes`."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from diagnose.cli.common import (
     _what_if_dashboards,
     cli,
 )
-from diagnose.params import (
+from diagnose.cli.params import (
     PathArg,
 )
 from scenarios.errors import UserError
 from scenarios.words import say
 
 if TYPE_CHECKING:
-    from diagnose.instructor_grading import ClassOutputs
+    from diagnose.classroom.grading import ClassOutputs
 
 
 @cli.command()
@@ -76,7 +76,7 @@ def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: b
         _reveal_class(key_file, bundles, students, out, lang)
         return
     lang = lang or "en"
-    from diagnose.reveal import reveal_scenario
+    from diagnose.diagnosis.reveal import reveal_scenario
 
     workspace, assignment, path = reveal_scenario(directory, lang)
     if what_if:
@@ -95,7 +95,7 @@ def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: b
 
 def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out: Path,
                   lang: str | None) -> None:
-    from diagnose.answers import reveal_class
+    from diagnose.classroom.answers import reveal_class
     from grading.seal import read_key_file
 
     handed = reveal_class(bundles, read_key_file(key_file), students, out, lang=lang)
@@ -107,13 +107,13 @@ def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out:
 
 def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> None:
     """Before a self-study grading records its attempt and shows the answers: the review
-    (`diagnose.review`, as the app's `g` shows it), then a yes asked at a terminal; elsewhere
+    (`diagnose.game.review`, as the app's `g` shows it), then a yes asked at a terminal; elsewhere
     refused. `--yes` grades at once, without either (a script's choice). With --json the
     review goes to stderr."""
     import sys
 
     import grading
-    from diagnose.review import render_review, rows_from_reading
+    from diagnose.game.review import render_review, rows_from_reading
 
     if yes:
         return
@@ -133,7 +133,7 @@ def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> 
 def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
                lang: str | None, as_json: bool) -> None:
     import grading
-    from diagnose.routes import Route, grading_route, hand_in
+    from diagnose.game.routes import Route, grading_route, hand_in
 
     reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
     found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
@@ -155,7 +155,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         return
     if route is Route.HAND_IN:
         raise hand_in(file, found)
-    from diagnose.self_study import grade_self_study
+    from diagnose.game.self_study import grade_self_study
     from grading.seal import SealedBy
 
     scenario = grading.read_scenario(found)
@@ -179,7 +179,7 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
 def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str | None,
                     as_json: bool) -> None:
     """Print `instructor_grading.grade_with_key`'s result."""
-    from diagnose.instructor_grading import grade_with_key
+    from diagnose.classroom.grading import grade_with_key
 
     graded = grade_with_key(file, reading, workspace, secret, lang)
     if as_json:
@@ -196,7 +196,7 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
                  as_json: bool, outputs: ClassOutputs) -> None:
     """Print `instructor_grading.grade_class`'s result for `outputs`."""
     import grading
-    from diagnose.instructor_grading import grade_class
+    from diagnose.classroom.grading import grade_class
     from grading.collect import expand
 
     gradebook, gradescope = outputs.gradebook, outputs.gradescope
@@ -325,7 +325,7 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
     chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
     spoken = lang if chosen or key_file is None else None  # with a key: each student's own
     if bundles is not None:
-        from diagnose.instructor_grading import ClassOutputs
+        from diagnose.classroom.grading import ClassOutputs
 
         _grade_class(files, bundles, key_file, spoken, as_json, ClassOutputs(
             gradebook, gradescope, gradebook_format, deadline))
@@ -362,7 +362,7 @@ def attempts_cancel(student: str, number: int, why: str, key_file: Path,
       diagnose attempts cancel ana 2 --why "uploaded a classmate's file by mistake" \\
           --key course.key --bundles bundles
     """
-    from diagnose.instructor_grading import cancel
+    from diagnose.classroom.grading import cancel
     from grading.seal import read_key_file
 
     click.echo(cancel(bundles, read_key_file(key_file), student, number, why))

@@ -10,7 +10,7 @@ from diagnose.cli.common import (
     LANG,
     cli,
 )
-from diagnose.params import (
+from diagnose.cli.params import (
     PathArg,
 )
 from grading.layout import printable
@@ -26,7 +26,7 @@ from scenarios.errors import UserError
 def watch(run: Path, reference: Path | None, lang: str) -> None:
     """Open the game's six panels on your own run while it trains.
 
-    RUN is a metrics.jsonl written by diagnose.record.Recorder (or its folder); the panels
+    RUN is a metrics.jsonl written by diagnose.runs.record.Recorder (or its folder); the panels
     grow as your loop appends steps. A RUN that does not exist yet is waited for, so the
     watch may start before your loop. No IDs, no grading. The keys are the game's: 0 the
     reference, 1 your run, l log/linear, r the reference under the run, z the first steps,
@@ -36,8 +36,8 @@ def watch(run: Path, reference: Path | None, lang: str) -> None:
     Example:
       diagnose watch runs/lr-test --reference runs/baseline
     """
-    from diagnose.check import metrics_path, same_model
     from diagnose.metrics import read_metrics
+    from diagnose.runs.check import metrics_path, same_model
     from diagnose.tui.watch_app import WatchApp
 
     run_file = metrics_path(run)
@@ -68,7 +68,7 @@ def check(run: Path, reference: Path | None, second_reference: Path | None, as_j
           lang: str) -> None:
     """Read your own run as the diagnostician would, against a healthy reference.
 
-    RUN is a metrics.jsonl (recorded with diagnose.record.Recorder) or its folder; it may
+    RUN is a metrics.jsonl (recorded with diagnose.runs.record.Recorder) or its folder; it may
     still be training. Prints which break of the catalog the panels resemble (or that the run
     is healthy, or that it differs from its reference in ways no break explains, naming each
     panel and step where it leaves the reference's band), how clear the mark is, and each
@@ -83,7 +83,7 @@ def check(run: Path, reference: Path | None, second_reference: Path | None, as_j
     """
     import json
 
-    from diagnose.check import check_run
+    from diagnose.runs.check import check_run
 
     reading = check_run(run, reference, lang, second_reference)
     if as_json:

@@ -23,7 +23,6 @@ from typing import Any
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from diagnose.panels import Panel, panels_for
 from diagnose.tui.diagnoses import write_diagnoses
 from diagnose.tui.drafts import Drafts
 from diagnose.tui.drawing.state import RunStore, View
@@ -35,6 +34,7 @@ from diagnose.tui.messages import (
 from diagnose.tui.screens.play import PlayScreen
 from diagnose.tui.training import FreshScenario, fresh_runs, prepare, train_into
 from diagnose.tui.viewing import ViewApp
+from diagnose.views.panels import Panel, panels_for
 from diagnose.workspace import REFERENCE, Workspace, is_workspace, open_workspace
 from grading.seal import SealedBy
 from scenarios.words import say
@@ -82,7 +82,7 @@ class PlayApp(ViewApp):
             self.store = RunStore.from_workspace(self.workspace)
             self.drafts = Drafts.load(self.workspace.path)
         else:
-            from diagnose.scenario import new_code
+            from diagnose.game.scenario import new_code
 
             self.code = self.code or new_code()  # drawn here so the screen shows it at once
             self.store = RunStore(*fresh_runs(self.steps, self.level))
@@ -118,7 +118,7 @@ class PlayApp(ViewApp):
 
     def _offer_next_level(self) -> None:
         """A graded scenario of a passed level reopened: say what comes next, as grading did."""
-        from diagnose.progress import load_progress, passed_message
+        from diagnose.game.progress import load_progress, passed_message
 
         assert self.workspace is not None
         if not self.workspace.revealed or self.workspace.key != SealedBy.SELF_STUDY:
@@ -130,7 +130,7 @@ class PlayApp(ViewApp):
     def action_next_level(self) -> None:
         """`n`: the next level once this one is passed (on the grade screen, or at any time
         after it); else a notice saying why not."""
-        from diagnose.progress import full_score, level_after, load_progress
+        from diagnose.game.progress import full_score, level_after, load_progress
 
         if self.training:
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
@@ -174,7 +174,7 @@ class PlayApp(ViewApp):
 
     def _update_offers(self) -> None:
         """What the footer offers: read once per change (the progress is a file)."""
-        from diagnose.progress import level_after, load_progress
+        from diagnose.game.progress import level_after, load_progress
 
         workspace = self.workspace
         self.revealed = (workspace is not None and workspace.key == "self-study"
@@ -221,7 +221,7 @@ class PlayApp(ViewApp):
     @work(thread=True, exclusive=True, exit_on_error=False, group="training")
     def train(self) -> None:
         """Train a fresh scenario into the directory (a thread: the screen stays live)."""
-        from diagnose.scenario import ScenarioSpec, TrainingCallbacks
+        from diagnose.game.scenario import ScenarioSpec, TrainingCallbacks
 
         worker = get_current_worker()
         spec = ScenarioSpec(code=self.code, steps=self.steps, lang=self.lang, level=self.level)
@@ -368,7 +368,7 @@ class PlayApp(ViewApp):
             self.notify(say(self.lang, "Training is still running: wait for it to finish."))
             return
         assert self.workspace is not None
-        from diagnose.review import rows_from_drafts
+        from diagnose.game.review import rows_from_drafts
         from diagnose.tui.diagnoses import diagnoses_path
         from diagnose.tui.screens.review import ReviewScreen
 
@@ -399,8 +399,8 @@ class PlayApp(ViewApp):
     def _grade(self, path: Path, workspace: Workspace) -> None:
         """Grade off the UI thread (the feedback reads every run's metrics). An instructor's
         bundle cannot be graded here, only checked: its key never leaves the instructor."""
+        from diagnose.game.routes import Route, grading_route
         from diagnose.home import HomeError
-        from diagnose.routes import Route, grading_route
         from diagnose.tui.screens.grade import GradeScreen, box_width, check, grade
         from diagnose.workspace import WorkspaceError
         from grading import GradeError, SealError
@@ -426,9 +426,9 @@ class PlayApp(ViewApp):
 
     def action_what_if(self) -> None:
         """After the reveal: the current run's break at the other magnitudes it declares."""
+        from diagnose.game.whatif import WhatIfError, plan_whatif
         from diagnose.home import HomeError
         from diagnose.tui.screens.whatif import WhatIfScreen
-        from diagnose.whatif import WhatIfError, plan_whatif
         from grading import SealError
 
         if self.training:

@@ -1,7 +1,7 @@
 """The help screen's text: how to read each panel against the reference, and the keys.
 
 Every other word the TUI shows is said where it is shown (`scenarios.words.say`), panel titles
-and series names come from `diagnose.panels` and break titles from the catalog. The help is
+and series names come from `diagnose.views.panels` and break titles from the catalog. The help is
 one message per section, in English here and in each language's catalog; it explains how to
 read each panel against the reference and never what any run holds: the same text for every
 scenario, with the healthy config's numbers. No Textual.

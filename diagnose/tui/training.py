@@ -24,7 +24,7 @@ from diagnose.tui.drawing.state import RunStore
 from diagnose.workspace import Workspace
 
 if TYPE_CHECKING:  # the scenario engine loads with the training, not with the app
-    from diagnose.scenario import ScenarioSpec, TrainingCallbacks
+    from diagnose.game.scenario import ScenarioSpec, TrainingCallbacks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,7 +32,7 @@ class FreshScenario:
     """How the app makes a scenario when its folder holds none: its `code` (drawn at random
     when None), `steps` (healthy.toml's when None), `level` (whose deck it deals; the first
     when None), the `jobs` that train it, and `make`, what trains and writes it
-    (`diagnose.scenario.create_scenario` when None; tests pass a stand-in)."""
+    (`diagnose.game.scenario.create_scenario` when None; tests pass a stand-in)."""
 
     code: str | None = None
     steps: int | None = None
@@ -43,7 +43,7 @@ class FreshScenario:
 
 def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
     """The runs and the step count a fresh scenario will have, known before it trains."""
-    from diagnose.scenario import planned_runs
+    from diagnose.game.scenario import planned_runs
     from scenarios import healthy_config
 
     return planned_runs(level=level), steps or healthy_config().steps
@@ -65,8 +65,8 @@ def train_into(store: RunStore, directory: Path, spec: ScenarioSpec, *, jobs: in
     Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
     """
     from diagnose.engine import run_header_fields
+    from diagnose.game.scenario import Cancelled, Workers, create_scenario
     from diagnose.home import self_study_secret
-    from diagnose.scenario import Cancelled, Workers, create_scenario
     from scenarios import healthy_config
 
     store.header.update(run_header_fields(healthy_config()))  # the guides, before the files

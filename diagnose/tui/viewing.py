@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from textual.app import App
 
-from diagnose.panels import Panel
 from diagnose.tui.drawing.scale import ZOOM_STEPS, window
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
+from diagnose.views.panels import Panel
 from diagnose.workspace import REFERENCE
 from scenarios.words import say
 

@@ -2,7 +2,8 @@
 
 No IDs, no grading, no drafts: one run (and, when given, its healthy reference drawn under it),
 the same `Dashboard`, panels, detail view and view keys as `diagnose play` (`viewing.ViewApp`),
-fed by `diagnose.watch.MetricsTail` on a timer that reads only what the recorder appended since.
+fed by `diagnose.runs.watch.MetricsTail` on a timer that reads only what the recorder appended
+since.
 Keys: `0` the reference alone, `1` your run, `l` log/linear, `r` the reference under the run,
 `z` the first steps, `←`/`→` a step cursor (it stays on its step as the run grows; `end` goes
 to the newest), `tab` the next panel and `enter` (or a click) its detail view, `q` quit. A
@@ -25,7 +26,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from diagnose.metrics import MetricsError
-from diagnose.panels import Panel
+from diagnose.runs.watch import MetricsTail, fit_status, own_panels
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import RUNS, VIEW_BINDINGS, Spoken
 from diagnose.tui.messages import PanelChosen
@@ -34,7 +35,7 @@ from diagnose.tui.widgets.dashboard import Dashboard
 from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
-from diagnose.watch import MetricsTail, fit_status, own_panels
+from diagnose.views.panels import Panel
 from diagnose.workspace import REFERENCE
 from scenarios.errors import UserError
 from scenarios.words import N_, say
@@ -161,7 +162,7 @@ class WatchApp(ViewApp):
 
     def _arrived(self) -> None:
         """The file appeared: its header must be a run of the reference's setup."""
-        from diagnose.check import same_model
+        from diagnose.runs.check import same_model
 
         header = self.tail.header or {}
         if self.reference:

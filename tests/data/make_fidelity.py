@@ -24,8 +24,8 @@ from pathlib import Path
 
 import scenarios
 from diagnose.engine import run_header_fields, train
+from diagnose.game.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 from diagnose.metrics import make_header, read_metrics, write_metrics
-from diagnose.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
 
 DATA = Path(__file__).resolve().parent / "fidelity"
 SECRET = base64.urlsafe_b64encode(bytes(range(32)))  # fixed: the test opens the answer key

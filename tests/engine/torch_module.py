@@ -1,4 +1,4 @@
-"""The lab's MiniGPT as a PyTorch `nn.Module`, for `diagnose.torch_hooks`' tests and
+"""The lab's MiniGPT as a PyTorch `nn.Module`, for `diagnose.runs.torch_hooks`' tests and
 `bench/own_runs.py`. The functional port beside it (`torch_gpt.py`) is its spec; a module is
 needed for hooks: the residual after each block (`h.i`), the final LayerNorm (`ln_f`), the
 attention probabilities (`h.i.attn.probs`, an identity the probabilities pass through) and the
@@ -141,7 +141,7 @@ def copy_init(model: MiniGPT, seed: int) -> MiniGPT:
 def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
                    threads: int = 1, hooks: bool = True) -> list[float]:
     """Train the module on the course's corpus as a user's loop would, recorded through
-    `diagnose.torch_hooks.ModelRecorder`: the config's schedule, clipping and evaluations.
+    `diagnose.runs.torch_hooks.ModelRecorder`: the config's schedule, clipping and evaluations.
     `hooks=False`: the same loop unrecorded (what the hooks cost). Returns each step's CPU
     seconds (this thread's: torch runs on it with one thread, and a loaded machine's waits
     are not counted)."""
@@ -150,8 +150,8 @@ def train_recorded(config, seed: int, path, *, model_name: str = "minigpt",
 
     from diagnose.engine import lr_at
     from diagnose.engine.corpus import build_corpus, probe_batch
-    from diagnose.record import RunInfo
-    from diagnose.torch_hooks import Hooks, ModelRecorder
+    from diagnose.runs.record import RunInfo
+    from diagnose.runs.torch_hooks import Hooks, ModelRecorder
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)

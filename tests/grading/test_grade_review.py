@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from grading_testkit import CODE, dealing_secret, make_workspace
 
 from diagnose.cli import cli
-from diagnose.review import render_review, rows_from_reading
+from diagnose.game.review import render_review, rows_from_reading
 from grading import read_attempts, read_diagnoses
 from grading.seal import write_key_file
 

@@ -56,7 +56,7 @@ def test_grading_imports_only_the_stdlib_cryptography_and_scenarios():
 
 
 def test_the_cli_shows_the_runs_numbers_and_reveals(tmp_path, monkeypatch):
-    import diagnose.reveal
+    import diagnose.diagnosis.reveal
 
     monkeypatch.chdir(tmp_path)
     workspace = make_workspace(Path("experiments/19-break-it"), home_secret())
@@ -71,8 +71,8 @@ def test_the_cli_shows_the_runs_numbers_and_reveals(tmp_path, monkeypatch):
         Path(path, "reveal.json").write_text("{}")
         return Path("solutions/03-three-failures-ref.md")
 
-    monkeypatch.setattr(diagnose.reveal, "evidence", evidence)
-    monkeypatch.setattr(diagnose.reveal, "write_solutions", write_solutions)
+    monkeypatch.setattr(diagnose.diagnosis.reveal, "evidence", evidence)
+    monkeypatch.setattr(diagnose.diagnosis.reveal, "write_solutions", write_solutions)
     result = CliRunner().invoke(cli, ["grade", "--yes", "d.md", "--lang", "es"],
                                 catch_exceptions=False)
     assert result.exit_code == 0 and result.stderr == ""
@@ -85,7 +85,7 @@ def test_the_cli_shows_the_runs_numbers_and_reveals(tmp_path, monkeypatch):
     def broken(*args):
         raise ValueError("a bug in the diagnostician")
 
-    monkeypatch.setattr(diagnose.reveal, "evidence", broken)
+    monkeypatch.setattr(diagnose.diagnosis.reveal, "evidence", broken)
     result = CliRunner().invoke(cli, ["grade", "--yes", "d.md"], catch_exceptions=False)
     assert result.exit_code == 0  # the numbers are a hint; the grade stands without them
     assert "In this run:" not in result.stdout

@@ -34,9 +34,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # readers of names, rosters, addresses and arguments.
 SCANNED = sorted([*ROOT.glob("grading/*.py"), *ROOT.glob("scenarios/*.py"),
                   *(ROOT / "diagnose" / name for name in (
-                      "classroom.py", "show.py", "cluster.py", "scenario.py", "cli/common.py",
-                      "cli/game.py", "cli/grade.py", "cli/classroom.py", "cli/runs.py",
-                      "gradescope.py", "home.py", "workspace.py", "run_bars.py", "progress.py",
+                      "classroom/deal.py", "runs/show.py", "classroom/cluster.py",
+                      "game/scenario.py", "cli/common.py", "cli/game.py", "cli/grade.py",
+                      "cli/classroom.py", "cli/runs.py", "classroom/gradescope.py", "home.py",
+                      "workspace.py", "views/run_bars.py", "game/progress.py",
                       "tui/diagnoses.py", "tui/drafts.py"))])
 RE_CALLS = {"compile", "match", "fullmatch", "search", "sub", "subn", "findall", "finditer",
             "split"}

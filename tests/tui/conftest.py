@@ -55,7 +55,7 @@ def deal_again(workspace: Path, home: Path, steps: int) -> Path:
     """The fixture's scenario dealt again in its folder by the real engine at `steps`: its
     code and the self-study key in `home`, so the same breaks behind the same IDs (tests of
     a flow that trains, the what-if's, where the physics is not what they check)."""
-    from diagnose.scenario import ScenarioSpec, create_scenario
+    from diagnose.game.scenario import ScenarioSpec, create_scenario
     from diagnose.workspace import open_workspace
     from grading.seal import read_key_file
 
@@ -97,7 +97,7 @@ class ReplayScenario:
         self.calls: list[dict] = []
 
     def __call__(self, target: Path, spec, *, secret: bytes, workers, callbacks) -> object:
-        from diagnose.scenario import (
+        from diagnose.game.scenario import (
             Cancelled,
             ScenarioSpec,
             TrainingCallbacks,
@@ -130,8 +130,8 @@ class ReplayScenario:
 def cache_whatif_doses(workspace: Path) -> None:
     """Reveal the fixture and cache its no-warmup run (01) as every other dose's what-if, its
     loss scaled per dose: a what-if with nothing to train and its curves apart."""
-    from diagnose.reveal import write_solutions
-    from diagnose.whatif import plan_whatif
+    from diagnose.diagnosis.reveal import write_solutions
+    from diagnose.game.whatif import plan_whatif
 
     write_solutions(workspace)
     plan = plan_whatif(open_workspace(workspace), "01")

@@ -14,7 +14,6 @@ from textual.widgets import Label, Markdown, Static
 import grading
 import scenarios
 from diagnose.home import player_name
-from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
 from diagnose.tui.drafts import DRAFTS_FILE
 from diagnose.tui.screens.detail import DetailScreen
@@ -29,6 +28,7 @@ from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.tui.widgets.series_row import SeriesRow
 from diagnose.tui.widgets.sparkline import SafeSparkline
+from diagnose.views.panels import format_number
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import NAN_FROM, ReplayScenario
 from tests.tui.screen import drawn, screen_text, until
@@ -253,7 +253,7 @@ async def test_an_instructors_bundle_is_checked_not_graded(workspace, course):
         await until(pilot, lambda: isinstance(app.screen, GradeScreen))
         text = screen_text(app)
         assert "as your instructor's grader will read it" in text and "Score" not in text
-        # the route (diagnose.routes: HAND_IN) also says where the file goes
+        # the route (diagnose.game.routes: HAND_IN) also says where the file goes
         await until(pilot, lambda: any("your instructor grades it" in s for s in said))
     assert not open_workspace(workspace).revealed
 
@@ -324,7 +324,7 @@ async def test_a_fresh_scenario_trains_live_and_stays_responsive(tmp_path, home)
 
 
 async def test_a_training_failure_stops_the_app_with_its_reason(tmp_path, home):
-    from diagnose.scenario import ScenarioError
+    from diagnose.game.scenario import ScenarioError
 
     def fail(target, **kwargs):
         raise ScenarioError("a training process stopped unexpectedly (exit code 1)")

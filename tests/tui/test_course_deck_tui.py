@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 import scenarios
 from diagnose.cli import cli
+from diagnose.diagnosis.reveal import open_assignment
+from diagnose.game.scenario import assignment
 from diagnose.home import self_study_secret
-from diagnose.reveal import open_assignment
-from diagnose.scenario import assignment
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.form import FormScreen
 from diagnose.workspace import open_workspace

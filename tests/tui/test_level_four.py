@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 import scenarios
 from diagnose.cli import cli
-from diagnose.progress import load_progress
-from diagnose.reveal import open_assignment
+from diagnose.diagnosis.reveal import open_assignment
+from diagnose.game.progress import load_progress
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.review import ReviewScreen
 from diagnose.workspace import open_workspace

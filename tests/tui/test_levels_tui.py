@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Static
 
 import scenarios
-from diagnose.progress import load_progress
-from diagnose.reveal import open_assignment
+from diagnose.diagnosis.reveal import open_assignment
+from diagnose.game.progress import load_progress
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.form import FormScreen
 from diagnose.tui.screens.grade import GradeScreen
@@ -78,7 +78,7 @@ async def test_what_if_is_refused_on_a_sealed_id(workspace):
 async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, home):
     """Real training: the fixture's no-warmup run, dealt again at 5 steps, at three other
     warmups (the flow: each dose joins as it comes)."""
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
 
     deal_again(workspace, home, 5)
     write_solutions(workspace)
@@ -103,7 +103,7 @@ async def test_what_if_on_a_revealed_run_trains_and_shows_every_dose(workspace, 
 
 
 async def test_the_progress_screen_shows_each_level(workspace):
-    from diagnose.progress import record_grading
+    from diagnose.game.progress import record_grading
     from diagnose.tui.screens.progress import ProgressScreen
 
     record_grading(1, "A", 3, 3, counts=True)
@@ -122,7 +122,7 @@ async def test_the_progress_screen_shows_each_level(workspace):
 
 @pytest.mark.usefixtures("foreground_whatif")
 async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspace):
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
 
     write_solutions(workspace)
     app = PlayApp(workspace)
@@ -136,8 +136,8 @@ async def test_closing_the_what_if_stops_its_training_and_keeps_nothing(workspac
 
 
 async def test_reopening_a_graded_scenario_of_a_passed_level_offers_the_next(workspace):
-    from diagnose.progress import record_grading
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
+    from diagnose.game.progress import record_grading
 
     record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)
     app = PlayApp(workspace)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from diagnose.columns import cursor_columns
 from diagnose.tui.app import PlayApp
 from diagnose.tui.drafts import DRAFTS_FILE
 from diagnose.tui.screens.detail import DetailScreen
@@ -14,6 +13,7 @@ from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.help import HelpScreen
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.series_row import LABEL_WIDTH, SeriesRow
+from diagnose.views.columns import cursor_columns
 from tests.tui.screen import screen_text, until
 
 SMALL = (80, 24)

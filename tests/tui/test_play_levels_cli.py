@@ -11,7 +11,7 @@ import shutil
 from click.testing import CliRunner
 
 from diagnose.cli import cli
-from diagnose.progress import failed_scenario, keep_as_previous, load_progress, record_grading
+from diagnose.game.progress import failed_scenario, keep_as_previous, load_progress, record_grading
 from diagnose.tui.app import PlayApp
 from tests.tui.conftest import DATA
 from tests.tui.test_keys_pty import PtyPlay

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import scenarios
-from diagnose.reveal import open_assignment
+from diagnose.diagnosis.reveal import open_assignment
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.grade import GradeScreen
 from diagnose.tui.screens.reveal import RevealScreen, reveal_sections
@@ -55,7 +55,7 @@ async def test_grading_explains_then_opens_each_ids_reveal_and_its_what_if(works
 
 @pytest.mark.usefixtures("foreground_whatif")
 async def test_w_in_the_reveal_opens_that_runs_what_if(workspace):
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
     from diagnose.tui.screens.whatif import WhatIfScreen
 
     write_solutions(workspace)
@@ -81,8 +81,8 @@ def test_the_sections_are_the_solutions_files_own():
 async def test_the_footer_fits_80_columns_in_every_state(workspace):
     """Before the reveal `d` and `g` act and are named; `n` (the level passed) and `p`, `u`
     are named where there is room; after it `w`; the footer always ends with q quit."""
-    from diagnose.levels import record_grading
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
+    from diagnose.game.progress import record_grading
 
     record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)  # passed: n acts
     for lang, end in (("en", "q quit"), ("es", "q salir")):

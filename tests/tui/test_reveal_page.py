@@ -9,7 +9,7 @@ import re
 import pytest
 
 import scenarios
-from diagnose.reveal import signatures_path, write_solutions
+from diagnose.diagnosis.reveal import signatures_path, write_solutions
 from diagnose.workspace import open_workspace
 
 

@@ -12,7 +12,6 @@ from textual.containers import Horizontal
 from textual.geometry import Region
 
 import diagnose.tui
-from diagnose.panels import panels_for
 from diagnose.tui.app import PlayApp
 from diagnose.tui.drawing.frames import panel_frame
 from diagnose.tui.drawing.state import RunStore, View
@@ -27,6 +26,7 @@ from diagnose.tui.widgets.series_row import (
     row_texts,
 )
 from diagnose.tui.widgets.sparkline import SafeSparkline
+from diagnose.views.panels import panels_for
 from diagnose.workspace import open_workspace
 from tests.tui.screen import drawn, until
 

@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from diagnose.columns import bucket, columns, cursor_columns, held, summarise
-from diagnose.panels import envelope, panels_for
 from diagnose.tui.drawing.frames import panel_frame, short_label, shown_series
 from diagnose.tui.drawing.scale import row_of, ticks, window, windowed
 from diagnose.tui.drawing.state import RunStore, View
+from diagnose.views.columns import bucket, columns, cursor_columns, held, summarise
+from diagnose.views.panels import envelope, panels_for
 
 PANELS = {p.key: p for p in panels_for([])}
 
@@ -125,8 +125,8 @@ def test_a_redeal_restarts_a_run_in_the_store():
 def test_short_labels_of_any_matrix_and_summary_fit_a_compact_row():
     """A model's own names (BERT's `encoder.layer.3...`, a summary of a layer named so) are
     read by what a series is, never by words in its key."""
-    from diagnose.panels import per_layer
-    from diagnose.watch import matrix_series
+    from diagnose.runs.watch import matrix_series
+    from diagnose.views.panels import per_layer
 
     names = ["encoder.layer.3.attention.self.query.weight", "encoder.layer.3.output.weight",
              "encoder.layer.3.intermediate.weight", "encoder.layer.3.attention.output.weight",

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from diagnose.game.whatif import DOSE_MARKS
 from diagnose.home import HomeError, check_name, keep_player_name, player_name
-from diagnose.panels import format_number
 from diagnose.tui.app import PlayApp
 from diagnose.tui.drawing.frames import row_layout
 from diagnose.tui.screens.form import FormScreen
@@ -21,7 +21,7 @@ from diagnose.tui.screens.name import NameScreen
 from diagnose.tui.screens.reveal import RevealScreen
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.series_row import SeriesRow
-from diagnose.whatif import DOSE_MARKS
+from diagnose.views.panels import format_number
 from diagnose.workspace import open_workspace
 from tests.tui.conftest import cache_whatif_doses, copy_scenario
 from tests.tui.screen import drawn, open_what_if, screen_text, until
@@ -48,8 +48,8 @@ async def test_n_opens_the_next_level_after_the_grade_dialog_was_closed(workspac
 
 
 async def test_n_opens_the_next_level_from_a_reopened_passed_scenario(workspace):
-    from diagnose.progress import record_grading
-    from diagnose.reveal import write_solutions
+    from diagnose.diagnosis.reveal import write_solutions
+    from diagnose.game.progress import record_grading
 
     record_grading(1, "TUI-FIXTURE", 3, 3, counts=True)
     write_solutions(workspace)

@@ -65,7 +65,7 @@ def test_the_command_line_takes_the_key_its_spanish_question_names(tmp_path, mon
     from click.testing import CliRunner
 
     from diagnose.cli import cli
-    from diagnose.progress import progress_path
+    from diagnose.game.progress import progress_path
 
     monkeypatch.setenv("DIAGNOSE_HOME", str(tmp_path))
     for typed, kept in (("\n", True), ("s\n", False)):

@@ -1,7 +1,7 @@
 """`diagnose watch` headless: the panels follow a metrics file a Recorder is still writing.
 
 The steps come from the committed 40-step scenario (real engine runs), re-recorded through
-`diagnose.record.Recorder` while the app runs, as a user's loop would write them."""
+`diagnose.runs.record.Recorder` while the app runs, as a user's loop would write them."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from click.testing import CliRunner
 
 from diagnose.cli import cli
 from diagnose.metrics import MetricsError, read_metrics
-from diagnose.record import Recorder, RunInfo
+from diagnose.runs.record import Recorder, RunInfo
+from diagnose.runs.watch import MetricsTail, own_panels
 from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.watch_app import RUN, WatchApp
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
 from diagnose.tui.widgets.series_row import SeriesRow
-from diagnose.watch import MetricsTail, own_panels
 from diagnose.workspace import REFERENCE
 from tests.test_own_runs import record_deep_run
 

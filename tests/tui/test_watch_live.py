@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from diagnose.runs.watch import fit_status, shorten_middle
 from diagnose.tui.screens.detail import DetailScreen
 from diagnose.tui.watch_app import RUN, WatchApp
-from diagnose.watch import fit_status, shorten_middle
 from diagnose.workspace import REFERENCE
 from tests.tui.screen import screen_text
 

@@ -11,10 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.panels import build_panels, fit_axis
-from diagnose.tui.app import PlayApp
-from diagnose.tui.screens.whatif import WhatIfScreen
-from diagnose.whatif import (
+from diagnose.game.whatif import (
     DOSE_MARKS,
     Dose,
     WhatIfPlan,
@@ -25,6 +22,9 @@ from diagnose.whatif import (
     whatif_html,
     whatif_views,
 )
+from diagnose.tui.app import PlayApp
+from diagnose.tui.screens.whatif import WhatIfScreen
+from diagnose.views.panels import build_panels, fit_axis
 from scenarios.langs import LANGS
 from tests.tui.conftest import cache_whatif_doses
 from tests.tui.screen import open_what_if, until

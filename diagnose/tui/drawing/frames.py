@@ -1,12 +1,12 @@
 """What one panel draws right now: its lines over the window, their scale, guides and stats.
 
 `panel_frame` joins the three things a panel depends on — the panel's definition
-(`diagnose.panels`, shared with the HTML dashboard and `diagnose show`), the runs' values
+(`diagnose.views.panels`, shared with the HTML dashboard and `diagnose show`), the runs' values
 (`RunStore`) and the student's `View` — into a plain `PanelFrame` that the widgets only lay
 out. Every line of a panel, and the reference under it, shares one scale: a run and its
 reference on two scales would look alike when they are not.
 
-Also here, the terminal's adapter over `diagnose.panels`: short row labels, the envelope
+Also here, the terminal's adapter over `diagnose.views.panels`: short row labels, the envelope
 (largest and smallest of a panel's series) that a panel too small for its nine spectral norms
 shows instead of them, and `row_layout`, the one rule for how many lines each row of a panel
 gets: the same for every row, since a bar twice as tall reads as a value twice as large. No
@@ -18,8 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from diagnose.columns import Value, held
-from diagnose.panels import (
+from diagnose.phrases import P_, Phrase
+from diagnose.tui.drawing.scale import window, windowed
+from diagnose.tui.drawing.state import RunStore, View
+from diagnose.views.columns import Value, held
+from diagnose.views.panels import (
     BLOCK_MATRICES,
     SCROLL_ROWS,
     Guide,
@@ -32,9 +35,6 @@ from diagnose.panels import (
     series_for_rows,
     summarize,
 )
-from diagnose.phrases import P_, Phrase
-from diagnose.tui.drawing.scale import window, windowed
-from diagnose.tui.drawing.state import RunStore, View
 from diagnose.workspace import REFERENCE
 
 # A compact row's label, at most 6 cells in every language: a message of its own (a context),
@@ -45,7 +45,7 @@ SHORT = {  # series key -> its short label
     "grad_norm_postclip": P_("short label", "post"), "act.ln_f": P_("short label", "ln_f"),
     "wte": P_("short label", "wte"), "dead_heads": P_("short label", "heads"),
     "dead_neurons": P_("short label", "mlp"),
-    "n.a": P_("short label", "n.a."),  # diagnose.watch.NOTHING: a panel with nothing recorded
+    "n.a": P_("short label", "n.a."),  # diagnose.runs.watch.NOTHING: a panel with nothing recorded
 }
 ENVELOPE_SHORT = {"max": Phrase("max"), "med": Phrase("med"), "min": Phrase("min")}
 GUIDE_SHORT = {  # guide key -> a panel's bottom edge names its guides briefly

@@ -1,8 +1,8 @@
 """The arithmetic between a run's values and a terminal's cells: windows, scales, ticks.
 
 Plain functions over plain lists, no Textual, so each is tested on its own. How a series
-becomes columns is `diagnose.columns`, shared with `diagnose show`; the y range itself is
-`diagnose.panels.fit_axis`'s and the ticks `diagnose.ticks`', both shared with the HTML.
+becomes columns is `diagnose.views.columns`, shared with `diagnose show`; the y range itself is
+`diagnose.views.panels.fit_axis`'s and the ticks `diagnose.views.ticks`', both shared with the HTML.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from diagnose.columns import Value
-from diagnose.ticks import linear_ticks, log_ticks
+from diagnose.views.columns import Value
+from diagnose.views.ticks import linear_ticks, log_ticks
 
 ZOOM_STEPS = 20  # `z` shows steps 0-19: the warmup, where the course's signatures live
 
@@ -35,10 +35,11 @@ def to_axis(value: float, log: bool) -> float | None:
 
 
 def ticks(value_range: tuple[float, float], log: bool, count: int) -> list[float]:
-    """The range's two ends, then about `count` round values inside it: `diagnose.ticks`' rule,
+    """The range's two ends, then about `count` round values inside it: `diagnose.views.ticks`'
+    rule,
     the HTML's too (its labelled ticks only: a terminal row has no room for minor lines).
 
-    `value_range` comes from `diagnose.panels.fit_axis`, whose ends are round already.
+    `value_range` comes from `diagnose.views.panels.fit_axis`, whose ends are round already.
     """
     low, high = value_range
     if log:

@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from diagnose.columns import Value
-from diagnose.panels import Series
+from diagnose.views.columns import Value
+from diagnose.views.panels import Series
 from diagnose.workspace import REFERENCE, Workspace
 
 Record = dict[str, Any]

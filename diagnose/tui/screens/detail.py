@@ -18,7 +18,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from diagnose.panels import Panel, format_number
 from diagnose.tui.drawing.frames import DETAIL_ROWS, panel_frame, shown_series
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import VIEW_BINDINGS, Spoken
@@ -26,6 +25,7 @@ from diagnose.tui.widgets.axes import AXIS_WIDTH, StepAxis
 from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_plot import SeriesPlot
+from diagnose.views.panels import Panel, format_number
 from diagnose.workspace import REFERENCE
 from scenarios.words import N_, say
 

@@ -2,7 +2,7 @@
 bundle's check.
 
 `grade` draws what `diagnose grade FILE` prints for a self-study scenario, from the same
-service (`diagnose.self_study.grade_self_study`: grade, reveal, record progress). `check` does
+service (`diagnose.game.self_study.grade_self_study`: grade, reveal, record progress). `check` does
 what `diagnose grade FILE --check` does for a bundle whose key only the instructor holds: how
 the grader will read each ID, no score. Both raise the grader's and the workspace's own
 errors; the app shows them in one line.
@@ -54,10 +54,10 @@ def _markup(text: str, role: str) -> str:
 
 
 def grade(path: Path, workspace: Workspace, lang: str, width: int = WIDTH) -> GradeOutcome:
-    """Grade `path` against `workspace` (self-study): `diagnose.self_study`, drawn here with
+    """Grade `path` against `workspace` (self-study): `diagnose.game.self_study`, drawn here with
     its paragraphs wrapped at `width` columns (the box's)."""
-    from diagnose.progress import passed_message
-    from diagnose.self_study import grade_self_study
+    from diagnose.game.progress import passed_message
+    from diagnose.game.self_study import grade_self_study
 
     graded = grade_self_study(path, workspace.path, lang)
     report = graded.report
@@ -72,7 +72,7 @@ def what_changed(workspace: Workspace, lang: str) -> tuple[str, ...]:
     """Each ID's break and what it changed, as the reveal says it: the grade says why, not
     only right or wrong. Nothing when the key cannot be opened here (the grade stands)."""
     import scenarios
-    from diagnose.reveal import open_assignment
+    from diagnose.diagnosis.reveal import open_assignment
     from scenarios.errors import UserError
 
     try:

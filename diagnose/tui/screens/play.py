@@ -23,7 +23,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Tab, Tabs
 
-from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.keys import PLAY_RUN_BINDINGS, VIEW_BINDINGS, Spoken, at_once
 from diagnose.tui.messages import PanelChosen
@@ -33,6 +32,7 @@ from diagnose.tui.widgets.footer import KeyFooter
 from diagnose.tui.widgets.panel import PanelBox
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.training_bars import TrainingBars
+from diagnose.views.panels import Panel
 from diagnose.workspace import REFERENCE
 from scenarios.words import N_, say
 

@@ -1,5 +1,6 @@
 """`ProgressScreen`: `diagnose progress` inside the app (p): each level's scenarios, scores and
-what is next, read from the progress file (`diagnose.progress`). It never says what a run holds."""
+what is next, read from the progress file (`diagnose.game.progress`). It never says what a run
+holds."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from diagnose.progress import load_progress, render
+from diagnose.game.progress import load_progress, render
 from diagnose.tui.keys import Spoken
 from scenarios.words import N_, say
 

@@ -1,6 +1,6 @@
 """`RevealScreen`: after grading, one ID's reveal inside the app: which break it held, what was
 changed, what this run showed with its own numbers and why the panels show it — its section
-of the solutions file `diagnose.reveal` writes (the same words, never a second text).
+of the solutions file `diagnose.diagnosis.reveal` writes (the same words, never a second text).
 
 A run's digit shows that ID's section, `w` opens the what-if of the run shown, Esc closes.
 The sections are read from the solutions file; when it could not be written, they are made
@@ -59,7 +59,7 @@ class RevealScreen(Spoken, ModalScreen["str | None"]):
 
     @work(thread=True, exclusive=True)
     def load(self) -> None:
-        from diagnose.reveal import open_assignment, render_solutions
+        from diagnose.diagnosis.reveal import open_assignment, render_solutions
 
         path = self.workspace.solutions_path
         try:

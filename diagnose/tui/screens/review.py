@@ -1,5 +1,5 @@
 """`ReviewScreen`: before grading, every ID with its answer and its evidence's first line
-(`diagnose.review`, the lines `diagnose grade` prints too), an answer that scores 0 marked.
+(`diagnose.game.review`, the lines `diagnose grade` prints too), an answer that scores 0 marked.
 
 Grading needs this screen's yes (`y`, or the button); Enter or a run's digit goes back to
 that run's form instead; Esc closes without grading. In an instructor's bundle it also names
@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option
 
-from diagnose.review import ReviewRow, render_review
+from diagnose.game.review import ReviewRow, render_review
 from diagnose.tui.keys import Spoken
 from scenarios.words import N_, say
 

@@ -2,7 +2,7 @@
 
 The six panels are drawn at once with the doses already there (the dealt run, and any cached
 from an earlier what-if), one row per dose (`render_whatif`, the text `diagnose show --what-if`
-prints). A thread worker calls `diagnose.whatif.run_whatif` (its own `TrainingPool`, two at a
+prints). A thread worker calls `diagnose.game.whatif.run_whatif` (its own `TrainingPool`, two at a
 time, in the background, so the screen answers keys first) and each dose joins the charts as
 soon as its last step is in, so the signature grows on screen dose by dose; a 4 Hz timer shows
 how many steps are done. The keys read it as on the dashboard: `z` zooms on the first
@@ -25,8 +25,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from diagnose.game.whatif import Dose, WhatIfPlan, ready, render_whatif, run_whatif, to_train
 from diagnose.tui.keys import Spoken
-from diagnose.whatif import Dose, WhatIfPlan, ready, render_whatif, run_whatif, to_train
 from diagnose.workspace import Workspace
 from scenarios.words import N_, say
 
@@ -82,7 +82,7 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="whatif")
     def train(self) -> None:
-        from diagnose.scenario import Cancelled
+        from diagnose.game.scenario import Cancelled
 
         worker = get_current_worker()
         try:

@@ -12,11 +12,11 @@ from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
 
-from diagnose.columns import cursor_columns
-from diagnose.panels import format_number
 from diagnose.tui.drawing.scale import row_of, ticks
 from diagnose.tui.widgets.readout import text_lines
 from diagnose.tui.widgets.sparkline import SafeSparkline
+from diagnose.views.columns import cursor_columns
+from diagnose.views.panels import format_number
 
 AXIS_WIDTH = 10  # "1.234e+04┤"
 

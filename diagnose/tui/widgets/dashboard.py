@@ -10,9 +10,9 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Grid
 
-from diagnose.panels import Panel
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.widgets.panel import PanelBox
+from diagnose.views.panels import Panel
 
 WIDE = 180  # columns from which the panels sit 3 across (each chart then ≥ 40 columns)
 

@@ -18,8 +18,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 
-from diagnose.columns import MARKS
-from diagnose.panels import Panel, format_number
 from diagnose.tui.drawing.frames import (
     DETAIL_ROWS,
     PanelFrame,
@@ -31,6 +29,8 @@ from diagnose.tui.drawing.frames import (
 from diagnose.tui.drawing.state import RunStore, View
 from diagnose.tui.messages import PanelChosen
 from diagnose.tui.widgets.series_row import SeriesRow
+from diagnose.views.columns import MARKS
+from diagnose.views.panels import Panel, format_number
 from scenarios.words import say
 
 INITIAL_ROWS = 3

@@ -13,11 +13,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from diagnose.columns import nonfinite_mark
 from diagnose.tui.drawing.frames import DrawnSeries, PanelFrame
 from diagnose.tui.widgets.axes import ScaledSparkline
 from diagnose.tui.widgets.readout import Readout
 from diagnose.tui.widgets.series_row import group_class, value_text
+from diagnose.views.columns import nonfinite_mark
 from scenarios.words import say
 
 

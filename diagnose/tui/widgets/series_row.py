@@ -19,11 +19,11 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from diagnose.columns import Value, nonfinite_mark
-from diagnose.panels import Summary, format_number
 from diagnose.tui.drawing.frames import SUMMARY_MARK, DrawnSeries, PanelFrame, short_shown
 from diagnose.tui.widgets.readout import boxed, text_lines
 from diagnose.tui.widgets.sparkline import CHART_CLASSES, CHART_CSS, Chart, Palettes, Scale
+from diagnose.views.columns import Value, nonfinite_mark
+from diagnose.views.panels import Summary, format_number
 from scenarios.words import say
 
 GROUPS = 5  # colour families the stylesheet defines: -g0 .. -g4 (panels.Series.group)

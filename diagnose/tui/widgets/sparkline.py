@@ -12,7 +12,8 @@ data, a run shares its scale with its reference, and a live run grows from the l
 - `plot` takes a run's values over the window (None for steps not trained yet) with the scale
   (log or linear, a shared range), the step cursor and the guide lines (entropy floor, clip),
   and optionally the reference's values, drawn in the lower half (`sparkline--ref-*-color`);
-- one value per column (`diagnose.columns`, the rule `diagnose show` uses too) becomes a bar of
+- one value per column (`diagnose.views.columns`, the rule `diagnose show` uses too) becomes a bar
+  of
   eighths (`BARS`), coloured along a `Gradient` from the `sparkline--min-color` to the
   `sparkline--max-color` component style; NaN and ±inf columns are marked ×/▲/▼, unmeasured
   columns are blank, the guides a dotted line where no bar covers them, and the cursor's
@@ -36,9 +37,9 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from diagnose.columns import Value, columns, cursor_columns, nonfinite_mark
-from diagnose.panels import fit_axis
 from diagnose.tui.drawing.scale import to_axis
+from diagnose.views.columns import Value, columns, cursor_columns, nonfinite_mark
+from diagnose.views.panels import fit_axis
 
 GUIDE = "┄"
 BARS = "▁▂▃▄▅▆▇█"

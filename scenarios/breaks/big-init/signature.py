@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 
 
 class BigInit(sig.InitScale):

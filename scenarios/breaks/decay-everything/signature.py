@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 
 
 class DecayEverything(sig.Signature):

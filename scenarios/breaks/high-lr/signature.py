@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 
 
 class HighLr(sig.LrPeak):

@@ -3,7 +3,7 @@ full leak."""
 
 from __future__ import annotations
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 from scenarios.words import N_
 
 

@@ -3,7 +3,7 @@ the peak, with the reference's peak."""
 
 from __future__ import annotations
 
-from diagnose import signatures as sig
+from diagnose.diagnosis import signatures as sig
 
 
 class ShortWarmup(sig.WarmupStart):

@@ -7,7 +7,7 @@ format changes; the snapshots must then be reviewed and updated (`--snapshot-upd
 
 from pathlib import Path
 
-from diagnose.scenario import ScenarioSpec, create_scenario
+from diagnose.game.scenario import ScenarioSpec, create_scenario
 from grading.seal import new_secret, read_key_file, write_key_file
 
 DATA = Path(__file__).resolve().parent

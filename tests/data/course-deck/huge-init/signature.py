@@ -1,6 +1,6 @@
 """huge-init: the engine's init_scale knob at x10, a course's own break."""
 
-from diagnose.signatures import Finding, Signature, check, fmt, over
+from diagnose.diagnosis.signatures import Finding, Signature, check, fmt, over
 
 
 class HugeInit(Signature):
