@@ -66,12 +66,17 @@ def cli(deck: Path | None) -> None:
         from diagnose.signatures import check_course_deck
 
         check_course_deck()  # refused here, before any command writes or trains
-        from scenarios.catalog import default_catalog, undealt
+        from scenarios.catalog import default_catalog, inline_translations, undealt
 
         for brk in undealt(default_catalog()):
             _echo(f"Warning: {brk.slug} ({brk.source}) is dealt by no level; add it to one in "
                   f"{deck / LEVELS_FILE} ([[level]] number = N, add = [\"{brk.slug}\"])",
                   err=True)
+        for brk in inline_translations(default_catalog()):
+            _echo(f"Warning: {brk.source}: translations inline ([{'], ['.join(brk.inline)}] "
+                  "in every language) are read for one more release; move them to the break's "
+                  f"catalog: python tools/break_words.py {brk.source.rsplit('/', 1)[0]} "
+                  "(docs/course-authors.md)", err=True)
 
 
 DIR_OPTION = click.option(

@@ -1,0 +1,218 @@
+"""A break's words in every language live in its own folder's catalog (issue 36): break.toml in
+English, `<slug>/locale/<lang>/LC_MESSAGES/break.po` and `.mo` for the others; the old form,
+every language inline, still loads for one release with a warning, and `tools/break_words.py`
+moves it, loss-free and as often as it is run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import shutil
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import scenarios
+from diagnose.cli import cli
+from scenarios import CatalogError, load_catalog
+from scenarios.catalog import DECK_SETTING
+from scenarios.langs import LANGS
+from scenarios.translations import BREAK_DOMAIN, Translations
+
+ROOT = Path(__file__).resolve().parents[1]
+DECK = ROOT / "tests" / "data" / "course-deck"  # huge-init, in the catalog form
+INLINE = ROOT / "tests" / "data" / "huge-init-inline.toml"  # the same break, the old form
+SLUG = "huge-init"
+
+
+@pytest.fixture(scope="module")
+def tool():
+    pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
+    spec = importlib.util.spec_from_file_location("break_words_tool",
+                                                  ROOT / "tools" / "break_words.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def inline_deck(folder: Path, toml: str | None = None) -> Path:
+    """A deck holding huge-init in the old form (`toml`, else the committed one), no catalog."""
+    (folder / SLUG).mkdir(parents=True)
+    (folder / SLUG / "break.toml").write_text(
+        toml if toml is not None else INLINE.read_text(encoding="utf-8"), encoding="utf-8")
+    shutil.copy(DECK / SLUG / "signature.py", folder / SLUG / "signature.py")
+    return folder
+
+
+def texts(brk: scenarios.Break) -> dict:
+    return {"title": brk.title, "summary": brk.summary,
+            "reveal": {lang: dataclasses.asdict(r) for lang, r in brk.reveal.items()}}
+
+
+def deck_break(deck: Path) -> scenarios.Break:
+    return load_catalog(resources.files("scenarios"), deck=deck).breaks[SLUG]
+
+
+def test_every_built_in_break_writes_english_and_keeps_the_rest_in_its_catalog():
+    for slug, brk in scenarios.breaks(None).items():
+        assert not brk.inline, f"{slug}: break.toml writes translations inline"
+        for lang in LANGS:
+            assert Translations(brk.folder, BREAK_DOMAIN).has(lang), (slug, lang)
+        spanish = brk.reveal["es"]
+        assert brk.title["es"] != brk.title["en"] and spanish.changed != brk.reveal["en"].changed
+
+
+def test_the_old_form_loads_the_same_texts_with_a_warning_naming_the_file(tmp_path):
+    old = inline_deck(tmp_path / "old")
+    before, after = deck_break(old), deck_break(DECK)
+    assert before.inline == ("title", "summary", "reveal") and not after.inline
+    assert texts(before) == texts(after) and before.words == after.words
+    out = CliRunner().invoke(cli, ["--deck", str(old), "breaks", "--lang", "es"],
+                             catch_exceptions=False)
+    assert out.exit_code == 0
+    warning = [line for line in out.output.splitlines() if "inline" in line]
+    assert warning == [
+        f"Warning: {old}/{SLUG}/break.toml: translations inline ([title], [summary], [reveal] "
+        "in every language) are read for one more release; move them to the break's catalog: "
+        f"python tools/break_words.py {old}/{SLUG} (docs/course-authors.md)"]
+    assert f"  es: {after.title['es']}\n" in out.output
+    new = CliRunner().invoke(cli, ["--deck", str(DECK), "breaks"], catch_exceptions=False)
+    assert "inline" not in new.output
+
+
+def test_migrating_a_deck_moves_every_text_and_a_second_run_changes_nothing(tool, tmp_path):
+    deck = inline_deck(tmp_path / "deck")
+    before = deck_break(deck)
+    assert tool.main([str(deck)]) == 0
+    folder = deck / SLUG
+    after = deck_break(deck)
+    assert not after.inline and texts(after) == texts(before)
+    po = folder / "locale" / "es" / "LC_MESSAGES" / "break.po"
+    committed = DECK / SLUG / "locale" / "es" / "LC_MESSAGES" / "break.po"
+    assert po.read_bytes() == committed.read_bytes()
+    assert (folder / "break.toml").read_text(encoding="utf-8").endswith(
+        (DECK / SLUG / "break.toml").read_text(encoding="utf-8").split("\n", 1)[1])
+    written = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert tool.migrate(folder) is False
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == written
+
+
+def test_a_break_toml_inline_again_replaces_the_catalogs_texts_and_keeps_the_rest(
+        tool, tmp_path):
+    """The merge of a branch that edited the old form's texts: its texts win, the catalog's
+    other messages (a finding's) stay."""
+    folder = tmp_path / "deck" / SLUG
+    shutil.copytree(DECK / SLUG, folder)
+    catalog = tool.read_break_catalog(folder, "es")
+    catalog.add("a finding {x}", "un hallazgo {x}")
+    tool.write_break_catalog(folder, "es", catalog)
+    edited = INLINE.read_text(encoding="utf-8").replace(
+        "Initialisation far too large", "Init far too large").replace(
+        "Inicialización mucho más grande", "Init mucho más grande")
+    (folder / "break.toml").write_text(edited, encoding="utf-8")
+    assert tool.migrate(folder) is True
+    brk = deck_break(folder.parent)
+    assert brk.title == {"en": "Init far too large", "es": "Init mucho más grande"}
+    held = {(m.context, m.id): m.string for m in tool.read_break_catalog(folder, "es") if m.id}
+    assert held[(None, "a finding {x}")] == "un hallazgo {x}"
+    assert ("title", "Initialisation far too large") not in held
+
+
+def test_a_text_the_catalog_lacks_is_english_and_a_broken_catalog_one_line(tmp_path):
+    deck = tmp_path / "deck"
+    shutil.copytree(DECK, deck)
+    mo = deck / SLUG / "locale" / "es" / "LC_MESSAGES" / "break.mo"
+    mo.unlink()
+    brk = deck_break(deck)
+    assert brk.title["es"] == brk.title["en"] == "Initialisation far too large"
+    mo.write_bytes(b"\x00" * 64)
+    with pytest.raises(CatalogError) as caught:
+        deck_break(deck)
+    assert str(caught.value).startswith(
+        f"{deck}/{SLUG}/locale/es/LC_MESSAGES/break.mo: not a compiled message catalog")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_rewrite_that_would_lose_a_text_is_refused_and_writes_nothing(tool, tmp_path):
+    """A title given as dotted keys (`title.en = ...`) is not a table the line-by-line rewrite
+    knows: one line, and the folder as it was."""
+    toml = INLINE.read_text(encoding="utf-8").replace(
+        '[title]\nen = "Initialisation far too large"\nes = "Inicialización mucho más grande"\n',
+        "").replace('slug = "huge-init"', 'slug = "huge-init"\ntitle.en = "T"\ntitle.es = "E"')
+    deck = inline_deck(tmp_path / "deck", toml)
+    before = {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()}
+    with pytest.raises(CatalogError, match="cannot be rewritten line by line"):
+        tool.migrate(deck / SLUG)
+    assert {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()} == before
+
+
+# --- over generated texts ---------------------------------------------------------------------
+
+ALPHABET = st.one_of(st.characters(blacklist_categories=("Cs", "Cc")),
+                     st.sampled_from('"\\\n\t%{}\'#[]=ñ×≈'))
+TEXT = st.text(ALPHABET, min_size=1, max_size=40).filter(lambda t: t.strip())
+KEYS = ("changed", "engine_differs", "real_world")
+
+
+def toml_text(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string here
+
+
+def old_form(title: dict, summary: dict, reveal: dict) -> str:
+    """A huge-init break.toml of the old form with these texts (language -> text)."""
+    lines = ['slug = "huge-init"', "signature = [5, 4]", ""]
+    for table, by_lang in (("title", title), ("summary", summary)):
+        lines += [f"[{table}]", *(f"{lang} = {toml_text(by_lang[lang])}" for lang in LANGS), ""]
+    lines += ["[override]", "init_scale = 10.0", "", "[words]",
+              'en = ["huge-init"]', 'es = ["inicialización enorme"]', ""]
+    for lang in LANGS:
+        lines += [f"# the reveal in {lang}", f"[reveal.{lang}]",
+                  *(f"{key} = {toml_text(reveal[lang][key])}" for key in KEYS), "",
+                  f"[reveal.{lang}.panels]",
+                  *(f"{n} = {toml_text(text)}" for n, text in reveal[lang]["panels"].items()),
+                  ""]
+    return "\n".join(lines)
+
+
+def per_lang(text: st.SearchStrategy) -> st.SearchStrategy:
+    return st.fixed_dictionaries({lang: text for lang in LANGS})
+
+
+REVEAL = st.fixed_dictionaries({
+    lang: st.fixed_dictionaries({**{key: TEXT for key in KEYS},
+                                 "panels": st.fixed_dictionaries({"4": TEXT, "5": TEXT})})
+    for lang in LANGS})
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(title=per_lang(TEXT), summary=per_lang(TEXT), reveal=REVEAL, same=st.booleans())
+def test_migration_is_loss_free_and_idempotent_over_generated_texts(
+        tool, tmp_path_factory, title, summary, reveal, same):
+    """Quotes, backslashes, newlines, '%', '{}' and any letter: every text in every language
+    reads the same after the migration; `same` gives two texts one English and two readings."""
+    if same:
+        summary = {**summary, "en": title["en"]}
+    deck = inline_deck(tmp_path_factory.mktemp("deck"), old_form(title, summary, reveal))
+    before = deck_break(deck)
+    assert tool.migrate(deck / SLUG) is True
+    after = deck_break(deck)
+    assert texts(after) == texts(before) and not after.inline
+    written = {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()}
+    assert tool.migrate(deck / SLUG) is False
+    assert {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()} == written
+    assert "# the reveal in en" in (deck / SLUG / "break.toml").read_text(encoding="utf-8")
+
+
+def test_the_deck_setting_reads_the_catalog_form(tmp_path, monkeypatch):
+    monkeypatch.setenv(DECK_SETTING, str(DECK))
+    brk = scenarios.breaks(None)[SLUG]
+    assert brk.course and brk.title["es"] == "Inicialización mucho más grande"
