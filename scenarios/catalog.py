@@ -52,7 +52,7 @@ from scenarios.level_entries import (
     refuse_clashing_words,
 )
 from scenarios.promises import PromiseSpec, parse_promises
-from scenarios.translations import BREAK_DOMAIN, SOURCE_LANG, Translations
+from scenarios.translations import BREAK_DOMAIN, LOCALE_DIR, SOURCE_LANG, Translations
 
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
@@ -492,6 +492,20 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
                         "; a break's folder is named after its slug")
         found.append(dataclasses.replace(brk, folder=entry, course=course))
     return found
+
+
+def is_break_data(inner: str) -> bool:
+    """A break folder's file (its path inside the folder, "/"-separated) that is data, which
+    every reader of the catalog needs (the Gradescope zip carries these): its break.toml and
+    its catalogs (locale/), never its code (signature.py runs on the machine that has it)."""
+    return inner == BREAK_FILE or inner.split("/", 1)[0] == LOCALE_DIR
+
+
+def break_data(folder: Path) -> list[tuple[str, Path]]:
+    """(path inside the folder, file) of each data file of a break folder on disk."""
+    return [(path.relative_to(folder).as_posix(), path) for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+            and is_break_data(path.relative_to(folder).as_posix())]
 
 
 def refuse_word_clashes(found: dict[str, Break]) -> None:

@@ -260,8 +260,11 @@ def test_the_gradescope_zip_carries_a_course_breaks_data_never_code(course_deck)
     assert carried == parse_levels(tomllib.loads((course_deck / "levels.toml").read_text()),
                                    "zip", scenarios.breaks(None), words=False)
     assert "scenarios/breaks/bad-init/break.toml" in names
+    catalog = "locale/es/LC_MESSAGES/break.mo"  # its words in Spanish, compiled
+    assert names[f"scenarios/breaks/{SLUG}/{catalog}"] == (COURSE_BREAK / catalog).read_bytes()
+    assert f"scenarios/breaks/bad-init/{catalog}" in names
     assert not [n for n in names if n.startswith("scenarios/breaks/")
-                and not n.endswith("/break.toml")]
+                and not n.endswith("/break.toml") and "/locale/" not in n]
 
 
 def test_a_broken_course_signature_stops_every_command_at_the_door(tmp_path):
