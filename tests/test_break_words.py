@@ -156,6 +156,33 @@ def test_a_rewrite_that_would_lose_a_text_is_refused_and_writes_nothing(tool, tm
     assert {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()} == before
 
 
+def test_a_claims_rewrite_writes_english_to_break_toml_and_spanish_to_the_catalog(tool, tmp_path):
+    """bench/deck_texts.py --write: one text changed in both languages, one line of break.toml
+    and one entry of the catalog; every other text and the findings as they were."""
+    folder = tmp_path / "breaks" / "bad-init"
+    shutil.copytree(ROOT / "scenarios" / "breaks" / "bad-init", folder,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = tool.load_break(folder, "x")
+    texts = tool.texts_of(before)
+    texts["reveal.panels.1"] = {lang: text.replace("212", "213")
+                                for lang, text in texts["reveal.panels.1"].items()}
+    old_toml = (folder / "break.toml").read_text(encoding="utf-8").splitlines()
+    tool.write_texts(folder, texts)
+    after = tool.load_break(folder, "x")
+    for lang in LANGS:
+        assert "213" in after.reveal[lang].panels["1"]
+        assert after.reveal[lang].panels["1"] == before.reveal[lang].panels["1"].replace(
+            "212", "213")
+        assert dataclasses.replace(after.reveal[lang], panels={}) == dataclasses.replace(
+            before.reveal[lang], panels={})
+    new_toml = (folder / "break.toml").read_text(encoding="utf-8").splitlines()
+    assert [i for i, (a, b) in enumerate(zip(old_toml, new_toml, strict=True)) if a != b] == [
+        next(i for i, line in enumerate(old_toml) if line.startswith("1 = "))]
+    findings = {m.id for m in tool.read_break_catalog(folder, "es") if m.id and not m.context}
+    assert findings == {m.id for m in tool.read_break_catalog(
+        ROOT / "scenarios" / "breaks" / "bad-init", "es") if m.id and not m.context} != set()
+
+
 # --- over generated texts ---------------------------------------------------------------------
 
 ALPHABET = st.one_of(st.characters(blacklist_categories=("Cs", "Cc")),

@@ -309,6 +309,64 @@ def english_data(data: dict[str, Any], tables: tuple[str, ...]) -> dict[str, Any
     return {key: (value[SOURCE_LANG] if key in tables else value) for key, value in data.items()}
 
 
+# --- rewriting a break's texts in every language ---------------------------------------------
+
+def texts_of(brk: Break) -> dict[str, dict[str, str]]:
+    """context -> language -> text, of every text of a loaded break."""
+    texts = {"title": dict(brk.title), "summary": dict(brk.summary)}
+    for lang, reveal in brk.reveal.items():
+        for key in REVEAL_TEXTS:
+            texts.setdefault(f"reveal.{key}", {})[lang] = getattr(reveal, key)
+        for number, text in reveal.panels.items():
+            texts.setdefault(f"reveal.panels.{number}", {})[lang] = text
+    return texts
+
+
+def _place(context: str) -> tuple[tuple[str, ...], str]:
+    """Where a text's English stands in break.toml: (its table's path, its key)."""
+    if context in ("title", "summary"):
+        return (), context
+    table, _, key = context.rpartition(".")
+    return tuple(table.split(".")), key
+
+
+def write_texts(folder: Path, texts: dict[str, dict[str, str]]) -> None:
+    """Write every text of the break in `folder` (in English alone already): a changed English
+    into its line of break.toml, each other language into its catalog, the message id the
+    new English; checked before anything is written, as the migration is."""
+    shown = str(folder / BREAK_FILE)
+    text = (folder / BREAK_FILE).read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    if inline_tables(data):
+        raise CatalogError(f"{shown}: writes its texts inline; run tools/break_words.py first")
+    cut = sections(statements(text))
+    expected = tomllib.loads(text)
+    for context, by_lang in texts.items():
+        table, key = _place(context)
+        section = next((s for s in cut if (s.header.path if s.header else ()) == table), None)
+        found = [i for i, st in enumerate(section.body if section else [])
+                 if st.kind == "key" and st.path == (key,)]
+        if section is None or len(found) != 1:
+            raise CatalogError(f"{shown}: no {key} in [{'.'.join(table)}]")
+        statement = section.body[found[0]]
+        if statement.value.strip() != by_lang[SOURCE_LANG]:
+            section.body[found[0]] = Statement(
+                "key", [f"{key} = {toml_string(by_lang[SOURCE_LANG])}\n"], (key,))
+            place = expected
+            for name in table:
+                place = place[name]
+            place[key] = by_lang[SOURCE_LANG]
+    written = "".join(line for section in cut for st in [
+        *section.above, *([section.header] if section.header else []), *section.body]
+        for line in st.lines)
+    if tomllib.loads(written) != expected:
+        raise CatalogError(f"{shown}: cannot be rewritten line by line")
+    for lang in TRANSLATED:
+        write_break_catalog(folder, lang, with_texts(read_break_catalog(folder, lang), texts,
+                                                     ("title", "summary", "reveal"), lang))
+    _write_changed(folder / BREAK_FILE, written.encode("utf-8"))
+
+
 # --- the migration --------------------------------------------------------------------------
 
 def healthy() -> Any:
