@@ -43,7 +43,8 @@ class DiagnoseGroup(click.Group):
 @click.version_option(__version__, "-V", "--version", prog_name="diagnose")
 @click.option("--deck", type=PathArg(exists=True, file_okay=False), envvar=DECK_SETTING,
               default=None, help="A course's own deck: a folder of break folders "
-              "(<slug>/break.toml and signature.py) whose breaks join their levels, for every "
+              "(<slug>/break.toml in English, its translations in <slug>/locale/, and "
+              "signature.py) whose breaks join their levels, for every "
               f"command. The {DECK_SETTING} setting does the same.")
 def cli(deck: Path | None) -> None:
     """diagnose: learn how training failures look.
