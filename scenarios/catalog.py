@@ -311,6 +311,11 @@ def _texts(data: dict[str, Any], shown: str, translations: Translations | None
            ) -> tuple[dict[str, str], dict[str, str], dict[str, Reveal], tuple[str, ...]]:
     """The title, summary and reveal in every language, and the tables given inline."""
     inline = inline_tables(data)
+    if "reveal" in inline and set(data["reveal"]) - set(LANGS):
+        raise _fail(shown, "[reveal]: holds English texts and a table per language "
+                    f"([reveal.{sorted(set(data['reveal']) & set(LANGS))[0]}]); write the "
+                    "English in [reveal] alone, every other language in the break's catalog "
+                    f"({LOCALE_DIR}/)")
     said = {lang: (translations.of(lang) if translations is not None
                    else gettext.NullTranslations()) for lang in LANGS}
 

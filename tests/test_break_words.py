@@ -63,7 +63,8 @@ def deck_break(deck: Path) -> scenarios.Break:
 
 def test_every_built_in_break_writes_english_and_keeps_the_rest_in_its_catalog():
     for slug, brk in scenarios.breaks(None).items():
-        assert not brk.inline, f"{slug}: break.toml writes translations inline"
+        assert not brk.inline, (f"{slug}: break.toml writes translations inline: run python "
+                                "tools/words.py (it moves them to the break's catalog)")
         for lang in LANGS:
             assert Translations(brk.folder, BREAK_DOMAIN).has(lang), (slug, lang)
         spanish = brk.reveal["es"]
@@ -141,6 +142,26 @@ def test_a_text_the_catalog_lacks_is_english_and_a_broken_catalog_one_line(tmp_p
     assert str(caught.value).startswith(
         f"{deck}/{SLUG}/locale/es/LC_MESSAGES/break.mo: not a compiled message catalog")
     assert "\n" not in str(caught.value)
+
+
+def test_a_reveal_half_english_half_per_language_and_an_oversized_catalog_are_one_line(
+        tmp_path):
+    deck = tmp_path / "deck"
+    shutil.copytree(DECK, deck)
+    toml = deck / SLUG / "break.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[reveal.es]\nchanged = "x"\n',
+                    encoding="utf-8")
+    with pytest.raises(CatalogError) as caught:
+        deck_break(deck)
+    assert str(caught.value) == (
+        f"{deck}/{SLUG}/break.toml: [reveal]: holds English texts and a table per language "
+        "([reveal.es]); write the English in [reveal] alone, every other language in the "
+        "break's catalog (locale/)")
+    shutil.copy(DECK / SLUG / "break.toml", toml)
+    mo = deck / SLUG / "locale" / "es" / "LC_MESSAGES" / "break.mo"
+    mo.write_bytes(mo.read_bytes() + b"\0" * (1024 * 1024))
+    with pytest.raises(CatalogError, match=r"break\.mo: not a compiled message catalog \(over "):
+        deck_break(deck)
 
 
 def test_a_rewrite_that_would_lose_a_text_is_refused_and_writes_nothing(tool, tmp_path):
