@@ -1,7 +1,9 @@
 """Reading the catalog: `healthy.toml`, one folder per break and `levels.toml`, validated into
 frozen objects.
 
-A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
+A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here, its texts in
+English), its words in every other language in its own catalog, `locale/` (read here through
+`scenarios.translations`, each text in every language on the `Break`), and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
 a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_entries`): a break
