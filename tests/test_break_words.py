@@ -212,23 +212,44 @@ TEXT = st.text(ALPHABET, min_size=1, max_size=40).filter(lambda t: t.strip())
 KEYS = ("changed", "engine_differs", "real_world")
 
 
-def toml_text(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string here
+STYLES = ("basic", "multiline", "literal")  # how a value is written in break.toml
 
 
-def old_form(title: dict, summary: dict, reveal: dict) -> str:
-    """A huge-init break.toml of the old form with these texts (language -> text)."""
-    lines = ['slug = "huge-init"', "signature = [5, 4]", ""]
+def toml_text(text: str, style: str = "basic") -> str:
+    """`text` as a TOML string: basic, multi-line basic, or literal where it can be one."""
+    basic = json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string here
+    if style == "multiline":
+        return '"""' + basic[1:-1] + '"""'
+    if style == "literal" and "'" not in text and "\n" not in text and "\t" not in text:
+        return f"'{text}'"
+    return basic
+
+
+def old_form(title: dict, summary: dict, reveal: dict, style: dict) -> str:
+    """A huge-init break.toml of the old form with these texts (language -> text), each value
+    in `style`'s way (by "table.lang.key"), and a numbered comment above every key and table."""
+    lines, notes = [], iter(range(1000))
+
+    def key(table: str, lang: str, name: str, text: str) -> list[str]:
+        return [f"# note {next(notes)}",
+                f"{name} = {toml_text(text, style.get(f'{table}.{lang}.{name}', 'basic'))}"]
+
+    lines += ['slug = "huge-init"', "signature = [5, 4]", ""]
     for table, by_lang in (("title", title), ("summary", summary)):
-        lines += [f"[{table}]", *(f"{lang} = {toml_text(by_lang[lang])}" for lang in LANGS), ""]
+        lines += [f"# note {next(notes)}", f"[{table}]"]
+        for lang in LANGS:
+            lines += key(table, lang, lang, by_lang[lang])
+        lines += [""]
     lines += ["[override]", "init_scale = 10.0", "", "[words]",
               'en = ["huge-init"]', 'es = ["inicialización enorme"]', ""]
     for lang in LANGS:
-        lines += [f"# the reveal in {lang}", f"[reveal.{lang}]",
-                  *(f"{key} = {toml_text(reveal[lang][key])}" for key in KEYS), "",
-                  f"[reveal.{lang}.panels]",
-                  *(f"{n} = {toml_text(text)}" for n, text in reveal[lang]["panels"].items()),
-                  ""]
+        lines += [f"# note {next(notes)}", f"[reveal.{lang}]"]
+        for name in KEYS:
+            lines += key("reveal", lang, name, reveal[lang][name])
+        lines += ["", f"[reveal.{lang}.panels]"]
+        for number, text in reveal[lang]["panels"].items():
+            lines += key("panels", lang, number, text)
+        lines += [""]
     return "\n".join(lines)
 
 
@@ -240,18 +261,25 @@ REVEAL = st.fixed_dictionaries({
     lang: st.fixed_dictionaries({**{key: TEXT for key in KEYS},
                                  "panels": st.fixed_dictionaries({"4": TEXT, "5": TEXT})})
     for lang in LANGS})
+PLACES = [f"{table}.{lang}.{name}" for lang in LANGS for table, names in (
+    ("title", LANGS), ("summary", LANGS), ("reveal", KEYS), ("panels", ("4", "5")))
+    for name in names]
 
 
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(title=per_lang(TEXT), summary=per_lang(TEXT), reveal=REVEAL, same=st.booleans())
+@given(title=per_lang(TEXT), summary=per_lang(TEXT), reveal=REVEAL, same=st.booleans(),
+       style=st.fixed_dictionaries({place: st.sampled_from(STYLES) for place in PLACES}))
 def test_migration_is_loss_free_and_idempotent_over_generated_texts(
-        tool, tmp_path_factory, title, summary, reveal, same):
-    """Quotes, backslashes, newlines, '%', '{}' and any letter: every text in every language
-    reads the same after the migration; `same` gives two texts one English and two readings."""
+        tool, tmp_path_factory, title, summary, reveal, same, style):
+    """Quotes, backslashes, newlines, '%', '{}' and any letter, written as basic, multi-line or
+    literal strings: every text in every language reads the same after the migration, every
+    comment of what stays English is kept in order, and a second run changes nothing; `same`
+    gives two texts one English and two readings."""
     if same:
         summary = {**summary, "en": title["en"]}
-    deck = inline_deck(tmp_path_factory.mktemp("deck"), old_form(title, summary, reveal))
+    toml = old_form(title, summary, reveal, style)
+    deck = inline_deck(tmp_path_factory.mktemp("deck"), toml)
     before = deck_break(deck)
     assert tool.migrate(deck / SLUG) is True
     after = deck_break(deck)
@@ -259,7 +287,20 @@ def test_migration_is_loss_free_and_idempotent_over_generated_texts(
     written = {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()}
     assert tool.migrate(deck / SLUG) is False
     assert {p: p.read_bytes() for p in deck.rglob("*") if p.is_file()} == written
-    assert "# the reveal in en" in (deck / SLUG / "break.toml").read_text(encoding="utf-8")
+    english = (deck / SLUG / "break.toml").read_text(encoding="utf-8")
+    kept = [line for line in english.splitlines() if line.startswith("# note")]
+    lines = toml.splitlines()
+    wanted = [line for at, line in enumerate(lines) if line.startswith("# note")
+              and not lines[at + 1].startswith(("es =", "[reveal.es"))
+              and not _in_spanish_reveal(lines, at)]
+    assert kept == wanted  # each comment about what stays, in its order
+    assert "\n# note 0\n# note 1\ntitle = " in english  # the title's comments move with it
+
+
+def _in_spanish_reveal(lines: list[str], at: int) -> bool:
+    """Line `at` lies inside a [reveal.es] or [reveal.es.panels] table."""
+    header = next((line for line in reversed(lines[:at]) if line.startswith("[")), "")
+    return header.startswith("[reveal.es")
 
 
 def test_the_deck_setting_reads_the_catalog_form(tmp_path, monkeypatch):

@@ -255,7 +255,8 @@ def english_only(text: str, tables: tuple[str, ...]) -> str:
     """break.toml's `text` with the inline `tables` written in English alone: `[title]`'s and
     `[summary]`'s English becomes a top-level key after the last one there, `[reveal.en]` and
     `[reveal.en.panels]` become `[reveal]` and `[reveal.panels]`, every other language's
-    table goes; comments and order stay (those inside a dropped language's table go with it)."""
+    table goes; comments and order stay (a comment above a dropped language's key, or inside
+    its table, goes with it)."""
     cut = sections(statements(text))
     top, moved, kept = cut[0], [], [cut[0]]
     for index, statement in enumerate(top.body):  # `title = { en = "...", es = "..." }`
@@ -268,9 +269,15 @@ def english_only(text: str, tables: tuple[str, ...]) -> str:
         path = section.header.path
         if path and path[0] in tables and path[0] != "reveal" and len(path) == 1:
             moved += [s.lines for s in section.above]
+            above_key: list[list[str]] = []  # a comment is about the key below it
             for statement in section.body:
-                if statement.kind == "key" and statement.path[0] == SOURCE_LANG:
-                    moved.append(_renamed(statement.lines, SOURCE_LANG, path[0]))
+                if statement.kind == "comment":
+                    above_key.append(statement.lines)
+                elif statement.kind == "key":
+                    if statement.path[0] == SOURCE_LANG:
+                        moved += [*above_key,
+                                  _renamed(statement.lines, SOURCE_LANG, path[0])]
+                    above_key = []
             kept += _tail(section)
             continue
         if path[:1] == ("reveal",) and "reveal" in tables and len(path) >= 2:
