@@ -475,6 +475,7 @@ def _rewrite_line(line: str, old: list[str], new: list[str], at: int = 0) -> str
 def rewrite(old_figures: dict, new_figures: dict) -> None:
     """Replace each claim's old wording by its new one, in place, in order."""
     import scenarios
+    from scenarios.catalog import text_context
 
     catalog = scenarios.default_catalog().breaks
     edited: dict[str, dict[str, dict[str, str]]] = {}  # a break's texts, every language
@@ -493,19 +494,13 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
                             + text[end:], encoding="utf-8")
             continue
         texts = edited.setdefault(owner, _break_words().texts_of(catalog[owner]))
-        context = text_context(field)
+        context = text_context(*field.split("."))  # "panels.4": its catalog's "reveal.panels.4"
         texts[context][lang] = _rewrite_line(texts[context][lang], old, new)
     for owner, texts in edited.items():  # English in break.toml, the rest in its catalog
         _break_words().write_texts(Path(str(catalog[owner].folder)), texts)
 
 
 # --- a break's texts: English in its break.toml, the other languages in its catalog --------
-
-def text_context(field: str) -> str:
-    """A break field of CLAIMS ("summary", "engine_differs", "panels.4") as the context of its
-    text in the break's catalog ("summary", "reveal.engine_differs", "reveal.panels.4")."""
-    return field if field == "summary" else f"reveal.{field}"
-
 
 def _break_words():
     """tools/break_words.py: reads and writes a break's texts in every language (Babel)."""

@@ -204,6 +204,34 @@ def test_a_claims_rewrite_writes_english_to_break_toml_and_spanish_to_the_catalo
         ROOT / "scenarios" / "breaks" / "bad-init", "es") if m.id and not m.context} != set()
 
 
+def test_deck_texts_write_puts_a_claims_new_wording_in_break_toml_and_the_catalog(
+        tmp_path, monkeypatch):
+    """bench/deck_texts.py's rewrite, on a copy of the package's catalog: a claim of bad-init's
+    Panel 1 re-measured, its English in break.toml and its Spanish in the break's catalog."""
+    pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
+    spec = importlib.util.spec_from_file_location("deck_texts_words", ROOT / "bench" /
+                                                  "deck_texts.py")
+    deck_texts = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = deck_texts
+    spec.loader.exec_module(deck_texts)
+    root = tmp_path / "scenarios"
+    shutil.copytree(resources.files("scenarios"), root,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    monkeypatch.setattr(scenarios, "default_catalog", lambda: load_catalog(root))
+    monkeypatch.setattr(deck_texts, "claims", lambda: [
+        ("bad-init", "panels.1", lang, ["bad-init|loss0|range"]) for lang in LANGS])
+    monkeypatch.setattr(deck_texts, "render", lambda claim, figures, lang: figures[lang])
+    before = load_catalog(root).breaks["bad-init"]
+    deck_texts.rewrite({"en": "212-255", "es": "212-255"}, {"en": "210-256", "es": "210-256"})
+    after = load_catalog(root).breaks["bad-init"]
+    for lang in LANGS:
+        assert after.reveal[lang].panels["1"] == before.reveal[lang].panels["1"].replace(
+            "212-255", "210-256") != before.reveal[lang].panels["1"]
+    assert texts(after)["title"] == texts(before)["title"]
+    toml = (root / "breaks" / "bad-init" / "break.toml").read_text(encoding="utf-8")
+    assert "210-256 at step 0" in toml and "210-256 en el paso 0" not in toml
+
+
 # --- over generated texts ---------------------------------------------------------------------
 
 ALPHABET = st.one_of(st.characters(blacklist_categories=("Cs", "Cc")),
