@@ -232,6 +232,44 @@ def test_deck_texts_write_puts_a_claims_new_wording_in_break_toml_and_the_catalo
     assert "210-256 at step 0" in toml and "210-256 en el paso 0" not in toml
 
 
+def test_a_counted_finding_is_a_plural_entry_of_the_breaks_catalog(tmp_path):
+    """`sig.said_n` in a deck's signature.py: tools/words.py --deck gives the break's catalog an
+    ngettext entry with Spanish's plural forms, and the finding says the form of its count."""
+    pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
+    from diagnose.signatures import load_signature
+
+    spec = importlib.util.spec_from_file_location("words_tool_plural",
+                                                  ROOT / "tools" / "words.py")
+    words = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = words
+    spec.loader.exec_module(words)
+    deck = tmp_path / "deck"
+    shutil.copytree(DECK, deck, ignore=shutil.ignore_patterns("__pycache__"))
+    code = deck / SLUG / "signature.py"
+    said = ('said(5, "spectral0_ratio", fig,\n'
+            '                     "every matrix starts {spectral0_ratio}x the reference\'s '
+            '(course deck)")')
+    assert said in code.read_text(encoding="utf-8")
+    code.write_text(code.read_text(encoding="utf-8").replace(said, (
+        'said_n(6, "dead_heads", fig, "{dead_heads} dead head (course)", '
+        '"{dead_heads} dead heads (course)")')).replace("over, said", "over, said_n"),
+        encoding="utf-8")
+    assert words.main(["--deck", str(deck)]) == 1  # one message to translate
+    catalog = words.read_break_catalog(deck / SLUG, "es")
+    counted = catalog.get(("{dead_heads} dead head (course)", "{dead_heads} dead heads (course)"))
+    assert counted is not None and catalog.num_plurals == 3 and len(counted.string) == 3
+    counted.string = ("{dead_heads} cabeza muerta (curso)",
+                      *["{dead_heads} cabezas muertas (curso)"] * 2)
+    words.write_break_catalog(deck / SLUG, "es", catalog)
+    assert words.main(["--deck", str(deck)]) == 0
+    signature = load_signature(deck_break(deck))
+    for count, spanish, english in ((1, "1 cabeza muerta (curso)", "1 dead head (course)"),
+                                    (2, "2 cabezas muertas (curso)",
+                                     "2 dead heads (course)")):
+        (finding,) = signature.findings({"dead_heads": float(count)}, {})
+        assert (finding.text["es"], finding.text["en"]) == (spanish, english)
+
+
 # --- over generated texts ---------------------------------------------------------------------
 
 ALPHABET = st.one_of(st.characters(blacklist_categories=("Cs", "Cc")),
