@@ -164,6 +164,17 @@ def test_a_reveal_half_english_half_per_language_and_an_oversized_catalog_are_on
         deck_break(deck)
 
 
+def test_the_tool_says_a_bad_folder_in_one_error_line(tool, tmp_path, capsys):
+    (tmp_path / "deck" / SLUG).mkdir(parents=True)
+    (tmp_path / "deck" / SLUG / "break.toml").write_text('slug = "x"\n[title\n')
+    assert tool.main([str(tmp_path / "deck")]) == 1
+    assert tool.main([str(tmp_path / "nothing")]) == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said[0].startswith(f"Error: {tmp_path}/deck/{SLUG}/break.toml: cannot be read as "
+                              "TOML: ")
+    assert said[1:] == [f"Error: {tmp_path}/nothing: no break folder (<slug>/break.toml) there"]
+
+
 def test_a_rewrite_that_would_lose_a_text_is_refused_and_writes_nothing(tool, tmp_path):
     """A title given as dotted keys (`title.en = ...`) is not a table the line-by-line rewrite
     knows: one line, and the folder as it was."""

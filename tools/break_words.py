@@ -386,9 +386,12 @@ def load_break(folder: Path, shown: str) -> Break:
     """The break of `folder` as the catalog reads it (its own catalog for its texts)."""
     from scenarios.files import loads_toml
 
-    text = (folder / BREAK_FILE).read_text(encoding="utf-8")
-    return parse_break(loads_toml(text), shown, healthy(),
-                       Translations(folder, BREAK_DOMAIN, shown=shown))
+    try:
+        data = loads_toml((folder / BREAK_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # not UTF-8, malformed TOML, unreadable
+        raise CatalogError(f"{shown}: cannot be read as TOML: {err}") from None
+    return parse_break(data, shown, healthy(),
+                       Translations(folder, BREAK_DOMAIN, shown=str(folder)))
 
 
 def said(brk: Break) -> dict[str, Any]:

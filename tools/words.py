@@ -50,6 +50,7 @@ from break_words import (  # noqa: E402
 )
 
 from scenarios.catalog import BREAK_FILE, inline_tables, text_context  # noqa: E402
+from scenarios.config import CatalogError  # noqa: E402
 from scenarios.translations import BREAK_DOMAIN  # noqa: E402
 from scenarios.translations import catalog_file as locale_file  # noqa: E402
 from scenarios.words import DOMAIN, LANGS, SOURCE_LANG  # noqa: E402
@@ -206,9 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     langs = sorted({*TRANSLATED, *([args.add] if args.add else [])})
     folders = break_folders(args.deck)
     for folder in folders:  # the old form first: its texts become the catalog's
-        if inline_tables(tomllib.loads((folder / BREAK_FILE).read_text(encoding="utf-8"))):
-            migrate(folder)
-            print(f"{folder}: its inline translations moved to locale/ (tools/break_words.py)")
+        try:
+            if inline_tables(tomllib.loads((folder / BREAK_FILE).read_text(encoding="utf-8"))):
+                migrate(folder)
+                print(f"{folder}: its inline translations moved to locale/ "
+                      "(tools/break_words.py)")
+        except ValueError as err:  # a break that does not load (CatalogError is one): said
+            said = str(err) if isinstance(err, CatalogError) else f"{folder / BREAK_FILE}: {err}"
+            print(f"Error: {said}", file=sys.stderr)
+            return 1
     missing = 0
     for folder in folders:  # before the game's: a finding moved out keeps its translation
         template = extract_break(folder)
