@@ -26,24 +26,16 @@ from __future__ import annotations
 import gettext
 from collections.abc import Mapping
 from importlib.resources import files
-from importlib.resources.abc import Traversable
 
 from scenarios.langs import LANGS
 from scenarios.numbers import is_number, number, writes_as_python
-from scenarios.translations import SOURCE_LANG, Translations, catalog_file
+from scenarios.translations import SOURCE_LANG, Translations
 
-__all__ = ["DOMAIN", "GAME", "LANGS", "SOURCE_LANG", "N_", "Nn_", "answers_yes", "catalog_path",
-           "say", "say_in", "say_n", "said_by", "translator", "yes_key"]
+__all__ = ["DOMAIN", "GAME", "LANGS", "SOURCE_LANG", "N_", "Nn_", "answers_yes", "say", "say_in",
+           "say_n", "said_by", "translator", "yes_key"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
 GAME = Translations(files("scenarios"), DOMAIN, shown="scenarios")  # the code's sentences
-
-
-def catalog_path(lang: str, suffix: str = ".mo") -> Traversable:
-    """The packaged catalog of `lang` (a `.mo` or its `.po`), as an importlib resource."""
-    path = catalog_file(files("scenarios"), lang, DOMAIN, suffix)
-    assert isinstance(path, Traversable)
-    return path
 
 
 def translator(lang: str) -> gettext.NullTranslations:
