@@ -43,8 +43,9 @@ class Phrase(Mapping[str, str]):
             raise KeyError(lang)
         values = {name: value[lang] if isinstance(value, Mapping) else value
                   for name, value in self.values.items()}
-        return said_by(self.translations, lang, self.message, plural=self.plural,
-                       count=self.count, context=self.context, values=values)
+        counted = (self.plural, self.count) if self.plural is not None else None
+        return said_by(self.translations, lang, self.message, counted=counted,
+                       context=self.context, values=values)
 
     def within(self, translations: Translations) -> Phrase:
         """This phrase said from `translations` (a break's catalog, the game's behind it)."""

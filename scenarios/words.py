@@ -53,7 +53,7 @@ def say_n(lang: str, singular: str, plural: str, count: int | float, /,
     """`say` for a sentence whose words agree with `count` (gettext's ngettext): `singular`
     and `plural` are the English, the language's catalog holds its own forms; `count` is
     filled in as `{count}` unless `values` names it otherwise."""
-    return said_by(GAME, lang, singular, plural=plural, count=count, values=values)
+    return said_by(GAME, lang, singular, counted=(plural, count), values=values)
 
 
 def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
@@ -62,15 +62,16 @@ def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
     return said_by(GAME, lang, message, context=context, values=values)
 
 
-def said_by(translations: Translations, lang: str, message: str, *, plural: str | None = None,
-            count: int | float = 0, context: str | None = None,
+def said_by(translations: Translations, lang: str, message: str, *,
+            counted: tuple[str, int | float] | None = None, context: str | None = None,
             values: Mapping[str, object] | None = None) -> str:
-    """The one way a message is said: `message` (with its `plural` for `count`, or in its
-    `context`) looked up in `translations` (the game's, or a break's with the game's behind
-    it), in `lang`, its placeholders filled from `values`."""
+    """The one way a message is said: `message` (with `counted`, its plural and the count its
+    words agree with; or in its `context`) looked up in `translations` (the game's, or a
+    break's with the game's behind it), in `lang`, its placeholders filled from `values`."""
     told = translations.of(lang)
     filled = dict(values or {})
-    if plural is not None:
+    if counted is not None:
+        plural, count = counted
         text = told.ngettext(message, plural, _plural_count(count))
         filled = {"count": count, **filled}
     elif context is not None:
