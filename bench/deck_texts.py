@@ -15,9 +15,10 @@ every claim, rendered from it, stands in its text, in order, in both languages.
 every level on every seed, or it stops): each run against the previous seed's reference of its
 range, the first seed's against the last, as a dealt scenario pairs them. It prints each
 claim's old and new wording; `--write` stores the new figures and rewrites each claim's old
-wording with the new one in the catalog's TOML files and the README. What to claim, and the
-words around the numbers (when a rate says "usually" or "in every run"), stay a person's job:
-read the printout before writing.
+wording with the new one: a break's English in its break.toml and each other language in its
+own catalog (`tools/break_words.py`'s `texts_of` and `write_texts`), and the README. What to
+claim, and the words around the numbers (when a rate says "usually" or "in every run"), stay a
+person's job: read the printout before writing.
 """
 
 from __future__ import annotations
@@ -477,8 +478,10 @@ def _rewrite_line(line: str, old: list[str], new: list[str], at: int = 0) -> str
 def rewrite(old_figures: dict, new_figures: dict) -> None:
     """Replace each claim's old wording by its new one, in place, in order."""
     import scenarios
+    from scenarios.catalog import text_context
 
     catalog = scenarios.default_catalog().breaks
+    edited: dict[str, dict[str, dict[str, str]]] = {}  # a break's texts, every language
     for owner, field, lang, made in claims():
         old = [render(claim, old_figures, lang) for claim in made]
         new = [render(claim, new_figures, lang) for claim in made]
@@ -493,24 +496,21 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
             path.write_text(text[:begin] + _rewrite_line(text[begin:end], old, new)
                             + text[end:], encoding="utf-8")
             continue
-        path = ROOT / catalog[owner].source
-        if field == "summary":
-            section, key = "summary", lang
-        elif field.startswith("panels."):
-            section, key = f"reveal.{lang}.panels", field.split(".")[1]
-        else:
-            section, key = f"reveal.{lang}", field
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        inside = False
-        for at, line in enumerate(lines):
-            if line.startswith("["):
-                inside = line.strip() == f"[{section}]"
-            elif inside and re.match(rf"{re.escape(key)}\s*=\s*\"", line):
-                lines[at] = _rewrite_line(line, old, new, line.index('"'))
-                break
-        else:
-            raise SystemExit(f"{path}: no {key} in [{section}]")
-        path.write_text("".join(lines), encoding="utf-8")
+        texts = edited.setdefault(owner, _break_words().texts_of(catalog[owner]))
+        context = text_context(*field.split("."))  # "panels.4": its catalog's "reveal.panels.4"
+        texts[context][lang] = _rewrite_line(texts[context][lang], old, new)
+    for owner, texts in edited.items():  # English in break.toml, the rest in its catalog
+        _break_words().write_texts(Path(str(catalog[owner].folder)), texts)
+
+
+# --- a break's texts: English in its break.toml, the other languages in its catalog --------
+
+def _break_words():
+    """tools/break_words.py: reads and writes a break's texts in every language (Babel)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import break_words
+
+    return break_words
 
 
 def measure(folder: Path, firsts: list[int], seeds: int) -> dict:

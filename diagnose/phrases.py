@@ -13,6 +13,7 @@ The extractor (`tools/words.py`) reads `Phrase("...")`'s first argument as a mes
 message's ("train") but whose translation is not ("entr." against "entrenamiento").
 `Pn_(singular, plural, count)` is a phrase whose words agree with a count (ngettext), and a
 `Figure` a number each language writes with its own symbols.
+A break's finding is said from the break's own catalog (`within`), the game's behind it.
 What it leaves out: choosing a language (the views do) and the words themselves (the catalogs).
 """
 
@@ -22,29 +23,36 @@ from collections.abc import Iterator, Mapping
 
 from scenarios.langs import LANGS
 from scenarios.numbers import number
-from scenarios.words import say, say_in, say_n
+from scenarios.translations import Translations
+from scenarios.words import GAME, said_by
 
 
 class Phrase(Mapping[str, str]):
     """`message` (English, the catalogs' message id) with its `values`, in every language."""
 
-    __slots__ = ("context", "count", "message", "plural", "values")
+    __slots__ = ("context", "count", "message", "plural", "translations", "values")
 
     def __init__(self, message: str, /, **values: object) -> None:
         self.message, self.values, self.context = message, values, None
         self.plural: str | None = None  # with `count`: say_n's plural (Pn_)
         self.count: float = 0
+        self.translations: Translations = GAME  # a break's finding: its catalog (`within`)
 
     def __getitem__(self, lang: str) -> str:
         if lang not in LANGS:
             raise KeyError(lang)
         values = {name: value[lang] if isinstance(value, Mapping) else value
                   for name, value in self.values.items()}
-        if self.plural is not None:
-            return say_n(lang, self.message, self.plural, self.count, **values)
-        if self.context is None:
-            return say(lang, self.message, **values)
-        return say_in(lang, self.context, self.message, **values)
+        counted = (self.plural, self.count) if self.plural is not None else None
+        return said_by(self.translations, lang, self.message, counted=counted,
+                       context=self.context, values=values)
+
+    def within(self, translations: Translations) -> Phrase:
+        """This phrase said from `translations` (a break's catalog, the game's behind it)."""
+        phrase = Phrase(self.message)
+        phrase.values, phrase.context = self.values, self.context
+        phrase.plural, phrase.count, phrase.translations = self.plural, self.count, translations
+        return phrase
 
     def __iter__(self) -> Iterator[str]:
         return iter(LANGS)

@@ -1,7 +1,9 @@
 """Reading the catalog: `healthy.toml`, one folder per break and `levels.toml`, validated into
 frozen objects.
 
-A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
+A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here, its texts in
+English), its words in every other language in its own catalog, `locale/` (read here through
+`scenarios.translations`, each text in every language on the `Break`), and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/diagnosis/signatures.py`). The catalog is found by walking `breaks/`; nothing else
 names
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gettext
 import os
 import re
 from dataclasses import dataclass
@@ -52,6 +55,7 @@ from scenarios.level_entries import (
     refuse_clashing_words,
 )
 from scenarios.promises import PromiseSpec, parse_promises
+from scenarios.translations import BREAK_DOMAIN, LOCALE_DIR, SOURCE_LANG, Translations
 
 SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SLUG_MAX = 64  # characters: a sealed key keeps this much room per ID (grading.seal's padding)
@@ -93,6 +97,11 @@ class Break:
     folder: Traversable | None = dataclasses.field(default=None, compare=False, repr=False)
     course: bool = False        # from a course's own deck (DIAGNOSE_DECK), not the package's
     promises: tuple[PromiseSpec, ...] = ()  # [[promises]]: its fidelity promises, in order
+    # the text tables break.toml still writes in every language (the old form, warned about)
+    inline: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    # its folder's catalog (locale/<lang>/LC_MESSAGES/break.mo): its texts' and findings' words
+    translations: Translations | None = dataclasses.field(default=None, compare=False,
+                                                          repr=False)
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -240,18 +249,20 @@ def _text(shown: str, where: str, value: Any) -> str:
 def _per_lang(shown: str, data: dict[str, Any], table: str) -> dict[str, Any]:
     section = data.get(table)
     if not isinstance(section, dict):
-        raise _fail(shown, f"[{table}]: missing, expected a table with keys en and es")
+        raise _fail(shown, f"[{table}]: missing, expected a table with keys "
+                    + " and ".join(LANGS))
     extra = set(section) - set(LANGS)
     if extra:
-        raise _fail(shown, f"[{table}] {_name(sorted(extra)[0])}: unknown key, expected en or es")
+        raise _fail(shown, f"[{table}] {_name(sorted(extra)[0])}: unknown key, expected "
+                    + " or ".join(LANGS))
     for lang in LANGS:
         if lang not in section:
             raise _fail(shown, f"[{table}] {lang}: missing")
     return section
 
 
-def _reveal(shown: str, lang: str, table: Any) -> Reveal:
-    where = f"[reveal.{lang}]"
+def _reveal(shown: str, where: str, table: Any) -> Reveal:
+    """One language's reveal, `where` its table as said in a message ("[reveal]")."""
     if not isinstance(table, dict):
         raise _fail(shown, f"{where}: expected a table")
     for key in table:
@@ -276,13 +287,83 @@ def _reveal(shown: str, lang: str, table: Any) -> Reveal:
     )
 
 
+# A break's texts: English in break.toml (`title = "..."`, `[reveal]`, `[reveal.panels]`),
+# every other language in its folder's catalog (scenarios.translations, domain "break"),
+# each message in the context of its key: "title", "summary", "reveal.changed",
+# "reveal.panels.1", ... (two texts with the same English may read differently elsewhere).
+# The old form, every language inline ([title] en/es, [reveal.en], [reveal.es]), still loads
+# for one release (`Break.inline`, warned about by the CLI); tools/break_words.py moves it.
+TEXT_TABLES = ("title", "summary", "reveal")
+
+
+def text_context(key: str, panel: str | None = None) -> str:
+    """The catalog context of a break's text: its key in break.toml ("reveal.panels.4")."""
+    if key in ("changed", "engine_differs", "real_world"):
+        return f"reveal.{key}"
+    return f"reveal.panels.{panel}" if key == "panels" else key
+
+
+def inline_tables(data: dict[str, Any]) -> tuple[str, ...]:
+    """The text tables of a break.toml written in the old form, a table of languages
+    (`[title] en = ... es = ...`, `[reveal.en]`), in `TEXT_TABLES`' order."""
+    return tuple(table for table in TEXT_TABLES if isinstance(data.get(table), dict)
+                 and bool(set(data[table]) & set(LANGS)))
+
+
+def _texts(data: dict[str, Any], shown: str, translations: Translations | None
+           ) -> tuple[dict[str, str], dict[str, str], dict[str, Reveal], tuple[str, ...]]:
+    """The title, summary and reveal in every language, and the tables given inline."""
+    inline = inline_tables(data)
+    if "reveal" in inline and set(data["reveal"]) - set(LANGS):
+        raise _fail(shown, "[reveal]: holds English texts and a table per language "
+                    f"([reveal.{sorted(set(data['reveal']) & set(LANGS))[0]}]); write the "
+                    "English in [reveal] alone, every other language in the break's catalog "
+                    f"({LOCALE_DIR}/)")
+    said = {lang: (translations.of(lang) if translations is not None
+                   else gettext.NullTranslations()) for lang in LANGS}
+
+    def one_line(table: str) -> dict[str, str]:
+        if table in inline:
+            return {lang: _text(shown, f"[{table}] {lang}", v)
+                    for lang, v in _per_lang(shown, data, table).items()}
+        if table not in data:
+            raise _fail(shown, f'{table}: missing, expected {table} = "<English text>"')
+        english = _text(shown, table, data[table])
+        return {lang: said[lang].pgettext(table, english).strip() for lang in LANGS}
+
+    title, summary = one_line("title"), one_line("summary")
+    if "reveal" in inline:
+        reveal_table = _per_lang(shown, data, "reveal")
+        reveal = {lang: _reveal(shown, f"[reveal.{lang}]", reveal_table[lang])
+                  for lang in LANGS}
+    else:
+        if not isinstance(data.get("reveal"), dict):
+            raise _fail(shown, "[reveal]: missing, expected a table with changed, panels, "
+                        "engine_differs and real_world (in English)")
+        english = _reveal(shown, "[reveal]", data["reveal"])
+        reveal = {lang: _translated(english, said[lang]) for lang in LANGS}
+    return title, summary, reveal, inline
+
+
+def _translated(english: Reveal, said: gettext.NullTranslations) -> Reveal:
+    def tr(key: str, text: str, panel: str | None = None) -> str:
+        return said.pgettext(text_context(key, panel), text).strip()
+
+    return Reveal(changed=tr("changed", english.changed),
+                  panels={n: tr("panels", text, n) for n, text in english.panels.items()},
+                  engine_differs=tr("engine_differs", english.engine_differs),
+                  real_world=tr("real_world", english.real_world))
+
+
 BREAK_KEYS = ("slug", "healthy", "title", "summary", "override", "words", "signature",
               "reveal", "whatif", "promises")
 
 
-def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
+def parse_break(data: dict[str, Any], shown: str, healthy: Config,
+                translations: Translations | None = None) -> Break:
     """One break.toml's table, each key checked in the file's order of importance (the first
-    problem is the one said); `shown` names the file in every message."""
+    problem is the one said); `shown` names the file in every message. Its texts' other
+    languages come from `translations` (its folder's catalog; none: English alone)."""
     for key in data:
         if key == "level":
             raise _fail(shown, f"level: a break names no level; {LEVELS_FILE} lists each "
@@ -294,19 +375,15 @@ def parse_break(data: dict[str, Any], shown: str, healthy: Config) -> Break:
     if not isinstance(decoy, bool):
         raise _fail(shown, f"healthy: expected true or false, got {decoy!r}")
     slug = _slug(data, shown, decoy)
-    title = {lang: _text(shown, f"[title] {lang}", v)
-             for lang, v in _per_lang(shown, data, "title").items()}
-    summary = {lang: _text(shown, f"[summary] {lang}", v)
-               for lang, v in _per_lang(shown, data, "summary").items()}
+    title, summary, reveal, inline = _texts(data, shown, translations)
     override = _override(data, shown, decoy, healthy)
     words = _words(data, shown)
-    reveal_table = _per_lang(shown, data, "reveal")
-    reveal = {lang: _reveal(shown, lang, reveal_table[lang]) for lang in LANGS}
-    signature = _signature(data, shown, decoy, reveal)
+    signature = _signature(data, shown, decoy, reveal, "reveal" in inline)
     whatif = parse_whatif(shown, data.get("whatif"), override, healthy)
     return Break(slug=slug, title=title, summary=summary, override=override, words=words,
                  signature=signature, reveal=reveal, source=shown, healthy=decoy,
-                 whatif=whatif, promises=parse_promises(shown, data.get("promises")))
+                 whatif=whatif, promises=parse_promises(shown, data.get("promises")),
+                 inline=inline, translations=translations)
 
 
 def _slug(data: dict[str, Any], shown: str, decoy: bool) -> str:
@@ -367,9 +444,9 @@ def _words(data: dict[str, Any], shown: str) -> dict[str, tuple[str, ...]]:
 
 
 def _signature(data: dict[str, Any], shown: str, decoy: bool,
-               reveal: dict[str, Reveal]) -> tuple[str, ...]:
-    """The signature: distinct panel numbers, the clearest first, each with a reveal text in
-    every language."""
+               reveal: dict[str, Reveal], inline: bool) -> tuple[str, ...]:
+    """The signature: distinct panel numbers, the clearest first, each with a reveal text (in
+    every language, when they are written inline)."""
     listed = data.get("signature", [] if decoy else None)
     if (not isinstance(listed, list) or (not listed and not decoy)
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in listed)
@@ -380,10 +457,10 @@ def _signature(data: dict[str, Any], shown: str, decoy: bool,
     for number in signature:
         if number not in PANELS:
             raise _fail(shown, f"signature: {number} is not a panel number 1-6")
-        for lang in LANGS:
+        for lang in LANGS if inline else (SOURCE_LANG,):
             if number not in reveal[lang].panels:
-                raise _fail(shown, f"signature: panel {number} has no text in "
-                            f"[reveal.{lang}.panels]")
+                table = f"reveal.{lang}.panels" if inline else "reveal.panels"
+                raise _fail(shown, f"signature: panel {number} has no text in [{table}]")
     return signature
 
 
@@ -416,12 +493,27 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
             raise CatalogError(f"{shown}/{BREAK_FILE}: missing (a break folder holds its "
                                f"{BREAK_FILE} and signature.py)")
         shown_file = f"{shown}/{BREAK_FILE}"
-        brk = parse_break(_read_toml(data_file, shown_file), shown_file, healthy)
+        brk = parse_break(_read_toml(data_file, shown_file), shown_file, healthy,
+                          Translations(entry, BREAK_DOMAIN, shown=shown))
         if brk.slug != name:
             raise _fail(shown_file, f"slug: {brk.slug!r} differs from its folder's name {name!r}"
                         "; a break's folder is named after its slug")
         found.append(dataclasses.replace(brk, folder=entry, course=course))
     return found
+
+
+def is_break_data(inner: str) -> bool:
+    """A break folder's file (its path inside the folder, "/"-separated) that is data, which
+    every reader of the catalog needs (the Gradescope zip carries these): its break.toml and
+    its catalogs (locale/), never its code (signature.py runs on the machine that has it)."""
+    return inner == BREAK_FILE or inner.split("/", 1)[0] == LOCALE_DIR
+
+
+def break_data(folder: Path) -> list[tuple[str, Path]]:
+    """(path inside the folder, file) of each data file of a break folder on disk."""
+    return [(path.relative_to(folder).as_posix(), path) for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+            and is_break_data(path.relative_to(folder).as_posix())]
 
 
 def refuse_word_clashes(found: dict[str, Break]) -> None:
@@ -516,6 +608,12 @@ def levels_file_in_use() -> bytes | None:
     if deck is None or not (deck / LEVELS_FILE).is_file():
         return None
     return levels_toml(default_catalog().levels).encode("utf-8")
+
+
+def inline_translations(catalog: Catalog) -> tuple[Break, ...]:
+    """The breaks of `catalog` whose break.toml still writes its texts in every language
+    inline (`{"en": ..., "es": ...}`): read for one more release, with a warning."""
+    return tuple(b for b in catalog.breaks.values() if b.inline)
 
 
 def undealt(catalog: Catalog) -> tuple[Break, ...]:

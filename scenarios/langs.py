@@ -1,8 +1,9 @@
 """The game's languages: one list.
 
-Every text the game shows exists in each of `LANGS`; the catalog refuses a break without all of
-them, every language but English has a message catalog (`scenarios.words`, checked by
-tests/test_words.py), and the CLI's `--lang` offers exactly these.
+Every text the game shows exists in each of `LANGS`: English is written in the code and in each
+break.toml, every other language has a message catalog, the game's (`scenarios.words`) and each
+break's (`<slug>/locale/`, `scenarios.translations`), all checked by tests/test_words.py; a
+break's `[words]` has a list for each; and the CLI's `--lang` offers exactly these.
 """
 
 from __future__ import annotations

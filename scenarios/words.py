@@ -15,46 +15,37 @@ returns it unchanged and only tells the extractor it is a message.
 Extracting messages, updating the catalogs and compiling them is development work, done with
 Babel by `tools/words.py` (docs/architecture.md, "How to add a language"); tests/test_words.py
 fails on any message missing from, or obsolete in, a catalog, and on a stale `.mo`. At run time
-a message a catalog lacks is said in English. The breaks' own texts are data in each
-`break.toml`, not messages here. This module imports nothing from `grading` or `diagnose`.
+a message a catalog lacks is said in English. A break's own words (its texts and findings) are
+in its own folder's catalog (`scenarios.translations`, domain `break`), not here; a finding's
+`Phrase` says them with `said_by` and the break's catalog, this one behind it. This module
+imports nothing from `grading` or `diagnose`.
 """
 
 from __future__ import annotations
 
-import functools
 import gettext
+from collections.abc import Mapping
 from importlib.resources import files
-from importlib.resources.abc import Traversable
 
 from scenarios.langs import LANGS
 from scenarios.numbers import is_number, number, writes_as_python
+from scenarios.translations import SOURCE_LANG, Translations
 
-__all__ = ["DOMAIN", "LANGS", "SOURCE_LANG", "N_", "Nn_", "answers_yes", "catalog_path", "say",
-           "say_in", "say_n", "translator", "yes_key"]
+__all__ = ["DOMAIN", "GAME", "LANGS", "SOURCE_LANG", "N_", "Nn_", "answers_yes", "say", "say_in",
+           "say_n", "said_by", "translator", "yes_key"]
 
 DOMAIN = "diagnose"  # the catalogs' file name: diagnose.po, diagnose.mo
-SOURCE_LANG = "en"  # the language the code is written in: its text is the message id
+GAME = Translations(files("scenarios"), DOMAIN, shown="scenarios")  # the code's sentences
 
 
-def catalog_path(lang: str, suffix: str = ".mo") -> Traversable:
-    """The packaged catalog of `lang` (a `.mo` or its `.po`), as an importlib resource."""
-    return files("scenarios").joinpath("locale", lang, "LC_MESSAGES", DOMAIN + suffix)
-
-
-@functools.cache
 def translator(lang: str) -> gettext.NullTranslations:
     """The translations of `lang`, read once; KeyError for a language the game does not speak."""
-    if lang not in LANGS:
-        raise KeyError(lang)
-    if lang == SOURCE_LANG:
-        return gettext.NullTranslations()
-    with catalog_path(lang).open("rb") as compiled:
-        return gettext.GNUTranslations(compiled)
+    return GAME.of(lang)
 
 
 def say(lang: str, message: str, /, **values: object) -> str:
     """`message` in `lang`, its `{placeholders}` filled from `values` (none: returned as is)."""
-    return _filled(lang, translator(lang).gettext(message), values)
+    return said_by(GAME, lang, message, values=values)
 
 
 def say_n(lang: str, singular: str, plural: str, count: int | float, /,
@@ -62,19 +53,37 @@ def say_n(lang: str, singular: str, plural: str, count: int | float, /,
     """`say` for a sentence whose words agree with `count` (gettext's ngettext): `singular`
     and `plural` are the English, the language's catalog holds its own forms; `count` is
     filled in as `{count}` unless `values` names it otherwise."""
-    text = translator(lang).ngettext(singular, plural, _plural_count(count))
-    return _filled(lang, text, {"count": count, **values})
-
-
-def _plural_count(count: int | float) -> int:
-    """gettext picks a form by an integer: 1.0 dead head is one, 2.5 is many."""
-    return int(count) if float(count).is_integer() else 2
+    return said_by(GAME, lang, singular, counted=(plural, count), values=values)
 
 
 def say_in(lang: str, context: str, message: str, /, **values: object) -> str:
     """`say`, for `message` in gettext's `context` (msgctxt): the same English, its own
     translation."""
-    return _filled(lang, translator(lang).pgettext(context, message), values)
+    return said_by(GAME, lang, message, context=context, values=values)
+
+
+def said_by(translations: Translations, lang: str, message: str, *,
+            counted: tuple[str, int | float] | None = None, context: str | None = None,
+            values: Mapping[str, object] | None = None) -> str:
+    """The one way a message is said: `message` (with `counted`, its plural and the count its
+    words agree with; or in its `context`) looked up in `translations` (the game's, or a
+    break's with the game's behind it), in `lang`, its placeholders filled from `values`."""
+    told = translations.of(lang)
+    filled = dict(values or {})
+    if counted is not None:
+        plural, count = counted
+        text = told.ngettext(message, plural, _plural_count(count))
+        filled = {"count": count, **filled}
+    elif context is not None:
+        text = told.pgettext(context, message)
+    else:
+        text = told.gettext(message)
+    return _filled(lang, text, filled)
+
+
+def _plural_count(count: int | float) -> int:
+    """gettext picks a form by an integer: 1.0 dead head is one, 2.5 is many."""
+    return int(count) if float(count).is_integer() else 2
 
 
 class _Written:

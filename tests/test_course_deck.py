@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -50,11 +51,13 @@ def course_levels(slug: str, levels: tuple[int, ...]) -> str:
 
 def write_course_deck(folder: Path, toml: str = BREAK_TOML, code: str | None = SIGNATURE_PY,
                       slug: str = SLUG, levels: tuple[int, ...] = (3,)) -> Path:
-    """A course deck of one break folder, `folder/<slug>/break.toml` and its signature.py, and
-    the deck's levels.toml: the package's, with the break in `levels`' decks."""
+    """A course deck of one break folder, `folder/<slug>/break.toml`, its catalog (locale/) and
+    its signature.py, and the deck's levels.toml: the package's, with the break in `levels`'
+    decks."""
     (folder / slug).mkdir(parents=True)
     (folder / "levels.toml").write_text(course_levels(SLUG, levels), encoding="utf-8")
     (folder / slug / "break.toml").write_text(toml, encoding="utf-8")
+    shutil.copytree(COURSE_BREAK / "locale", folder / slug / "locale")  # its translations
     if code is not None:
         (folder / slug / "signature.py").write_text(code, encoding="utf-8")
     return folder
@@ -86,8 +89,8 @@ def _cli(*args: str):
 def test_every_break_folder_holds_its_data_and_one_signature_class():
     for slug, brk in scenarios.breaks(None).items():
         assert brk.folder.name == slug and not brk.course
-        assert sorted(p.name for p in Path(brk.folder).iterdir()
-                      if p.name != "__pycache__") == ["break.toml", "signature.py"], slug
+        held = {p.name for p in Path(brk.folder).iterdir() if p.name != "__pycache__"}
+        assert {"break.toml", "locale", "signature.py"} <= held, slug  # its data, words, code
         sig = load_signature(brk)
         assert type(sig) is not Signature and sig.brk == brk
         assert isinstance(sig.needs, tuple)
@@ -256,8 +259,11 @@ def test_the_gradescope_zip_carries_a_course_breaks_data_never_code(course_deck)
     assert carried == parse_levels(tomllib.loads((course_deck / "levels.toml").read_text()),
                                    "zip", scenarios.breaks(None), words=False)
     assert "scenarios/breaks/bad-init/break.toml" in names
+    catalog = "locale/es/LC_MESSAGES/break.mo"  # its words in Spanish, compiled
+    assert names[f"scenarios/breaks/{SLUG}/{catalog}"] == (COURSE_BREAK / catalog).read_bytes()
+    assert f"scenarios/breaks/bad-init/{catalog}" in names
     assert not [n for n in names if n.startswith("scenarios/breaks/")
-                and not n.endswith("/break.toml")]
+                and not n.endswith("/break.toml") and "/locale/" not in n]
 
 
 def test_a_broken_course_signature_stops_every_command_at_the_door(tmp_path):

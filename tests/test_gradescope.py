@@ -101,10 +101,15 @@ def test_the_zip_holds_the_installed_grader_and_never_the_instructor_key(course)
             catalog = f"scenarios/locale/{lang}/LC_MESSAGES/diagnose.mo"
             assert archive.read(f"grader/{catalog}") == (
                 Path(scenarios.__file__).parent.parent / catalog).read_bytes()
-        # a break's signature.py is the instructor's code: the zip carries its data only
+        # a break's signature.py is the instructor's code: the zip carries its data only, its
+        # break.toml and its own catalog (its texts and findings in every other language)
         assert [n for n in names if n.startswith("grader/scenarios/breaks/")] == [
             n for n in names if n.startswith("grader/scenarios/breaks/")
-            and n.endswith("/break.toml")]
+            and (n.endswith("/break.toml") or "/locale/" in n)]
+        for slug in scenarios.breaks(None):
+            catalog = f"scenarios/breaks/{slug}/locale/es/LC_MESSAGES/break.mo"
+            assert archive.read(f"grader/{catalog}") == (
+                Path(scenarios.__file__).parent.parent / catalog).read_bytes()
         assert not [n for n in names if n.endswith(".pyc")]
         for student in TRUTH:
             assert {f"course/bundles/{student}/scenario.json",
@@ -412,6 +417,9 @@ def test_the_first_graded_upload_counts_through_refusals_big_files_and_bad_names
     assert first["score"] == 3 and "este es el que cuenta" in first["output"]
     assert [t["name"] for t in first["tests"]] == ["01", "02", "03"]
     assert first["tests"][0]["output"].startswith("Leído")
+    import scenarios  # the break's title, from its own catalog in the zip
+
+    assert scenarios.breaks(None)[TRUTH["ana"]["01"]].title["es"] in first["tests"][0]["output"]
     big = gradescope.upload({"ana.md": diagnoses("ana", wrong("ana")) + b"x" * (2 << 20)})
     assert big["score"] == 3 and "ocupa más de 1 MiB" in big["output"]
     named = gradescope.upload({b"diagn\xf3stico.md": diagnoses("ana", wrong("ana"))})

@@ -105,6 +105,8 @@ def test_the_wheel_holds_the_catalog_the_stylesheets_and_the_console_script(whee
     for slug in ("bad-init", "no-warmup", "broken-mask"):
         assert f"scenarios/breaks/{slug}/break.toml" in names
         assert f"scenarios/breaks/{slug}/signature.py" in names  # the diagnostician reads it
+        for suffix in (".po", ".mo"):  # its own words, and their source for a translator
+            assert f"scenarios/breaks/{slug}/locale/es/LC_MESSAGES/break{suffix}" in names
     for package in ("diagnose", "grading", "scenarios"):
         assert f"{package}/__init__.py" in names
     for resource in ("diagnose/views/dashboard/dashboard.css",

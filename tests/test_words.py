@@ -1,5 +1,7 @@
 """The message catalogs (`scenarios/words.py`, `tools/words.py`): every sentence the code says is
-in every language's catalog, translated, with the same placeholders, and compiled.
+in every language's catalog, translated, with the same placeholders, and compiled; the same of
+each break folder's own catalog (its break.toml's texts and its signature.py's findings), whose
+messages the game's catalog no longer holds.
 
 A failure names the messages: run `python tools/words.py` (it updates the catalogs and lists what
 is left to translate), translate, run it again, commit. Needs Babel (the `test` extra).
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import string
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,10 @@ from scenarios.words import LANGS, N_, SOURCE_LANG, say, say_n, translator
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSLATED = [lang for lang in LANGS if lang != SOURCE_LANG]
+# every built-in break folder, and the test deck's (a course author's example)
+BREAK_FOLDERS = sorted((ROOT / "scenarios" / "breaks").iterdir()) + [
+    ROOT / "tests" / "data" / "course-deck" / "huge-init"]
+BREAK_FOLDERS = [f for f in BREAK_FOLDERS if (f / "break.toml").is_file()]
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +34,7 @@ def tooling():
     pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
     spec = importlib.util.spec_from_file_location("words_tool", ROOT / "tools" / "words.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -134,6 +142,86 @@ def test_every_compiled_catalog_is_its_po_compiled(tooling):
         assert committed == source, f"{lang}: diagnose.mo is stale: run tools/words.py"
 
 
+# --- each break's own catalog -----------------------------------------------------------------
+
+@pytest.mark.parametrize("folder", BREAK_FOLDERS, ids=lambda folder: folder.name)
+def test_each_break_catalog_holds_exactly_its_messages_translated_and_compiled(tooling, folder):
+    """Its break.toml's texts and its signature.py's findings: none missing, none obsolete,
+    each translated with the English's placeholders, the `.mo` its `.po` compiled."""
+    from babel.messages.mofile import read_mo
+
+    said = {(m.context, m.id) for m in tooling.extract_break(folder) if m.id}
+    assert said, f"{folder.name}: no message found (break.toml's texts?)"
+    for lang in TRANSLATED:
+        catalog = tooling.read_break_catalog(folder, lang)
+        held = {(m.context, m.id) for m in catalog if m.id}
+        missing, obsolete = sorted(said - held, key=str), sorted(held - said, key=str)
+        assert not missing, (f"{folder.name} ({lang}): not in its catalog (run tools/words.py):"
+                             f" {missing}")
+        assert not obsolete, (f"{folder.name} ({lang}): no longer said by the break (run "
+                              f"tools/words.py): {obsolete}")
+        assert not tooling.untranslated(catalog), (
+            f"{folder.name} ({lang}): untranslated or fuzzy: {tooling.untranslated(catalog)}")
+        changed = [(m.id, form) for m in catalog if m.id for form in forms(m.string)
+                   if fields(m.id) != fields(form)]
+        assert not changed, f"{folder.name} ({lang}): placeholders lost or added: {changed}"
+        with tooling.break_catalog_file(folder, lang, ".mo").open("rb") as compiled:
+            committed = {(m.context, forms(m.id)): forms(m.string)
+                         for m in read_mo(compiled) if m.id}
+        source = {(m.context, forms(m.id)): forms(m.string) for m in catalog
+                  if m.id and m.string and not m.fuzzy}
+        assert committed == source, f"{folder.name} ({lang}): break.mo is stale: run tools/words.py"
+
+
+def test_a_built_in_breaks_texts_are_never_english_at_run_time_in_another_language(tooling):
+    """What the catalog loads is its catalog's translation, text by text."""
+    import scenarios
+    from scenarios.catalog import text_context
+
+    for slug, brk in scenarios.breaks(None).items():
+        folder = ROOT / "scenarios" / "breaks" / slug
+        for lang in TRANSLATED:
+            held = {(m.context, m.id): m.string for m in tooling.read_break_catalog(folder, lang)
+                    if m.id}
+            loaded = {"title": brk.title[lang], "summary": brk.summary[lang],
+                      **{text_context(key): getattr(brk.reveal[lang], key)
+                         for key in ("changed", "engine_differs", "real_world")},
+                      **{text_context("panels", n): text
+                         for n, text in brk.reveal[lang].panels.items()}}
+            for context, english in tooling.break_texts(folder):
+                assert loaded[context] == held[(context, english)], (slug, lang, context)
+
+
+def test_the_game_catalog_holds_no_message_only_a_break_says(tooling):
+    """Deleting a break's folder leaves nothing behind in scenarios/locale/."""
+    game = {(m.context, m.id) for m in tooling.extract() if m.id}
+    for folder in tooling.break_folders():
+        own = {(m.context, m.id) for m in tooling.extract_break(folder) if m.id}
+        for lang in TRANSLATED:
+            held = {(m.context, m.id) for m in tooling.read_catalog(lang) if m.id}
+            assert not (own - game) & held, (folder.name, sorted((own - game) & held, key=str))
+
+
+def test_a_finding_is_said_from_its_breaks_catalog(tooling):
+    """`sig.said` in a break's signature.py: its Spanish is the break's catalog's."""
+    from diagnose.diagnosis.signatures import Finding, Signature
+    from diagnose.phrases import Phrase
+    from scenarios import breaks
+
+    brk = breaks(None)["bad-init"]
+    message = "step-0 activations {act0_ratio}x the reference's, before any update"
+    found = [Finding(4, "act0_ratio", 2.5, Phrase(message, act0_ratio="2.5"))]
+
+    class Probe(Signature):
+        def findings(self, fig, header):
+            return found
+
+    (said,) = Probe(brk).findings({}, {})
+    spanish = {m.id: m.string for m in tooling.read_break_catalog(brk.folder, "es")}[message]
+    assert said.text["es"] == spanish.format(act0_ratio="2.5") != said.text["en"]
+    assert found[0].text["es"] == said.text["en"]  # the game's catalog no longer holds it
+
+
 def test_every_message_formats_in_every_language(template):
     for message in template:
         if not message.id:
@@ -178,14 +266,22 @@ def said_in_sources(tooling) -> list[tuple[str, ast.expr]]:
 
 def test_every_literal_message_in_the_sources_is_extracted(tooling, template):
     """Babel's extractor does not look inside an f-string's braces (Python 3.11), nor can an
-    f-string be a message: every literal a keyword's call receives must be in the template."""
-    extracted = {forms(message.id)[0] for message in template if message.id}
+    f-string be a message: every literal a keyword's call receives must be in the template
+    (a break folder's in that break's)."""
+    def firsts(catalog) -> set[str]:
+        return {forms(message.id)[0] for message in catalog if message.id}
+
+    extracted = firsts(template)
+    per_break = {f"scenarios/breaks/{folder.name}/": firsts(tooling.extract_break(folder))
+                 for folder in tooling.break_folders()}
     unseen, formatted = [], []
     for where, argument in said_in_sources(tooling):
+        held = next((said for folder, said in per_break.items() if where.startswith(folder)),
+                    extracted)
         if isinstance(argument, ast.JoinedStr):
             formatted.append(where)
         elif (isinstance(argument, ast.Constant) and isinstance(argument.value, str)
-              and argument.value not in extracted):
+              and argument.value not in held):
             unseen.append(f"{where}: {argument.value!r}")
     assert not formatted, f"an f-string as a message (use placeholders): {formatted}"
     assert not unseen, f"not extracted (a call inside an f-string?): {unseen}"

@@ -4,17 +4,16 @@
 `build_autograder` packs what Gradescope's servers need to grade a class offline and nothing
 more: `setup.sh` and `run_autograder` at the root (Gradescope's autograder specification); the
 grader itself, `grader/grading/` and `grader/scenarios/`, copied from the installed package
-(`diagnose.classroom.wheel.package_files`: pure Python and the catalog's TOML, so no build backend
-and no
-source tree are needed); and `course/`: the bundles' manifest, each student's `scenario.json` and
-sealed key, and `autograder.json` with, per student, the key that opens that one scenario
-(`grading.seal.scenario_key`, derived one-way from the instructor's key, which never enters the
-zip) and the feedback numbers from their runs' metrics, computed here so the grader on
-Gradescope reads no metrics and needs no numpy. The zip is built from the instructor's records
-alone: each student's `scenario.json` and sealed key are written here from what the key and
-the manifest derive (`grading.dealt`), never copied from a bundle; the numbers are quoted only
-from metrics whose sha256 was kept at deal time. A bundle that disagrees is reported, and its
-student packed all the same.
+(`diagnose.classroom.wheel.package_files`: pure Python, the catalog's TOML and the compiled
+words, each break's own catalog included, so no build backend and no source tree are needed); and `course/`:
+the bundles' manifest, each student's `scenario.json` and sealed key, and `autograder.json`
+with, per student, the key that opens that one scenario (`grading.seal.scenario_key`, derived
+one-way from the instructor's key, which never enters the zip) and the feedback numbers from
+their runs' metrics, computed here so the grader on Gradescope reads no metrics and needs no
+numpy. The zip is built from the instructor's records alone: each student's `scenario.json` and
+sealed key are written here from what the key and the manifest derive (`grading.dealt`), never
+copied from a bundle; the numbers are quoted only from metrics whose sha256 was kept at deal
+time. A bundle that disagrees is reported, and its student packed all the same.
 The grading itself is `grading.autograder`.
 """
 
@@ -40,7 +39,7 @@ from scenarios.files import atomic_output, loads_json, read_small
 COPIED_MAX = 16 * 1024 * 1024  # a manifest or a bundle's file packed into the zip
 GRADER = "grader"  # inside the zip: the packages run_autograder puts on the path
 GRADER_PACKAGES = ("grading", "scenarios")
-BREAKS_INSIDE = "scenarios/breaks/"  # a break folder: only its break.toml enters the zip
+BREAKS_INSIDE = "scenarios/breaks/"  # a break folder: its data alone (break.toml, locale/)
 CRYPTOGRAPHY = "cryptography>=42,<51"  # all the grader needs beyond the stdlib (tried: 48)
 
 SETUP_SH = f"""\
@@ -239,20 +238,22 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 def grader_files() -> Iterator[tuple[str, bytes]]:
     """(name inside `grader/`, bytes) of the grader: `grading` and `scenarios` as installed,
-    each break folder's `break.toml` and nothing else of it (its signature.py is code for the
-    instructor's machine), and the course deck's (`DIAGNOSE_DECK`) data beside the package's."""
+    each break folder's data, its `break.toml` and its catalogs (`locale/`), and nothing else
+    of it (its signature.py is code for the instructor's machine), and the course deck's
+    (`DIAGNOSE_DECK`) data beside the package's."""
     import scenarios
-    from scenarios.catalog import BREAK_FILE
+    from scenarios.catalog import break_data, is_break_data
 
     for package in GRADER_PACKAGES:
         for name, path in package_files(package):
-            if name.startswith(BREAKS_INSIDE) and path.name != BREAK_FILE:
+            if (name.startswith(BREAKS_INSIDE)
+                    and not is_break_data(name[len(BREAKS_INSIDE):].partition("/")[2])):
                 continue
             yield name, grader_file(name, path)
     for brk in scenarios.breaks(None).values():
-        if brk.course:
-            yield (f"{BREAKS_INSIDE}{brk.slug}/{BREAK_FILE}",
-                   (brk.folder / BREAK_FILE).read_bytes())
+        if brk.course and brk.folder is not None:
+            for inner, path in break_data(Path(str(brk.folder))):
+                yield f"{BREAKS_INSIDE}{brk.slug}/{inner}", path.read_bytes()
 
 
 def build_autograder(out: Path, bundles: Path, secret: bytes, *,

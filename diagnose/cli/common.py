@@ -43,7 +43,8 @@ class DiagnoseGroup(click.Group):
 @click.version_option(__version__, "-V", "--version", prog_name="diagnose")
 @click.option("--deck", type=PathArg(exists=True, file_okay=False), envvar=DECK_SETTING,
               default=None, help="A course's own deck: a folder of break folders "
-              "(<slug>/break.toml and signature.py) whose breaks join their levels, for every "
+              "(<slug>/break.toml in English, its translations in <slug>/locale/, and "
+              "signature.py) whose breaks join their levels, for every "
               f"command. The {DECK_SETTING} setting does the same.")
 def cli(deck: Path | None) -> None:
     """diagnose: learn how training failures look.
@@ -67,12 +68,17 @@ def cli(deck: Path | None) -> None:
 
         for line in check_course_deck():  # refused here, before any command writes or trains
             _echo(f"Warning: {line}", err=True)
-        from scenarios.catalog import default_catalog, undealt
+        from scenarios.catalog import default_catalog, inline_translations, undealt
 
         for brk in undealt(default_catalog()):
             _echo(f"Warning: {brk.slug} ({brk.source}) is dealt by no level; add it to one in "
                   f"{deck / LEVELS_FILE} ([[level]] number = N, add = [\"{brk.slug}\"])",
                   err=True)
+        for brk in inline_translations(default_catalog()):
+            _echo(f"Warning: {brk.source}: translations inline ([{'], ['.join(brk.inline)}] "
+                  "in every language) are read for one more release; move them to the break's "
+                  f"catalog: python tools/break_words.py {brk.source.rsplit('/', 1)[0]} "
+                  "(docs/course-authors.md)", err=True)
 
 
 DIR_OPTION = click.option(

@@ -6,7 +6,9 @@ it) and `signature.py` one subclass of `Signature` holding that break's code and
 - `vote(fig)`: how strongly its signature shows in a run's figures, in decades (log10) past a
   threshold (<= 0: absent), so the diagnostician can weigh breaks against each other;
 - `findings(fig, header)`: the numbers that speak for it, each a sentence the catalogs
-  translate (`said`: the English is the message, `scenarios/locale/` holds the others);
+  translate (`said`: the English is the message; the break's own catalog,
+  `<slug>/locale/<lang>/LC_MESSAGES/break.po`, holds the others, and the game's
+  `scenarios/locale/` those of the shared sentences below);
 - `computed(fig, run, reference, header)`: the fidelity promises that need the run, the
   reference or the header; the others are data, break.toml's `[[promises]]` (bounds on
   figures, `scenarios.promises`), and `checks` lists them all in that table's order, each
@@ -20,13 +22,15 @@ keep) are here once, and so are the shapes mirror breaks share (`InitScale`, `Fl
 `LrPeak`, `WarmupStart`): a break derives one and writes only what is its own. A folder's
 code runs only where `diagnose` loads it (the instructor's or the player's machine): `scenarios`
 and `grading` never import it, and the Gradescope zip carries `break.toml` alone. A course's own
-deck (`DIAGNOSE_DECK`) is loaded by the same code; its sentences are not in the game's
-catalogs, so it gives each `Finding` its own `{"en": ..., "es": ...}` (with `said`, a
-language the catalogs lack says the English). stdlib only, like the diagnostician.
+deck (`DIAGNOSE_DECK`) is loaded by the same code and says its findings the same way, from its
+own folder's catalog (a `Finding` may still carry a plain `{"en": ..., "es": ...}`, as decks
+wrote them before; a language no catalog has says the English). stdlib only, like the
+diagnostician.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib.util
 import math
@@ -44,7 +48,7 @@ from diagnose.phrases import Figure, Phrase, Pn_
 from scenarios import Break, CatalogError
 from scenarios.escape import escape
 from scenarios.promises import COMPUTED, PromiseSpec
-from scenarios.words import N_, Nn_
+from scenarios.words import GAME, N_, Nn_
 
 SIGNATURE_FILE = "signature.py"
 Records = Sequence[dict[str, Any]]
@@ -90,6 +94,9 @@ class Signature:
 
     def __init__(self, brk: Break) -> None:
         self.brk = brk  # its break.toml, for thresholds that follow its own override
+        # its findings' words: its folder's catalog, the game's behind it (a shared sentence)
+        self.translations = (brk.translations.behind(GAME) if brk.translations is not None
+                             else GAME)
 
     def vote(self, fig: Figures) -> float:
         """How strongly the signature shows, in decades past its threshold (<= 0: absent)."""
@@ -145,24 +152,39 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     loudly (a bug of ours, found by the suite)."""
 
     def guarded(self: Signature, *args: Any) -> Any:  # a signature's methods: positional
-        if not self.brk.course:
-            return method(self, *args)
-        shown = self.brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
-        try:
-            result = method(self, *args)
-        except CatalogError:
-            raise
-        except (Exception, SystemExit) as err:  # noqa: BLE001 - a course's code, any mistake
-            raise CatalogError(f"{shown}: {type(self).__name__}.{name} failed: "
-                               f"{type(err).__name__}: {escape(str(err))[:200]}") from None
-        if not GUARDED[name](result):
-            raise CatalogError(f"{shown}: {type(self).__name__}.{name} returned "
-                               f"{type(result).__name__}, not what a signature's {name} "
-                               "returns")
-        return result
+        result = _checked(self, name, method, args)
+        return _in_its_words(self, result) if name == "findings" else result
 
     guarded.__name__, guarded.__doc__ = method.__name__, method.__doc__
     return guarded
+
+
+def _in_its_words(signature: Signature, found: list[Finding]) -> list[Finding]:
+    """Each finding said from its break's own catalog (`said` cannot know the break): a
+    `Phrase` of the game's catalog, `within` the break's, the game's behind it."""
+    return [dataclasses.replace(f, text=f.text.within(signature.translations))
+            if isinstance(f.text, Phrase) and f.text.translations is GAME else f
+            for f in found]
+
+
+def _checked(self: Signature, name: str, method: Callable[..., Any], args: tuple[Any, ...]
+             ) -> Any:
+    """`method`'s result; a course deck's code guarded (see `_guarded`)."""
+    if not self.brk.course:
+        return method(self, *args)
+    shown = self.brk.source.rsplit("/", 1)[0] + "/" + SIGNATURE_FILE
+    try:
+        result = method(self, *args)
+    except CatalogError:
+        raise
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - a course's code, any mistake
+        raise CatalogError(f"{shown}: {type(self).__name__}.{name} failed: "
+                           f"{type(err).__name__}: {escape(str(err))[:200]}") from None
+    if not GUARDED[name](result):
+        raise CatalogError(f"{shown}: {type(self).__name__}.{name} returned "
+                           f"{type(result).__name__}, not what a signature's {name} "
+                           "returns")
+    return result
 
 
 # --- what votes are made of --------------------------------------------------------------

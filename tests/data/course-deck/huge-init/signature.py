@@ -1,6 +1,6 @@
 """huge-init: the engine's init_scale knob at x10, a course's own break."""
 
-from diagnose.diagnosis.signatures import Finding, Signature, check, fmt, over
+from diagnose.diagnosis.signatures import Signature, check, over, said
 
 
 class HugeInit(Signature):
@@ -11,10 +11,9 @@ class HugeInit(Signature):
         return min(over(fig["spectral0_ratio"], scale / 2), over(fig["act0_ratio"], scale / 2))
 
     def findings(self, fig, header):
-        ratio = fmt(fig["spectral0_ratio"])
-        return [Finding(5, "spectral0_ratio", fig["spectral0_ratio"], {
-            "en": f"every matrix starts {ratio}x the reference's (course deck)",
-            "es": f"cada matriz empieza {ratio} veces la de referencia (baraja del curso)"})]
+        # English here; the other languages in this folder's catalog, locale/ (tools/words.py)
+        return [said(5, "spectral0_ratio", fig,
+                     "every matrix starts {spectral0_ratio}x the reference's (course deck)")]
 
     def checks(self, fig, run, reference, header):
         floor = self.brk.override["init_scale"] * 0.8
