@@ -5,7 +5,8 @@
 more: `setup.sh` and `run_autograder` at the root (Gradescope's autograder specification); the
 grader itself, `grader/grading/` and `grader/scenarios/`, copied from the installed package
 (`diagnose.classroom.wheel.package_files`: pure Python, the catalog's TOML and the compiled
-words, each break's own catalog included, so no build backend and no source tree are needed); and `course/`:
+words, each break's own catalog included, so no build backend and no source tree are
+needed); and `course/`:
 the bundles' manifest, each student's `scenario.json` and sealed key, and `autograder.json`
 with, per student, the key that opens that one scenario (`grading.seal.scenario_key`, derived
 one-way from the instructor's key, which never enters the zip) and the feedback numbers from
