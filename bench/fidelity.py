@@ -46,7 +46,8 @@ import scenarios
 from diagnose.diagnosis.diagnostician import HEALTHY, diagnose_run, figures
 from diagnose.diagnosis.fidelity import signature_checks
 from diagnose.engine import run_header_fields
-from diagnose.game.scenario import RunPlan, TrainingPool
+from diagnose.game.dealing import RunPlan
+from diagnose.game.training import TrainingPool
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import validate_value
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.game.scenario import ScenarioError
+from diagnose.game.dealing import ScenarioError
 
 STEPS = "1"  # any length deals the same folders; one step trains the least
 

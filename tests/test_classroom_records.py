@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.game.scenario import ScenarioError, engine_version
+from diagnose.game.dealing import ScenarioError
+from diagnose.game.scenario import engine_version
 from grading import gradebook
 from grading.manifest import ManifestRow, read_manifest
 from grading.seal import fingerprint, read_key_file

@@ -29,7 +29,8 @@ from diagnose.classroom import cluster
 from diagnose.classroom import deal as classroom
 from diagnose.classroom.deal import RosterEntry
 from diagnose.cli import cli
-from diagnose.game.scenario import TrainingCallbacks, plan_rounds
+from diagnose.game.dealing import plan_rounds
+from diagnose.game.training import TrainingCallbacks
 from grading.manifest import ManifestRow, write_manifest
 from grading.seal import new_secret, unseal, write_key_file
 

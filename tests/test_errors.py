@@ -126,7 +126,7 @@ def test_the_error_family_says_its_hint_on_the_same_line():
     err = UserError("roster.csv: 'José' and 'Jose' are one student", hint="rename one")
     assert str(err) == "roster.csv: 'José' and 'Jose' are one student (rename one)"
     assert issubclass(UsageProblem, UserError)
-    from diagnose.game.scenario import ScenarioError
+    from diagnose.game.dealing import ScenarioError
     from diagnose.home import HomeError
     from diagnose.metrics import MetricsError
     from diagnose.runs.show import ShowError, StepsError

@@ -35,7 +35,7 @@ from diagnose.diagnosis.diagnostician import HEALTHY, diagnose_run, figures, fin
 from diagnose.diagnosis.fidelity import signature_checks
 from diagnose.diagnosis.reveal import evidence, open_assignment
 from diagnose.engine import Trainer, run_header_fields
-from diagnose.game.scenario import RunPlan, plan_runs
+from diagnose.game.dealing import RunPlan, plan_runs
 from diagnose.workspace import open_workspace
 from tests.data import make_fidelity as MAKER  # the stored runs' plans: one definition
 

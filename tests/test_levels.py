@@ -15,7 +15,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import scenarios
-from diagnose.game.scenario import ScenarioSpec, assignment, plan_runs, planned_runs
+from diagnose.game.dealing import plan_runs, planned_runs
+from diagnose.game.scenario import ScenarioSpec
+from grading.dealt import assignment
 from grading.diagnoses import GradeError
 from grading.grade import GradeOptions, grade_workspace, read_scenario, scenario_json
 from grading.seal import seal

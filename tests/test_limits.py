@@ -15,15 +15,9 @@ from click.testing import CliRunner
 import scenarios
 from diagnose import platform
 from diagnose.cli import cli
-from diagnose.game.scenario import (
-    ScenarioError,
-    ScenarioSpec,
-    TrainingPool,
-    check_code,
-    create_scenario,
-    engine_threads,
-    plan_runs,
-)
+from diagnose.game.dealing import ScenarioError, check_code, plan_runs
+from diagnose.game.scenario import ScenarioSpec, create_scenario
+from diagnose.game.training import TrainingPool, engine_threads
 from grading.seal import new_secret
 from scenarios import MAX_STEPS
 

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from diagnose.classroom import deal as classroom
-from diagnose.game.scenario import ScenarioError
+from diagnose.game.dealing import ScenarioError
 from grading.autograder import Course, Entry, Refused
 from grading.diagnoses import GradeError
 from grading.gradebook import Roster, Student, named_student

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.game.scenario import ScenarioError, workspace_lock
+from diagnose.game.dealing import ScenarioError
+from diagnose.game.scenario import workspace_lock
 
 LINUX = sys.platform.startswith("linux")
 linux_only = pytest.mark.skipif(not LINUX, reason="reads /proc")

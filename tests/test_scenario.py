@@ -22,21 +22,18 @@ from hypothesis import strategies as st
 import scenarios
 from diagnose.classroom import deal as classroom
 from diagnose.cli import cli
-from diagnose.game.scenario import (
-    Cancelled,
+from diagnose.game.dealing import (
     ScenarioError,
-    ScenarioSpec,
-    TrainingCallbacks,
-    assignment,
     check_code,
-    create_scenario,
     new_code,
     plan_rounds,
     redeal_message,
     train_rounds,
-    workspace_lock,
 )
+from diagnose.game.scenario import ScenarioSpec, create_scenario, workspace_lock
+from diagnose.game.training import Cancelled, TrainingCallbacks
 from diagnose.workspace import open_workspace
+from grading.dealt import assignment
 from grading.seal import SealError, new_secret, read_key_file, unseal, write_key_file
 
 STEPS = 5  # any length deals, seals and reveals the same way; five steps train little

@@ -48,15 +48,15 @@ from typing import Any
 
 import scenarios
 from diagnose import __version__
-from diagnose.game.scenario import (
+from diagnose.game.dealing import (
     Rounds,
     RunPlan,
     ScenarioError,
     deal_check,
-    engine_version,
     plan_rounds,
     train_rounds,
 )
+from diagnose.game.scenario import engine_version
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler, handshake included
 WORKER_TIMEOUT = 60.0  # seconds to wait for --min-workers checked workers, or for one mid-deal
@@ -390,7 +390,7 @@ def _client(address: str, security: Any, deadline: float, timeout: float) -> Any
 
 def train_scenario(rounds: Rounds, deck: tuple[str, ...], check: bool, expected: str
                    ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
-    """The task, on a worker: `diagnose.game.scenario.train_rounds` over `rounds`, each checked
+    """The task, on a worker: `diagnose.game.dealing.train_rounds` over `rounds`, each checked
     against `deck` (the student's level's, read on the dealer's machine) when `check`; (the
     kept round, its records by run)."""
     if engine_version() != expected:  # a worker that claimed the resource by hand

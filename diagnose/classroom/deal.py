@@ -49,22 +49,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from diagnose.game.dealing import ScenarioError, check_code, checks_runs, new_code, redeal_message
 from diagnose.game.scenario import (
-    ScenarioError,
     ScenarioSpec,
-    TrainingCallbacks,
-    TrainingPool,
-    Workers,
-    check_code,
     check_target,
-    checks_runs,
     create_scenario,
     engine_version,
-    new_code,
-    redeal_message,
     workspace_lock,
     write_workspace,
 )
+from diagnose.game.training import TrainingCallbacks, TrainingPool, Workers
 from diagnose.workspace import (
     DEFAULT_DIR,
     is_workspace,

@@ -234,7 +234,7 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
     import time
 
     from diagnose.classroom import deal as classroom
-    from diagnose.game.scenario import TrainingCallbacks
+    from diagnose.game.training import TrainingCallbacks
     from grading.seal import read_key_file
 
     if (roster is None) == (count is None):

@@ -95,13 +95,9 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     """
     import time
 
-    from diagnose.game.scenario import (
-        ScenarioSpec,
-        TrainingCallbacks,
-        Workers,
-        create_scenario,
-        planned_runs,
-    )
+    from diagnose.game.dealing import planned_runs
+    from diagnose.game.scenario import ScenarioSpec, create_scenario
+    from diagnose.game.training import TrainingCallbacks, Workers
     from diagnose.home import self_study_secret
 
     directory = _level_dir(directory, level)

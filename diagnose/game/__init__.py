@@ -1,7 +1,10 @@
 """The game: a scenario dealt behind opaque IDs, trained, played, graded and revealed.
 
-- `scenario`: the scenario engine: deal breaks behind IDs (HMAC of a code), the training pool,
-  the workspace's writer and lock, the re-deal until the runs are told apart.
+- `dealing`: a code and a secret decide the breaks behind the IDs (HMAC) and every seed; the
+  re-deal until the runs are told apart.
+- `training`: `TrainingPool`, the worker processes that train the runs and stream their steps.
+- `scenario`: `ScenarioSpec` and `create_scenario`: deal, train, write the workspace under its
+  lock (the reader is `diagnose.workspace`).
 - `progress`: the player's way through the levels, the passing rule, the progress file.
 - `self_study`: grading with no instructor (`diagnose grade FILE`, the app's `g`).
 - `routes`: which way a diagnoses file is graded, chosen once.
@@ -17,10 +20,12 @@ from typing import TYPE_CHECKING
 from diagnose.lazy import face
 
 if TYPE_CHECKING:
+    from diagnose.game.dealing import RunPlan
     from diagnose.game.progress import level_to_play, load_progress, record_grading
     from diagnose.game.routes import Route, grading_route
-    from diagnose.game.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
+    from diagnose.game.scenario import ScenarioSpec, create_scenario
     from diagnose.game.self_study import grade_self_study
+    from diagnose.game.training import TrainingPool
     from diagnose.game.whatif import run_whatif
 
 __all__ = ["Route", "RunPlan", "ScenarioSpec", "TrainingPool", "create_scenario",
@@ -28,7 +33,7 @@ __all__ = ["Route", "RunPlan", "ScenarioSpec", "TrainingPool", "create_scenario"
            "record_grading", "run_whatif"]
 __getattr__, __dir__ = face(__name__, {
     "Route": "routes", "grading_route": "routes",
-    "RunPlan": "scenario", "ScenarioSpec": "scenario", "TrainingPool": "scenario",
+    "RunPlan": "dealing", "ScenarioSpec": "scenario", "TrainingPool": "training",
     "create_scenario": "scenario", "grade_self_study": "self_study",
     "level_to_play": "progress", "load_progress": "progress", "record_grading": "progress",
     "run_whatif": "whatif"})

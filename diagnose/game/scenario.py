@@ -1,9 +1,10 @@
 """The scenario engine: deal breaks behind opaque IDs, train every run, write a sealed workspace.
 
 A scenario is a code and a secret; everything else follows from both: the permutation of the
-breaks behind `01 02 03` (HMAC-SHA256, uniform over the orderings) and every run's training
-seed. `create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
-as one `TrainingCallbacks`; it trains the reference and the runs in worker processes, streams each
+breaks behind `01 02 03` and every run's training seed (`diagnose.game.dealing`).
+`create_scenario` takes what to make as one `ScenarioSpec` and how the caller follows it
+as one `TrainingCallbacks`; it trains the reference and the runs in worker processes
+(`diagnose.game.training`), streams each
 step to the caller, then writes the workspace (architecture §7) into a temporary folder and moves it
 into place, so an interruption leaves nothing half-written. It never writes anything that
 tells which break an ID holds: headers use the healthy config, files are written in ID order
@@ -19,19 +20,32 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import queue as queue_module
-import re
-import secrets as secrets_module
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import scenarios
-from diagnose import __version__, platform
+from diagnose import __version__
+from diagnose.game.dealing import (
+    RunPlan,
+    ScenarioError,
+    check_code,
+    checks_runs,
+    deal_check,
+    new_code,
+    plan_rounds,
+    redeal_message,
+    train_rounds,
+)
+from diagnose.game.training import (
+    TrainingCallbacks,
+    TrainingPool,
+    Workers,
+)
 from diagnose.metrics import make_header, write_metrics
 from diagnose.workspace import (
     DASHBOARD_FILE,
@@ -43,7 +57,6 @@ from diagnose.workspace import (
     is_workspace,
     open_workspace,
 )
-from grading.dealt import assignment, hmac_int, run_ids
 from grading.grade import scenario_json
 from grading.seal import SEALERS, SealedBy, seal
 from scenarios.config import MAX_STEPS
@@ -51,12 +64,6 @@ from scenarios.errors import UserError
 from scenarios.files import LockBusy, exclusive_lock
 
 ENGINE_VERSION = "1"
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud safely
-CODE_MAX = 64
-REDEALS = 3
-BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys first
-
-OnStep = Callable[[str, dict[str, Any]], None]
 
 
 def engine_version() -> str:
@@ -64,211 +71,6 @@ def engine_version() -> str:
     must match between two machines (a cluster's workers) for their bundles to match."""
     return f"{__version__}+engine{ENGINE_VERSION}"
 
-
-class ScenarioError(UserError):
-    """A scenario cannot be made as asked; one line saying why and what to do."""
-
-
-class Cancelled(Exception):  # noqa: N818 - it is an outcome, not a fault
-    """Training was stopped before the end; nothing was written."""
-
-
-# --- the deal: codes, permutation, seeds -------------------------------------------------
-
-def new_code() -> str:
-    """A fresh random code like `7KQ2-M9XF`."""
-    chars = [secrets_module.choice(CODE_ALPHABET) for _ in range(8)]
-    return "".join(chars[:4]) + "-" + "".join(chars[4:])
-
-
-# A code is written into the diagnoses file's `<!-- scenario: CODE -->` comment: nothing in it
-# may end the comment early or open markup.
-CODE_FORBIDDEN = re.compile(r"[<>]|--")
-
-
-def check_code(code: str) -> str:
-    """Instructors name their seeds as they like: printable text of 1-64 characters, no `<>--`."""
-    allowed = ("letters, digits, spaces and punctuation except '<' and '>', with no two "
-               "dashes in a row")
-    if not 1 <= len(code) <= CODE_MAX:
-        raise ScenarioError(f"scenario code must have 1 to {CODE_MAX} characters, "
-                            f"got {len(code)}")
-    if not code.isprintable() or code != code.strip():
-        raise ScenarioError(f"scenario code {code!r} must be printable text on one line, "
-                            f"without leading or trailing spaces ({allowed})")
-    if CODE_FORBIDDEN.search(code):
-        raise ScenarioError(f"scenario code {code!r} cannot hold '<', '>' or '--' (it is "
-                            f"saved in an HTML comment); use {allowed}")
-    return code
-
-
-def training_seed(secret: bytes, code: str, run: str, redeal: int = 0) -> int:
-    return hmac_int(secret, "seed", code, run, str(redeal)) % 2**63
-
-
-def planned_runs(level: int | None = None) -> tuple[str, ...]:
-    """The runs a fresh scenario of `level` (the first level by default) will have, known
-    before it trains: the reference, then its entry's IDs."""
-    dealt = scenarios.level(level) if level is not None else scenarios.first_level()
-    return (REFERENCE, *run_ids(dealt.runs))
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    run: str          # "reference" or an ID
-    config: scenarios.Config
-    seed: int
-
-
-def plan_runs(secret: bytes, code: str, level: scenarios.Level, steps: int,
-              redeal: int = 0) -> tuple[dict[str, str], list[RunPlan]]:
-    """The deal of `level` and one plan per run; the healthy decoy trains the reference's
-    config from its own ID's seed."""
-    healthy = dataclasses.replace(scenarios.healthy_config(), steps=steps)
-    deal = assignment(secret, code, level)
-    catalog = scenarios.breaks(None)
-    plans = [RunPlan(REFERENCE, healthy, training_seed(secret, code, REFERENCE, redeal))]
-    plans += [RunPlan(rid, catalog[slug].apply(healthy), training_seed(secret, code, rid, redeal))
-              for rid, slug in deal.items()]
-    return deal, plans
-
-
-Rounds = list[tuple[dict[str, str], list[RunPlan]]]  # (deal, plans) per round
-
-
-def plan_rounds(secret: bytes, code: str, steps: int, level: int = 1) -> Rounds:
-    """Every round a scenario may need (`REDEALS`): the same deal, each with fresh seeds.
-    Planned from the secret on the dealer's machine; training them needs no secret."""
-    entry = scenarios.level(level)
-    return [plan_runs(secret, code, entry, steps, redeal) for redeal in range(REDEALS)]
-
-
-# --- training in worker processes ---------------------------------------------------------
-
-def _train_worker(tasks: Any, out: Any, background: bool, threads: bool = True) -> None:
-    """A worker process: train each plan it is handed, sending every record to the parent.
-
-    `threads`: whether each run uses the engine's two helper threads; the pool turns them off
-    when its runs already fill the cores (the numbers are the same either way).
-
-    The engine's Trainer sets the process up (one BLAS thread, see diagnose/engine/runtime.py).
-    In the background (under the TUI) the worker yields the CPU to the screen and keeps quiet:
-    its stderr is the terminal the app draws on, and failures reach the parent as messages.
-    """
-    platform.watch_parent()  # a parent killed by any signal must not leave us blocked here
-    if background:
-        platform.lower_priority(BACKGROUND_NICENESS)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-    try:
-        from diagnose.engine import train
-
-        while (task := tasks.get()) is not None:
-            label, config, seed = task
-            try:
-                for record in train(scenarios.Config(**config), seed, threads=threads):
-                    out.put(("step", label, record))
-            except Exception as err:  # noqa: BLE001 - reported to the parent as one line
-                out.put(("error", label, f"{type(err).__name__}: {err}"))
-            else:
-                out.put(("done", label, None))
-    except KeyboardInterrupt:
-        pass  # Ctrl-C reaches the whole process group; the parent cleans up
-
-
-def engine_threads(jobs: int) -> bool:
-    """Whether each run of a pool of `jobs` workers gets the engine's two helper threads:
-    only when every worker has a spare core for them (the numbers are the same either way)."""
-    return platform.usable_cores() >= 2 * jobs
-
-
-class TrainingPool:
-    """Up to `jobs` worker processes that train runs and stream their steps back.
-
-    Processes, not threads: the caller (the TUI) stays responsive and each run gets a core.
-    A worker is started only when a run needs it, so there are never more workers than runs
-    in flight; they live as long as the pool, so dealing a class pays their start-up once.
-    A run uses the engine's helper threads only when each worker has a spare core for them:
-    with the cores already full, they cost CPU and buy no time (four 400-step runs, two at a
-    time on two cores: 10.1 s and 19.6 CPU-s without them, 11.3 s and 21.5 CPU-s with them).
-    """
-
-    def __init__(self, jobs: int = 2, background: bool = False) -> None:
-        if jobs < 1:
-            raise ScenarioError(f"--jobs must be at least 1, got {jobs}")
-        self.jobs = jobs
-        self._background = background
-        self._threads = engine_threads(jobs)
-        # never a fork of this process; the fork server imports the engine once for every
-        # worker it forks, numpy.random too (numpy loads it lazily: 40 ms a worker)
-        self._context = platform.worker_context([__name__, "diagnose.engine", "numpy.random"])
-        self._tasks = self._context.Queue()
-        self._inbox = self._context.Queue()
-        self._workers: list[Any] = []
-
-    def _start_workers(self, runs: int) -> None:
-        while len(self._workers) < min(self.jobs, runs):
-            worker = self._context.Process(
-                target=_train_worker, daemon=True,
-                args=(self._tasks, self._inbox, self._background, self._threads),
-                name=f"diagnose-train-{len(self._workers)}")
-            worker.start()
-            self._workers.append(worker)
-
-    def __enter__(self) -> TrainingPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close(graceful=exc[0] is None)
-
-    def close(self, graceful: bool = True) -> None:
-        if graceful:
-            for _ in self._workers:
-                self._tasks.put(None)
-        for worker in self._workers:
-            if graceful:
-                worker.join(timeout=10)
-            if worker.is_alive():
-                worker.terminate()
-            worker.join(timeout=5)
-        for q in (self._tasks, self._inbox):
-            q.cancel_join_thread()
-            q.close()
-
-    def run(self, plans: Sequence[RunPlan], *, on_step: OnStep | None = None,
-            should_stop: Callable[[], bool] | None = None,
-            prefix: str = "") -> dict[str, list[dict[str, Any]]]:
-        """Train `plans` to the end; records by run. Raises Cancelled or ScenarioError."""
-        records: dict[str, list[dict[str, Any]]] = {plan.run: [] for plan in plans}
-        self._start_workers(len(plans))
-        for plan in plans:
-            self._tasks.put((prefix + plan.run, dataclasses.asdict(plan.config), plan.seed))
-        finished: set[str] = set()
-        while len(finished) < len(plans):
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            try:
-                kind, label, payload = self._inbox.get(timeout=0.1)
-            except queue_module.Empty:
-                dead = [w for w in self._workers if not w.is_alive()]
-                if dead:
-                    raise ScenarioError(f"a training process stopped unexpectedly (exit code "
-                                        f"{dead[0].exitcode})") from None
-                continue
-            run = label.removeprefix(prefix)
-            if kind == "step":
-                records[run].append(payload)
-                if on_step is not None:
-                    on_step(label, payload)
-            elif kind == "done":
-                finished.add(run)
-            else:
-                raise ScenarioError(f"training of run {label} failed: {payload}")
-        return records
-
-
-# --- writing the workspace -----------------------------------------------------------------
 
 @contextlib.contextmanager
 def workspace_lock(target: Path) -> Iterator[None]:
@@ -306,7 +108,6 @@ def check_target(target: Path, force: bool) -> None:
         raise ScenarioError(f"{parent}: not a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ScenarioError(f"{existing}: not writable")
-
 
 
 def check_playable(directory: Path, code: str | None, level: int | None) -> None:
@@ -400,11 +201,6 @@ def _move_into_place(staging: Path, target: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-# --- the whole recipe ------------------------------------------------------------------------
-
-Verdict = Callable[[dict[str, list[dict[str, Any]]], dict[str, str]], bool]
-
-
 @dataclass(frozen=True)
 class ScenarioSpec:
     """What to make: the same spec and secret give the same scenario, bit for bit on one
@@ -441,32 +237,6 @@ class ScenarioSpec:
         """The level's entry of levels.toml (LevelError for a number it lacks)."""
         return (scenarios.level(self.level) if self.level is not None
                 else scenarios.first_level())
-
-
-@dataclass(frozen=True)
-class TrainingCallbacks:
-    """How a caller follows and stops a training; every callback is optional.
-
-    `on_step(run, record)` gets each step as it is trained (from the caller's thread);
-    `should_stop()` is asked between steps, True cancels (raises `Cancelled`, writes nothing);
-    `on_redeal(message)` hears that the runs are trained again with fresh seeds.
-    """
-
-    on_step: OnStep | None = None
-    should_stop: Callable[[], bool] | None = None
-    on_redeal: Callable[[str], None] | None = None
-
-
-@dataclass(frozen=True)
-class Workers:
-    """Where a scenario trains: `jobs` worker processes of its own, at a lower priority and
-    silent when `background`; or the caller's `pool` (a class's deal shares one), whose
-    labels for this scenario's runs start with `prefix`."""
-
-    jobs: int = 2
-    background: bool = False
-    pool: TrainingPool | None = None
-    prefix: str = ""
 
 
 def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
@@ -506,41 +276,3 @@ def create_scenario(target: Path, spec: ScenarioSpec, *, secret: bytes,
             pool.close()
         deal, _ = rounds[kept]
         return write_workspace(target, spec, secret=secret, deal=deal, records=records)
-
-
-def checks_runs(steps: int) -> bool:
-    """Whether a deal of `steps` is checked by the diagnostician: a full-length one only (a
-    shortened run has not shown its signatures yet)."""
-    return steps == scenarios.healthy_config().steps
-
-
-def deal_check(deck: Sequence[str]) -> Verdict:
-    """The automatic diagnostician's check, against a level's `deck`, that every run shows its
-    break (and the decoy none)."""
-    from diagnose.diagnosis.diagnostician import runs_distinguishable
-
-    return lambda records, deal: runs_distinguishable(records, deal, deck=deck)
-
-
-def train_rounds(rounds: Rounds, train: Callable[[list[RunPlan]], dict[str, list[dict[str, Any]]]],
-                 check: Verdict | None, on_redeal: Callable[[int], None] | None = None
-                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
-    """Train each round until `check` tells its runs apart (every round passes without one),
-    or the last round, which is kept whatever it shows; (the kept round, its records by run).
-    `on_redeal(round)` hears of each round refused before another is trained. Local deals
-    (`create_scenario`) and a cluster's tasks (`diagnose.classroom.cluster.train_scenario`) both
-    deal
-    through here."""
-    for kept, (deal, plans) in enumerate(rounds):
-        records = train(plans)
-        if check is None or kept == len(rounds) - 1 or check(records, deal):
-            return kept, records
-        if on_redeal is not None:
-            on_redeal(kept)
-    raise ScenarioError("no round to train")
-
-
-def redeal_message(code: str, failed: int) -> str:
-    """What a dealer is told when round `failed` (from 0) was refused and another trains."""
-    return (f"scenario {code}: the runs could not be told apart from their metrics (deal "
-            f"{failed + 1}); trained again with fresh seeds")

@@ -99,7 +99,7 @@ def plan_whatif(workspace: Workspace, run: str, secret: bytes | None = None,
     """The doses of `run`'s break; WhatIfError for a sealed ID, the reference, no magnitude.
     `secret`: the self-study secret's (asked for only once the ID is known to be revealed)."""
     from diagnose.diagnosis.reveal import open_assignment
-    from diagnose.game.scenario import training_seed
+    from diagnose.game.dealing import training_seed
     from diagnose.home import self_study_secret
 
     if run == REFERENCE:
@@ -167,7 +167,8 @@ def run_whatif(workspace: Workspace, plan: WhatIfPlan, *,
     """Every dose's records: the dealt one from the run, cached ones from disk, the rest
     trained (two at a time) and cached; `on_dose` hears of each trained dose as soon as its
     last step is in. Raises Cancelled when `should_stop` says so."""
-    from diagnose.game.scenario import RunPlan, TrainingPool
+    from diagnose.game.dealing import RunPlan
+    from diagnose.game.training import TrainingPool
 
     found = ready(workspace, plan)
     todo = to_train(plan, found)

@@ -82,7 +82,7 @@ class PlayApp(ViewApp):
             self.store = RunStore.from_workspace(self.workspace)
             self.drafts = Drafts.load(self.workspace.path)
         else:
-            from diagnose.game.scenario import new_code
+            from diagnose.game.dealing import new_code
 
             self.code = self.code or new_code()  # drawn here so the screen shows it at once
             self.store = RunStore(*fresh_runs(self.steps, self.level))
@@ -221,7 +221,8 @@ class PlayApp(ViewApp):
     @work(thread=True, exclusive=True, exit_on_error=False, group="training")
     def train(self) -> None:
         """Train a fresh scenario into the directory (a thread: the screen stays live)."""
-        from diagnose.game.scenario import ScenarioSpec, TrainingCallbacks
+        from diagnose.game.scenario import ScenarioSpec
+        from diagnose.game.training import TrainingCallbacks
 
         worker = get_current_worker()
         spec = ScenarioSpec(code=self.code, steps=self.steps, lang=self.lang, level=self.level)

@@ -24,7 +24,8 @@ from diagnose.tui.drawing.state import RunStore
 from diagnose.workspace import Workspace
 
 if TYPE_CHECKING:  # the scenario engine loads with the training, not with the app
-    from diagnose.game.scenario import ScenarioSpec, TrainingCallbacks
+    from diagnose.game.scenario import ScenarioSpec
+    from diagnose.game.training import TrainingCallbacks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +44,7 @@ class FreshScenario:
 
 def fresh_runs(steps: int | None, level: int = 1) -> tuple[tuple[str, ...], int]:
     """The runs and the step count a fresh scenario will have, known before it trains."""
-    from diagnose.game.scenario import planned_runs
+    from diagnose.game.dealing import planned_runs
     from scenarios import healthy_config
 
     return planned_runs(level=level), steps or healthy_config().steps
@@ -65,7 +66,8 @@ def train_into(store: RunStore, directory: Path, spec: ScenarioSpec, *, jobs: in
     Raises what `create_scenario` raises (ScenarioError, HomeError) for the app to show.
     """
     from diagnose.engine import run_header_fields
-    from diagnose.game.scenario import Cancelled, Workers, create_scenario
+    from diagnose.game.scenario import create_scenario
+    from diagnose.game.training import Cancelled, Workers
     from diagnose.home import self_study_secret
     from scenarios import healthy_config
 

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import scenarios
 from diagnose.engine import run_header_fields, train
-from diagnose.game.scenario import RunPlan, ScenarioSpec, TrainingPool, create_scenario
+from diagnose.game.dealing import RunPlan
+from diagnose.game.scenario import ScenarioSpec, create_scenario
+from diagnose.game.training import TrainingPool
 from diagnose.metrics import make_header, read_metrics, write_metrics
 
 DATA = Path(__file__).resolve().parent / "fidelity"

@@ -97,13 +97,8 @@ class ReplayScenario:
         self.calls: list[dict] = []
 
     def __call__(self, target: Path, spec, *, secret: bytes, workers, callbacks) -> object:
-        from diagnose.game.scenario import (
-            Cancelled,
-            ScenarioSpec,
-            TrainingCallbacks,
-            Workers,
-            create_scenario,
-        )
+        from diagnose.game.scenario import ScenarioSpec, create_scenario
+        from diagnose.game.training import Cancelled, TrainingCallbacks, Workers
 
         inspect.signature(create_scenario).bind(  # the app's call must suit the real one
             target, spec=spec, secret=secret, workers=workers, callbacks=callbacks)

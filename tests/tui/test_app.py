@@ -324,7 +324,7 @@ async def test_a_fresh_scenario_trains_live_and_stays_responsive(tmp_path, home)
 
 
 async def test_a_training_failure_stops_the_app_with_its_reason(tmp_path, home):
-    from diagnose.game.scenario import ScenarioError
+    from diagnose.game.dealing import ScenarioError
 
     def fail(target, **kwargs):
         raise ScenarioError("a training process stopped unexpectedly (exit code 1)")

@@ -9,11 +9,11 @@ from click.testing import CliRunner
 import scenarios
 from diagnose.cli import cli
 from diagnose.diagnosis.reveal import open_assignment
-from diagnose.game.scenario import assignment
 from diagnose.home import self_study_secret
 from diagnose.tui.app import PlayApp
 from diagnose.tui.screens.form import FormScreen
 from diagnose.workspace import open_workspace
+from grading.dealt import assignment
 from scenarios.catalog import DECK_SETTING
 from tests.test_course_deck import SLUG, package_state, write_course_deck
 from tests.tui.screen import screen_text

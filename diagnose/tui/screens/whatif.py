@@ -82,7 +82,7 @@ class WhatIfScreen(Spoken, ModalScreen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="whatif")
     def train(self) -> None:
-        from diagnose.game.scenario import Cancelled
+        from diagnose.game.training import Cancelled
 
         worker = get_current_worker()
         try:
