@@ -196,7 +196,7 @@ import json, sys
 import threadpoolctl
 from diagnose.engine import train
 import scenarios
-from diagnose.game.scenario import plan_runs
+from diagnose.game.dealing import plan_runs
 
 deal, plans = plan_runs(sys.argv[1].encode(), "PINNED-1", scenarios.level(1), steps=3)
 runs = {}
