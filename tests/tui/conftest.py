@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import textual.app
-from textual._wait import wait_for_idle
 from textual.pilot import Pilot
 
 from diagnose.metrics import read_metrics, write_metrics
@@ -42,18 +41,18 @@ async def _key_settled(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
             return
 
 
+TEXTUAL_PRESS, TEXTUAL_WAIT = Pilot.press, textual.app.wait_for_idle
+
+
 async def _press(self: Pilot, *keys: str) -> None:
     """`Pilot.press`, the keys before the last one in quick windows (quick_keys)."""
-    if not keys:
-        return
     if len(keys) > 1:
-        textual.app.wait_for_idle = _key_settled
+        textual.app.wait_for_idle = _key_settled  # what the app waits with after each key
         try:
-            await self.app._press_keys(keys[:-1])
+            await TEXTUAL_PRESS(self, *keys[:-1])
         finally:
-            textual.app.wait_for_idle = wait_for_idle
-    await self.app._press_keys(keys[-1:])
-    await self._wait_for_screen()
+            textual.app.wait_for_idle = TEXTUAL_WAIT
+    await TEXTUAL_PRESS(self, *keys[-1:])
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +64,8 @@ def quick_keys(monkeypatch):
     few ms. Three TUI files slept 30.8 of their 46 s that way (638 waits; `pilot.pause()`: 45
     waits, 2.0 s). Here every key but the last of a `press` is followed by the same test in
     5 ms windows (its work done, the next key follows it in the app's queue); the last key,
-    after which a test looks, and `pilot.pause()` keep Textual's 20 ms windows."""
+    after which a test looks, and `pilot.pause()` keep Textual's 20 ms windows. Public names
+    only (tests/test_public_api.py): the module's `wait_for_idle` the app calls, and `press`."""
     monkeypatch.setattr(Pilot, "press", _press)
 
 
