@@ -7,7 +7,6 @@ on PATH) load the page in a real browser: a screenshot, the layout, the hover an
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import random
@@ -369,16 +368,17 @@ def test_size_of_a_default_run_with_reference(tmp_path, reference):
     assert not list(tmp_path.glob("*.tmp"))
 
 
-@pytest.mark.slow
-def test_real_runs_of_the_engine_render():
-    engine = pytest.importorskip("diagnose.engine")
-    healthy = dataclasses.replace(scenarios.healthy_config(), steps=21)  # evals at 0, 20
-    pages = []
-    for config, run in ((healthy, "reference"),
-                        (dataclasses.replace(healthy, init_scale=100.0), "01")):
-        header = make_header(run, **engine.run_header_fields(config))
-        pages.append((header, list(engine.train(config, seed=3))))
-    text = render_dashboard(*pages[1], reference=pages[0], code="REAL-RUN")
+def test_real_runs_of_the_engine_render(tmp_path):
+    """The engine's stored runs (tests/data/make_fidelity.py; tests/test_fidelity.py checks
+    that the engine still writes them): bad-init (init_scale 100) against its reference, 50
+    steps, evaluations at 0, 20 and 40."""
+    from tests.data import make_fidelity
+
+    reference, (header, records) = (
+        make_fidelity.read_stored(make_fidelity.DATA / "own" / f"{name}.jsonl.gz", tmp_path)
+        for name in ("reference", "bad-init"))
+    text = render_dashboard({**header, "run": "01"}, records, reference=reference,
+                            code="REAL-RUN")  # as dealt: the run named by its ID
     page = Page(text)
     lines = [a for t, a, within in page.elements if t == "path" and "curves" in within
              and "plot whole" in within and a["class"].startswith("line")]

@@ -80,7 +80,8 @@ async def test_a_level_four_in_one_entry_is_dealt_graded_recorded_and_titled(
 
     app = PlayApp(ws, name="Ana")
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await until(pilot, lambda: "scenario L4 · level 4" in screen_text(app))
+        # the first frame: 30 s, not 10 (a full suite on a loaded machine took longer)
+        await until(pilot, lambda: "scenario L4 · level 4" in screen_text(app), tries=1500)
         assert "0 01 02 03 04 runs" in footer(app) or "01234 runs" in footer(app)
         await pilot.press("4")
         await until(pilot, lambda: "04 · step 5/5" in screen_text(app))
