@@ -1,7 +1,9 @@
 """Reading the catalog: `healthy.toml`, one folder per break and `levels.toml`, validated into
 frozen objects.
 
-A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here) and its own code in
+A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here), the measured figures
+its texts quote in `claims.toml` and `figures.json` (`scenarios.claims`; the claims are
+validated here, the figures only `bench/deck_texts.py` reads) and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/signatures.py`). The catalog is found by walking `breaks/`; nothing else names
 a slug. Which breaks a level deals is `levels.toml`'s alone (`scenarios.level_entries`): a break
@@ -27,6 +29,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from scenarios.claims import CLAIMS_FILE, Claims, parse_claims
 from scenarios.config import (
     FIELDS,
     SECTIONS,
@@ -92,6 +95,8 @@ class Break:
     folder: Traversable | None = dataclasses.field(default=None, compare=False, repr=False)
     course: bool = False        # from a course's own deck (DIAGNOSE_DECK), not the package's
     promises: tuple[PromiseSpec, ...] = ()  # [[promises]]: its fidelity promises, in order
+    # claims.toml beside break.toml: text -> the measured figures it quotes (scenarios.claims)
+    claims: Claims = dataclasses.field(default_factory=Claims, compare=False, repr=False)
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -419,8 +424,19 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
         if brk.slug != name:
             raise _fail(shown_file, f"slug: {brk.slug!r} differs from its folder's name {name!r}"
                         "; a break's folder is named after its slug")
-        found.append(dataclasses.replace(brk, folder=entry, course=course))
+        found.append(dataclasses.replace(brk, folder=entry, course=course,
+                                         claims=read_claims(entry, shown, brk)))
     return found
+
+
+def read_claims(folder: Traversable | Path, shown: str, brk: Break) -> Claims:
+    """The break's `claims.toml` (`scenarios.claims`), none when it has no such file."""
+    path = folder / CLAIMS_FILE
+    if not path.is_file():
+        return Claims()
+    panels = set.intersection(*(set(brk.reveal[lang].panels) for lang in LANGS))
+    return parse_claims(_read_toml(path, f"{shown}/{CLAIMS_FILE}"), f"{shown}/{CLAIMS_FILE}",
+                        panels)
 
 
 def refuse_word_clashes(found: dict[str, Break]) -> None:
