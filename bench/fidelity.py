@@ -51,6 +51,7 @@ from diagnose.diagnostician import HEALTHY, diagnose_run, figures
 from diagnose.engine import run_header_fields
 from diagnose.fidelity import signature_checks
 from diagnose.scenario import RunPlan, TrainingPool
+from diagnose.signatures import FROZEN_MOVE
 from scenarios.catalog import DECK_SETTING
 from scenarios.config import validate_value
 from scenarios.promises import kept_at_rate
@@ -74,7 +75,12 @@ def text_figures(run: list[dict], other: list[dict], floor: float) -> dict[str, 
     first = [r["val_loss"] for r in run[1:] if r["val_loss"] is not None]
     other_first = [r["val_loss"] for r in other[1:] if r["val_loss"] is not None]
     nan = float("nan")
+    first_sigma, last_sigma = run[0]["spectral_norm"] or {}, run[-1]["spectral_norm"] or {}
+    moves = [abs(last_sigma[k] / first_sigma[k] - 1) for k in first_sigma
+             if k in last_sigma and first_sigma[k] > 0]
+    flat = [move for move in moves if move < FROZEN_MOVE]   # Panel 5's lines that stay put
     return {
+        "flat_max_move": max(flat) if flat else nan,                 # how flat: the least flat
         "val_mid_median": statistics.median(mid) if mid else nan,   # Panel 1, steps 100-300
         "loss0_diff": run[0]["train_loss"] - other[0]["train_loss"],
         "final_cost": vals(run)[-1] - vals(other)[-1],               # nats of validation loss

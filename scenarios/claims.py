@@ -35,7 +35,10 @@ CLAIMS_FILE = "claims.toml"      # a break folder's claims, beside its break.tom
 FIGURES_FILE = "figures.json"    # a break folder's measured figures
 REFERENCE_FIGURES = "reference-figures.json"  # the reference's, beside healthy.toml
 REFERENCE, DECOY = "reference", "decoy"       # the run kinds no break folder is named after
-KINDS = ("range", "p5", "p50", "p95", "min", "max", "n", "pos", "zero", "neg")
+# how a text states a figure: a 5th-95th percentile range, a percentile, an extreme, a count of
+# runs ("in k of n"), or "below:1e-6": a bound every run stays under, as the text writes it
+KINDS = ("range", "p5", "p50", "p95", "min", "max", "n", "pos", "zero", "neg", "below")
+BOUND = re.compile(r"below:(\d(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)")  # "below:1e-6", "below:0.5"
 TEXT_FIELDS = ("summary", "changed", "engine_differs", "real_world", "page")
 NOT_FIGURES = "not_figures"
 CLAIMS_MAX = 64  # claims of one text; ours make at most 10
@@ -52,6 +55,7 @@ class Claim:
     figure: str
     kind: str
     percent: bool = False
+    bound: str = ""   # a "below" claim's bound, as the text writes it ("1e-6")
 
     @classmethod
     def parse(cls, token: str) -> Claim:
@@ -61,19 +65,23 @@ class Claim:
         if len(parts) != 3:
             raise ValueError(f"{str(token)[:60]!r}: expected \"run|figure|kind\"")
         run, figure, kind = parts
-        claim = cls(run, figure, kind.removesuffix("%"), kind.endswith("%"))
+        bounded = BOUND.fullmatch(kind.removesuffix("%"))
+        claim = cls(run, figure, "below" if bounded else kind.removesuffix("%"),
+                    kind.endswith("%"), bounded.group(1) if bounded else "")
         if not RUN.fullmatch(run) or len(run) > 64:
             raise ValueError(f"{token[:60]!r}: the run is a slug, {REFERENCE} or {DECOY}")
         if not FIGURE.fullmatch(figure):
             raise ValueError(f"{token[:60]!r}: the figure is a name in lowercase letters, "
                              "digits and underscores")
-        if claim.kind not in KINDS:
+        if claim.kind not in KINDS or (claim.kind == "below") != bool(claim.bound):
             raise ValueError(f"{token[:60]!r}: the kind is one of {', '.join(KINDS)} "
-                             "(\"%\" after it for a share in percent)")
+                             "(\"%\" after it for a share in percent; below:1e-6 for a bound "
+                             "every run stays under)")
         return claim
 
     def __str__(self) -> str:
-        return f"{self.run}|{self.figure}|{self.kind}{'%' if self.percent else ''}"
+        kind = f"below:{self.bound}" if self.bound else self.kind
+        return f"{self.run}|{self.figure}|{kind}{'%' if self.percent else ''}"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ Re-measuring is `bench/deck_texts.py --load`."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import sys
@@ -153,3 +154,49 @@ def test_a_level_s_page_shows_no_later_level_s_breaks():
             page = signatures_page(level.number, lang)
             assert all(f"| {slug} |" in page for slug in scenarios.breaks(level.number))
             assert not [slug for slug in later if f"| {slug} |" in page], (level.number, lang)
+
+
+@given(st.floats(min_value=0, max_value=1e-3, allow_nan=False))
+def test_a_bound_is_said_only_while_every_run_stays_under_it(top):
+    """"flat to 1e-6" (frozen-block's Panel 5): the text says the bound, and the check refuses
+    it as soon as one run's figure reaches it."""
+    claim = deck_texts.Claim.parse("frozen-block|flat_max_move|below:1e-6")
+    said = deck_texts.render(claim, {"frozen-block": {"flat_max_move": {"max": top}}}, "en")
+    problems = deck_texts.problems_in("four lines flat to 1e-6 over the run", [said])
+    assert (problems == []) == (top < 1e-6)
+
+
+def test_a_course_deck_s_break_brings_its_own_claims_and_figures(tmp_path):
+    """`bench/deck_texts.py --deck DIR`: a course break's claims.toml and figures.json are
+    checked like the package's, and a figure its text no longer says is refused."""
+    import shutil
+    import subprocess
+
+    deck = tmp_path / "deck"
+    shutil.copytree(ROOT / "tests" / "data" / "course-deck", deck,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    folder = deck / "huge-init"
+    data = folder / "break.toml"
+    data.write_text(data.read_text(encoding="utf-8").replace(
+        'ten times too large."', 'ten times too large: the loss starts at 300-410."', 1).replace(
+        'diez veces más grandes."', 'diez veces más grandes: la pérdida empieza en 300-410."',
+        1),
+        encoding="utf-8")
+    (folder / "claims.toml").write_text('summary = ["huge-init|loss0|range"]\n',
+                                        encoding="utf-8")
+    stats = {"n": 40, "min": 290.0, "p5": 300.0, "p50": 350.0, "p95": 410.0, "max": 420.0}
+
+    def check() -> subprocess.CompletedProcess:
+        (folder / "figures.json").write_text(json.dumps(
+            {"ranges": [[7000, 20], [8000, 20]], "figures": {"loss0": stats}}),
+            encoding="utf-8")
+        return subprocess.run([sys.executable, str(ROOT / "bench" / "deck_texts.py"), "--deck",
+                               str(deck)], capture_output=True, text=True, timeout=120)
+
+    said = check()
+    assert "huge-init" not in said.stdout, said.stdout
+    stats["p95"] = 420.0
+    said = check()
+    assert said.returncode == 1
+    assert "huge-init summary (en): does not say '300-420'" in said.stdout
+    assert "huge-init summary (es): does not say '300-420'" in said.stdout
