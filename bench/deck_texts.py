@@ -83,7 +83,7 @@ TEXT_CLAIMS: dict[str, dict[str, tuple[str, ...]]] = {
                 "no-warmup|final_cost|n", "no-warmup|final_cost|range",
                 "no-warmup|final_ratio|range", "broken-mask|dead_heads_end_excess|pos",
                 "broken-mask|dead_heads_end_excess|n"),
-        "deck": ("reference|loss0|n",),  # "measured on 60 seeds"; its rows are their breaks'
+        "deck": ("reference|loss0|n",),  # "measured on 40 seeds"; its rows are their breaks'
     },
     "help": {
         "text": ("reference|any_train_below_floor|pos", "reference|any_train_below_floor|n",

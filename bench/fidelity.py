@@ -21,7 +21,7 @@ without the compute (calibrate the checks on one seed range, then prove them on 
 every figure the diagnostician and the reveal read, and of those the catalog's texts quote
 (`text_figures`), each run against another seed's reference of its range (the previous one,
 the first seed's against the last), as a dealt scenario pairs them: the ranges the texts may
-promise. `--first-seed 0,1000,5000` reads several ranges of `--seeds` each.
+promise. `--first-seed 7000,8000` reads several ranges of `--seeds` each.
 
 Run: python bench/fidelity.py --seeds 20 [--first-seed 0[,1000,...]] [--jobs 2] [--levels 1,2,3]
      [--steps N] [--set lr_max=3e-2] [--save DIR | --load DIR] [--figures]
