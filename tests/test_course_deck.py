@@ -86,8 +86,10 @@ def _cli(*args: str):
 def test_every_break_folder_holds_its_data_and_one_signature_class():
     for slug, brk in scenarios.breaks(None).items():
         assert brk.folder.name == slug and not brk.course
-        assert sorted(p.name for p in Path(brk.folder).iterdir()
-                      if p.name != "__pycache__") == ["break.toml", "signature.py"], slug
+        held = {p.name for p in Path(brk.folder).iterdir() if p.name != "__pycache__"}
+        # its data and code; its measured claims and figures (scenarios.claims); its words
+        assert {"break.toml", "signature.py"} <= held <= {
+            "break.toml", "signature.py", "claims.toml", "figures.json", "locale"}, slug
         sig = load_signature(brk)
         assert type(sig) is not Signature and sig.brk == brk
         assert isinstance(sig.needs, tuple)
