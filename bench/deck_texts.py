@@ -49,7 +49,7 @@ from scenarios.claims import (  # noqa: E402
     figures_owner,
 )
 
-__all__ = ["KINDS", "Claim"]
+__all__ = ["KINDS", "Claim"]  # the claim's grammar is scenarios.claims'; the tests read it here
 # texts outside the catalog: (owner, field, language) -> (file, where it starts, where it ends);
 # the help's other languages are its messages' translations (TRANSLATED), not a file's region
 # The signatures page the reveal writes beside the solutions file (diagnose/pages/), in each
