@@ -30,13 +30,12 @@ def test_every_text_says_what_was_measured_and_nothing_unmeasured():
 
 
 def test_the_figures_come_from_the_same_seed_ranges_for_every_run():
-    """Every run kind (the reference, the decoy, every break) was measured on the same seeds,
-    whole ranges of 20, and the README names them."""
-    import scenarios
-
-    breaks = scenarios.default_catalog().breaks
-    runs = {"reference", *("decoy" if brk.healthy else slug for slug, brk in breaks.items())}
-    assert set(FIGURES["figures"]) == runs          # each kept beside its owner
+    """Every run kind a claim names (and each one measured: the reference, the decoy, every
+    break of the package today) was measured on the same seeds, whole ranges of 20, and the
+    README names them. A new break that claims nothing needs no figures."""
+    claimed = {claim.run for *_, made in deck_texts.claims() for claim in made}
+    runs = set(FIGURES["figures"])                  # each kept beside its owner
+    assert claimed <= runs and len(runs) >= 15
     ranges = {tuple(map(tuple, kept)) for kept in FIGURES["ranges"].values()}
     assert len(ranges) == 1
     (kept,) = ranges
