@@ -3,7 +3,9 @@ frozen objects.
 
 A break is a folder, `breaks/<slug>/`: its data in `break.toml` (read here, its texts in
 English), its words in every other language in its own catalog, `locale/` (read here through
-`scenarios.translations`, each text in every language on the `Break`), and its own code in
+`scenarios.translations`, each text in every language on the `Break`), the measured figures
+its texts quote in `claims.toml` and `figures.json` (`scenarios.claims`; the claims are
+validated here, the figures only `bench/deck_texts.py` reads) and its own code in
 `signature.py` beside it (its fidelity checks and diagnostician evidence, which only `diagnose`
 loads: `diagnose/diagnosis/signatures.py`). The catalog is found by walking `breaks/`; nothing else
 names
@@ -31,6 +33,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from scenarios.claims import CLAIMS_FILE, Claims, parse_claims
 from scenarios.config import (
     FIELDS,
     SECTIONS,
@@ -102,6 +105,8 @@ class Break:
     # its folder's catalog (locale/<lang>/LC_MESSAGES/break.mo): its texts' and findings' words
     translations: Translations | None = dataclasses.field(default=None, compare=False,
                                                           repr=False)
+    # claims.toml beside break.toml: text -> the measured figures it quotes (scenarios.claims)
+    claims: Claims = dataclasses.field(default_factory=Claims, compare=False, repr=False)
 
     def apply(self, config: Config) -> Config:
         return dataclasses.replace(config, **self.override)
@@ -498,7 +503,8 @@ def read_breaks(folder: Traversable | Path, shown_folder: str, healthy: Config,
         if brk.slug != name:
             raise _fail(shown_file, f"slug: {brk.slug!r} differs from its folder's name {name!r}"
                         "; a break's folder is named after its slug")
-        found.append(dataclasses.replace(brk, folder=entry, course=course))
+        found.append(dataclasses.replace(brk, folder=entry, course=course,
+                                         claims=read_claims(entry, shown, brk)))
     return found
 
 
@@ -514,6 +520,15 @@ def break_data(folder: Path) -> list[tuple[str, Path]]:
     return [(path.relative_to(folder).as_posix(), path) for path in sorted(folder.rglob("*"))
             if path.is_file() and "__pycache__" not in path.parts
             and is_break_data(path.relative_to(folder).as_posix())]
+
+def read_claims(folder: Traversable | Path, shown: str, brk: Break) -> Claims:
+    """The break's `claims.toml` (`scenarios.claims`), none when it has no such file."""
+    path = folder / CLAIMS_FILE
+    if not path.is_file():
+        return Claims()
+    panels = set.intersection(*(set(brk.reveal[lang].panels) for lang in LANGS))
+    return parse_claims(_read_toml(path, f"{shown}/{CLAIMS_FILE}"), f"{shown}/{CLAIMS_FILE}",
+                        panels)
 
 
 def refuse_word_clashes(found: dict[str, Break]) -> None:

@@ -11,11 +11,15 @@ Each entry is one promise, in the order the fidelity bench lists them:
     [[promises]]
     computed = "same_lr"         # a check the break's signature.py computes, placed here
 
-`between = [low, high]` holds both ends. A promise that needs the run, the reference or the
-header (a schedule kept step for step, a bound that follows the entropy floor) is code: its
-entry names it (`computed`) and `Signature.computed` returns it. Figure names are checked where
-`diagnose` loads the signature (the figures are computed there); everything else is checked
-here, each problem one `CatalogError` line naming the file, the entry and what was expected.
+`between = [low, high]` holds both ends. A promise holds on every seed unless its entry says
+`rate = 0.75`: a "usually" promise, kept when it holds on at least that share of the seeds
+`bench/fidelity.py` trains (the rate it measured is printed beside it), so one seed where it
+does not hold is a data point, not a failure. Any entry, computed ones too, may give a rate.
+A promise that needs the run, the reference or the header (a schedule kept step for step, a
+bound that follows the entropy floor) is code: its entry names it (`computed`) and
+`Signature.computed` returns it. Figure names are checked where `diagnose` loads the signature
+(the figures are computed there); everything else is checked here, each problem one
+`CatalogError` line naming the file, the entry and what was expected.
 Nothing here computes a figure or runs a break's code.
 """
 
@@ -30,7 +34,8 @@ from scenarios.config import CatalogError
 
 COMPARISONS = ("at_least", "at_most", "above", "below", "between")
 COMPUTED = "computed"  # an entry placing a promise that signature.py computes
-PROMISE_KEYS = ("figure", *COMPARISONS, "wanted", COMPUTED)
+RATE = "rate"  # the share of seeds a "usually" promise must hold on (default 1: every seed)
+PROMISE_KEYS = ("figure", *COMPARISONS, "wanted", COMPUTED, RATE)
 PROMISES_MAX = 16  # entries of one break; ours hold at most 7
 NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")  # a figure's or a computed promise's name
 
@@ -44,6 +49,13 @@ class PromiseSpec:
     bounds: tuple[float, ...] = ()  # one number as written (an int stays one); (low, high)
                                     # for between; none when computed
     wanted: str = ""           # what the bench prints beside the number; none when computed
+    rate: float = 1            # the share of seeds it must hold on: 1 every seed, less usually
+
+
+def kept_at_rate(passed: int, seeds: int, rate: float) -> bool:
+    """A promise of `rate` held on `passed` of `seeds` seeds: on every one for rate 1, else on
+    at least that share of them (0.75 of 40: 30)."""
+    return seeds > 0 and passed >= math.ceil(rate * seeds - 1e-9)
 
 
 def parse_promises(shown: str, listed: Any) -> tuple[PromiseSpec, ...]:
@@ -69,11 +81,13 @@ def _entry(where: str, table: dict[str, Any]) -> PromiseSpec:
         if key not in PROMISE_KEYS:
             raise CatalogError(f"{where}: {key!r}: unknown key, expected one of "
                                + ", ".join(PROMISE_KEYS))
+    rate = _rate(where, table[RATE]) if RATE in table else 1
     if COMPUTED in table:
-        if set(table) != {COMPUTED}:
-            raise CatalogError(f"{where}: computed = \"<name>\" stands alone (signature.py "
-                               "computes that promise, its bound and its wanted text)")
-        return PromiseSpec(_named(where, COMPUTED, table[COMPUTED]), COMPUTED)
+        if set(table) - {RATE} != {COMPUTED}:
+            raise CatalogError(f"{where}: computed = \"<name>\" stands alone, a rate aside "
+                               "(signature.py computes that promise, its bound and its wanted "
+                               "text)")
+        return PromiseSpec(_named(where, COMPUTED, table[COMPUTED]), COMPUTED, rate=rate)
     compared = [key for key in COMPARISONS if key in table]
     if len(compared) != 1:
         raise CatalogError(f"{where}: expected exactly one of " + ", ".join(COMPARISONS)
@@ -85,7 +99,14 @@ def _entry(where: str, table: dict[str, Any]) -> PromiseSpec:
         raise CatalogError(f"{where}: wanted: expected one line of text (what the bench "
                            "prints beside the number)")
     return PromiseSpec(name, comparison, _bounds(where, comparison, table[comparison]),
-                       wanted.strip())
+                       wanted.strip(), rate)
+
+
+def _rate(where: str, value: Any) -> float:
+    if not _number(value) or not 0 < value <= 1:
+        raise CatalogError(f"{where}: rate: expected the share of seeds it holds on, a number "
+                           f"above 0 and at most 1 (0.75: on 3 seeds of 4), got {value!r}")
+    return float(value)
 
 
 def _named(where: str, key: str, value: Any) -> str:

@@ -199,6 +199,18 @@ def edit(path: Path, old: str, new: str) -> None:
     ("breaks/broken-mask/break.toml", '\n6 = "Copying', '\n# 6 = "Copying',
      "scenarios/breaks/broken-mask/break.toml: signature: panel 6 has no text in "
      "[reveal.panels]"),
+    ("breaks/broken-mask/claims.toml", "dead_heads_end_excess|pos", "dead_heads_end_excess|most",
+     "scenarios/breaks/broken-mask/claims.toml: page: 'broken-mask|dead_heads_end_excess|"
+     "most': the kind is one of range, "),
+    ("breaks/broken-mask/claims.toml", "[panels]\n6 =",
+     "[panels]\n2 = [\"reference|loss0|n\"]\n7 =",
+     "scenarios/breaks/broken-mask/claims.toml: [panels] '7': the reveal has no text for that "
+     "panel (expected one of 1, 2, 3, 4, 5, 6)"),
+    ("breaks/broken-mask/claims.toml", "page =", "pages =",
+     "scenarios/breaks/broken-mask/claims.toml: 'pages': unknown key, expected one of summary, "),
+    ("breaks/broken-mask/claims.toml", "page = [", "page = [\"reference|loss0\", ",
+     "scenarios/breaks/broken-mask/claims.toml: page: 'reference|loss0': expected "
+     '"run|figure|kind"'),
 ])
 def test_every_typo_is_one_line_naming_file_and_key(catalog_dir, file, old, new, message):
     edit(catalog_dir / file, old, new)
@@ -248,7 +260,7 @@ def test_a_break_folder_is_named_after_its_slug_and_holds_its_data(catalog_dir):
         load_catalog(catalog_dir)
     assert str(caught.value) == ("scenarios/breaks/no-warm/break.toml: missing (a break folder "
                                  "holds its break.toml and signature.py)")
-    shutil.rmtree(breaks / "no-warm")  # its catalog (locale/) with it
+    shutil.rmtree(breaks / "no-warm")  # its catalog (locale/), claims and figures with it
     with pytest.raises(CatalogError) as caught:
         load_catalog(catalog_dir)
     assert str(caught.value) == ("scenarios/breaks/no-warmup.toml: a break is a folder: move it "

@@ -90,7 +90,9 @@ def test_every_break_folder_holds_its_data_and_one_signature_class():
     for slug, brk in scenarios.breaks(None).items():
         assert brk.folder.name == slug and not brk.course
         held = {p.name for p in Path(brk.folder).iterdir() if p.name != "__pycache__"}
-        assert {"break.toml", "locale", "signature.py"} <= held, slug  # its data, words, code
+        # its data and code; its words (locale/); its measured claims and figures
+        assert {"break.toml", "locale", "signature.py"} <= held <= {
+            "break.toml", "signature.py", "claims.toml", "figures.json", "locale"}, slug
         sig = load_signature(brk)
         assert type(sig) is not Signature and sig.brk == brk
         assert isinstance(sig.needs, tuple)

@@ -1,7 +1,9 @@
-"""The deck's texts say what was measured: every figure a break's reveal, the README's deck
-section or the help quotes is a claim of `bench/deck_texts.py`, rendered from the measured
-`bench/deck-figures.json` (three seed ranges, one never used for calibration); a range
-or a rate that no claim measured is refused. Re-measuring is `bench/deck_texts.py --load`."""
+"""The deck's texts say what was measured: every figure a break's reveal or its row of the
+signatures page quotes is a claim of its folder's `claims.toml`, rendered from the figures
+measured beside it (`figures.json`; the reference's beside healthy.toml), and every figure the
+README's deck section, the page's lab notes or the help quote is a claim of
+`bench/deck_texts.py`'s TEXT_CLAIMS; a range or a rate that no claim measured is refused.
+Re-measuring is `bench/deck_texts.py --load`."""
 
 from __future__ import annotations
 
@@ -20,37 +22,46 @@ _spec = importlib.util.spec_from_file_location("deck_texts", ROOT / "bench" / "d
 deck_texts = importlib.util.module_from_spec(_spec)
 sys.modules["deck_texts"] = deck_texts  # dataclasses look their module up there
 _spec.loader.exec_module(deck_texts)
-FIGURES = json.loads((ROOT / "bench" / "deck-figures.json").read_text(encoding="utf-8"))
+FIGURES = deck_texts.stored_figures()
 
 
 def test_every_text_says_what_was_measured_and_nothing_unmeasured():
     assert deck_texts.check(FIGURES["figures"]) == []
 
 
-def test_the_figures_come_from_three_seed_ranges_one_never_calibrated_on():
-    """Every run kind counts the same seeds, the README names them, and the range no
-    calibration saw (5000-5019) is whole."""
-    ranges = dict(map(tuple, FIGURES["ranges"]))
-    assert list(ranges) == [0, 1000, 5000] and ranges[5000] == 20
-    runs = {claim.run for *_, made in deck_texts.claims() for claim in made}
-    seeds = sum(ranges.values())
-    assert seeds >= 50
+def test_the_figures_come_from_the_same_seed_ranges_for_every_run():
+    """Every run kind a claim names (and each one measured: the reference, the decoy, every
+    break of the package today) was measured on the same seeds, whole ranges of 20, and the
+    README names them. A new break that claims nothing needs no figures."""
+    claimed = {claim.run for *_, made in deck_texts.claims() for claim in made}
+    runs = set(FIGURES["figures"])                  # each kept beside its owner
+    assert claimed <= runs and len(runs) >= 15
+    ranges = {tuple(map(tuple, kept)) for kept in FIGURES["ranges"].values()}
+    assert len(ranges) == 1
+    (kept,) = ranges
+    assert all(count == 20 for _, count in kept)
+    seeds = sum(count for _, count in kept)
+    assert seeds >= 40
     assert {run: FIGURES["figures"][run]["loss0"]["n"] for run in runs} == dict.fromkeys(runs,
                                                                                        seeds)
     deck = deck_texts.text_of("README", "deck", "en")
-    assert all(f"{first}–{first + count - 1}" in deck for first, count in ranges.items())
+    assert all(f"{first}–{first + count - 1}" in deck for first, count in kept)
 
 
-def test_every_claim_names_a_measured_figure_and_every_break_has_a_text():
-    import scenarios
+def test_every_claim_names_a_measured_figure():
+    for owner, field, _, made in deck_texts.claims():
+        for claim in made:
+            assert claim.figure in FIGURES["figures"][claim.run], (owner, field, str(claim))
 
-    slugs = set(scenarios.default_catalog().breaks)
-    for owner, fields in deck_texts.CLAIMS.items():
-        assert owner in slugs or any(key[0] == owner for key in deck_texts.REGIONS), owner
-        for tokens in fields.values():
-            for token in tokens:
-                claim = deck_texts.Claim.parse(token)
-                assert claim.figure in FIGURES["figures"][claim.run], token
+
+@given(st.text(alphabet="abz-_|%0159 ", max_size=30))
+def test_a_claim_is_parsed_whole_or_refused_in_one_line(token):
+    try:
+        claim = deck_texts.Claim.parse(token)
+    except ValueError as err:
+        assert "\n" not in str(err) and str(err).startswith(repr(token[:60]))
+    else:
+        assert str(claim) == token and claim.kind in deck_texts.KINDS
 
 
 @given(st.floats(min_value=-1e7, max_value=1e7, allow_nan=False).filter(lambda v: abs(v) > 1e-6))
@@ -91,10 +102,10 @@ def test_a_text_holds_its_claims_in_order_and_no_range_beside_them(parts, new, u
     assert deck_texts.problems_in(rewritten, renewed) == []
     if unmeasured:
         assert deck_texts.problems_in(text + " ends 1.5-2.5 times", ranges) == [
-            "quotes '1.5-2.5', which no claim of CLAIMS measures"]
+            "quotes '1.5-2.5', which no claim measures"]
     else:
         assert deck_texts.problems_in(text + " in 3 of 7 runs", ranges) == [
-            "quotes '3 of 7', which no claim of CLAIMS measures"]
+            "quotes '3 of 7', which no claim measures"]
 
 
 def test_a_claim_is_found_only_as_a_whole_number():
@@ -117,15 +128,16 @@ def test_the_signatures_are_a_page_of_the_reveal_not_of_the_readme():
                   if any(re.match(rf"\| [0-9, ]+ \| {slug} \|", line) for slug in slugs)]
     assert table_rows == []
     made = {(owner, field, lang) for owner, field, lang, _ in deck_texts.claims()}
-    assert {("signatures", field, lang) for field in ("lab", "deck") for lang in ("en", "es")
-            } <= made
+    assert {("signatures", "lab", lang) for lang in ("en", "es")} <= made
+    assert {(slug, "page", lang) for slug in slugs for lang in ("en", "es")} <= made
     top = max(level.number for level in scenarios.all_levels())
     for lang in ("en", "es"):
         page = signatures_page(top, lang)
         assert all(page.count(f"| {slug} |") == 1 for slug in slugs), lang
         quoted = [deck_texts.render(claim, FIGURES["figures"], lang)
                   for owner, field, claim_lang, found in deck_texts.claims()
-                  if owner == "signatures" and claim_lang == lang for claim in found]
+                  if (owner == "signatures" or field == "page") and claim_lang == lang
+                  for claim in found]
         assert quoted and all(words in page for words in quoted)
         assert not [w for w in quoted if len(w) > 4 and w in readme]  # "212-255" and the like
 
@@ -141,3 +153,49 @@ def test_a_level_s_page_shows_no_later_level_s_breaks():
             page = signatures_page(level.number, lang)
             assert all(f"| {slug} |" in page for slug in scenarios.breaks(level.number))
             assert not [slug for slug in later if f"| {slug} |" in page], (level.number, lang)
+
+
+@given(st.floats(min_value=0, max_value=1e-3, allow_nan=False))
+def test_a_bound_is_said_only_while_every_run_stays_under_it(top):
+    """"flat to 1e-6" (frozen-block's Panel 5): the text says the bound, and the check refuses
+    it as soon as one run's figure reaches it."""
+    claim = deck_texts.Claim.parse("frozen-block|flat_max_move|below:1e-6")
+    said = deck_texts.render(claim, {"frozen-block": {"flat_max_move": {"max": top}}}, "en")
+    problems = deck_texts.problems_in("four lines flat to 1e-6 over the run", [said])
+    assert (problems == []) == (top < 1e-6)
+
+
+def test_a_course_deck_s_break_brings_its_own_claims_and_figures(tmp_path):
+    """`bench/deck_texts.py --deck DIR`: a course break's claims.toml and figures.json are
+    checked like the package's, and a figure its text no longer says is refused."""
+    import shutil
+    import subprocess
+
+    deck = tmp_path / "deck"
+    shutil.copytree(ROOT / "tests" / "data" / "course-deck", deck,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    folder = deck / "huge-init"
+    data = folder / "break.toml"
+    data.write_text(data.read_text(encoding="utf-8").replace(
+        'ten times too large."', 'ten times too large: the loss starts at 300-410."', 1).replace(
+        'diez veces más grandes."', 'diez veces más grandes: la pérdida empieza en 300-410."',
+        1),
+        encoding="utf-8")
+    (folder / "claims.toml").write_text('summary = ["huge-init|loss0|range"]\n',
+                                        encoding="utf-8")
+    stats = {"n": 40, "min": 290.0, "p5": 300.0, "p50": 350.0, "p95": 410.0, "max": 420.0}
+
+    def check() -> subprocess.CompletedProcess:
+        (folder / "figures.json").write_text(json.dumps(
+            {"ranges": [[7000, 20], [8000, 20]], "figures": {"loss0": stats}}),
+            encoding="utf-8")
+        return subprocess.run([sys.executable, str(ROOT / "bench" / "deck_texts.py"), "--deck",
+                               str(deck)], capture_output=True, text=True, timeout=120)
+
+    said = check()
+    assert "huge-init" not in said.stdout, said.stdout
+    stats["p95"] = 420.0
+    said = check()
+    assert said.returncode == 1
+    assert "huge-init summary (en): does not say '300-420'" in said.stdout
+    assert "huge-init summary (es): does not say '300-420'" in said.stdout

@@ -128,7 +128,9 @@ def test_signature_holds(trained, header, seed, truth):
     records = trained[seed]
     checks = signature_checks(truth, records[truth], records[HEALTHY], header)
     assert checks
-    failed = [f"{c.name}={c.value:.4g} (want {c.wanted})" for c in checks if not c.passed]
+    # a "usually" promise (a rate below 1) is proven over many seeds by bench/fidelity.py
+    failed = [f"{c.name}={c.value:.4g} (want {c.wanted})" for c in checks
+              if not c.passed and c.rate == 1]
     assert not failed, f"seed {seed}, {truth}: " + "; ".join(failed)
 
 

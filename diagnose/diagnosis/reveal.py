@@ -36,17 +36,26 @@ from scenarios.words import N_, say
 PANEL_LINE = N_("Panel {n}: {text}")
 SIGNATURES_PAGE = "signatures.{lang}.md"  # in diagnose/diagnosis/pages/, one per language of LANGS
 PAGE_END = "\n---\n"  # the page's last line: its deck table ends before it
-TABLE_ROW = re.compile(r"\| ([0-9]+(?:, [0-9]+)*) \|")  # a deck row starts with its levels
+# a deck row starts with its levels and its break: "| 2, 3 | healthy |"
+TABLE_ROW = re.compile(r"\| ([0-9]+(?:, [0-9]+)*) \| ([a-z][a-z0-9-]*) \|")
 
 
 def signatures_page(level: int, lang: str) -> str:
-    """The signatures page in `lang`, the rows of the deck table for levels above `level`
-    left out (a later level's answers stay unseen)."""
+    """The signatures page in `lang`, the deck table's rows of the breaks the catalog deals at
+    `level` or before, each row's levels the catalog's (levels.toml's): a later level's answers
+    stay unseen, and a row of a break the catalog no longer holds is not shown."""
     page = resources.files(__package__).joinpath("pages", SIGNATURES_PAGE.format(lang=lang))
     text = page.read_text(encoding="utf-8").split(PAGE_END)[0]
-    kept = [line for line in text.splitlines()
-            if not (row := TABLE_ROW.match(line))
-            or min(int(n) for n in row.group(1).split(", ")) <= level]
+    breaks = scenarios.default_catalog().breaks
+    kept = []
+    for line in text.splitlines():
+        row = TABLE_ROW.match(line)
+        if row is None:
+            kept.append(line)
+            continue
+        dealt = breaks[row.group(2)].levels if row.group(2) in breaks else ()
+        if dealt and min(dealt) <= level:
+            kept.append(f"| {', '.join(map(str, dealt))} |" + line[row.end(1) + 2:])
     return "\n".join(kept) + "\n"
 
 

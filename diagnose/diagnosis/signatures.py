@@ -75,6 +75,7 @@ class Promise:
     passed: bool
     value: float
     wanted: str
+    rate: float = 1  # the share of seeds it must hold on ([[promises]] rate): 1 every seed
 
 
 class Signature:
@@ -108,8 +109,9 @@ class Signature:
 
     def checks(self, fig: Figures, run: Records, reference: Records,
                header: dict[str, Any]) -> list[Promise]:
-        """The promises the break keeps on every seed, for `run` against `reference`: its
-        break.toml's `[[promises]]` in order, a `computed` entry taken from `computed`."""
+        """The promises the break keeps, for `run` against `reference`: its break.toml's
+        `[[promises]]` in order, a `computed` entry taken from `computed`, each with the share
+        of seeds it must hold on (its `rate`: 1 every seed, less for a "usually")."""
         made = {p.name: p for p in self.computed(fig, run, reference, header)}
         placed = {spec.name for spec in self.brk.promises if spec.comparison == COMPUTED}
         for name in (placed - set(made)) & set(EVERY_BREAKS):
@@ -121,7 +123,8 @@ class Signature:
         if unplaced:
             raise CatalogError(f"{self.brk.source}: [[promises]]: {SIGNATURE_FILE} computes "
                                f'{unplaced[0]}, which no entry places (computed = "{unplaced[0]}")')
-        return [made[spec.name] if spec.comparison == COMPUTED else promised(fig, spec)
+        return [dataclasses.replace(made[spec.name] if spec.comparison == COMPUTED
+                                    else promised(fig, spec), rate=spec.rate)
                 for spec in self.brk.promises]
 
     def computed(self, fig: Figures, run: Records, reference: Records,

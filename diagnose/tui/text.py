@@ -36,7 +36,7 @@ The dotted line is the **entropy floor**: the lowest average loss any model can 
 corpus when it predicts each token from the tokens before it (each example is one of a finite
 table of conjugations drawn uniformly). The floor binds the **validation** loss, an average over
 the whole split: one training batch of 32 examples can dip below it late in a healthy run
-(an easy batch: in 49 of 60 healthy runs, from step 327 on), which tells nothing.
+(an easy batch: in 33 of 40 healthy runs, from step 321 on), which tells nothing.
 A fresh model should start near ln(vocab) = {ln_vocab}: a uniform guess. Read where the loss
 starts, how fast it falls, whether validation follows train, and where it ends against the
 floor."""),
@@ -77,7 +77,7 @@ Two consequences surprise readers of some course tables. The loss is computed wi
 numerically stable log-softmax, so even absurd logits give a huge but finite loss: a broken
 run keeps going rather than turning into NaN. And in a pre-LayerNorm transformer trained with
 Adam, the gradient norm is usually largest at initialisation, warmup or not (among the first six
-steps, at step 0 in 59 of 60 healthy runs and in 48 of 60 without warmup), because
+steps, at step 0 in 38 of 40 healthy runs and in 31 of 40 without warmup), because
 Adam's step size does not depend on the gradient's size: look for what changes from the
 reference, not for a textbook spike."""),
     N_("""\
