@@ -33,7 +33,7 @@ from importlib import resources
 import pytest
 
 import scenarios
-from diagnose.classroom.deal import deal as classroom
+from diagnose.classroom import deal as classroom
 from diagnose.metrics import read_metrics
 from diagnose.workspace import open_workspace
 from grading.seal import new_secret, seal, unseal
