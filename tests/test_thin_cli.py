@@ -4,12 +4,27 @@ modules stay small (issue 36, "A thin CLI")."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
 from diagnose.classroom.cluster import ClusterError, ClusterOptions
 from diagnose.classroom.deal import DealOptions, DealReport, deal_class
+from diagnose.classroom.grading import (
+    ClassOutputs,
+    GradeClassOptions,
+    GradeFileOptions,
+    grade_class_files,
+    grade_file,
+)
+from diagnose.game.progress import load_progress
+from diagnose.game.routes import Route
+from diagnose.home import self_study_secret
+from diagnose.workspace import open_workspace
+from grading.grade import open_key, read_scenario
 from grading.manifest import read_manifest
 from grading.seal import new_secret, write_key_file
 from scenarios.errors import UsageProblem, UserError
@@ -79,3 +94,77 @@ def test_a_deal_on_an_unreachable_cluster_deals_nothing(tmp_path, key):
         deal_class(DealOptions(key, out, count=1, steps=1, cluster=ClusterOptions(
             "tcp://127.0.0.1:1", connect_timeout=2)), DealReport(warning=warned.append))
     assert not (out / "manifest.csv").exists() and warned == []
+
+
+# --- grade ----------------------------------------------------------------------------------
+
+DATA = Path(__file__).parent / "tui" / "data"
+
+
+@pytest.fixture
+def course(tmp_path, private_home, monkeypatch):
+    """The TUI's 40-step fixture scenario in a course folder, with its self-study key."""
+    shutil.copyfile(DATA / "home" / "self-study.key", private_home / "self-study.key")
+    os.chmod(private_home / "self-study.key", 0o600)
+    ws = Path(shutil.copytree(DATA / "scenario", tmp_path / "experiments" / "19-break-it"))
+    monkeypatch.chdir(tmp_path)
+    return ws
+
+
+def diagnoses(folder: Path, ws: Path, name: str = "ana-diagnoses.md") -> Path:
+    truth = open_key(read_scenario(ws), self_study_secret())
+    path = folder / name
+    path.write_text("<!-- scenario: TUI-FIXTURE -->\n" + "".join(
+        f"## {rid}\nDiagnosis: {slug}\n" for rid, slug in truth.items()))
+    return path
+
+
+def test_grade_file_takes_the_route_its_options_choose(course, tmp_path):
+    file = diagnoses(tmp_path, course)
+    checked = grade_file(GradeFileOptions(file, check=True))
+    assert checked.route is Route.CHECK and checked.check is not None
+    assert checked.self_study is None and not open_workspace(course).revealed  # nothing kept
+    asked: list[str] = []
+    graded = grade_file(GradeFileOptions(file, lang="es"),
+                        lambda scenario: asked.append(scenario.code))
+    assert graded.route is Route.SELF_STUDY and asked == ["TUI-FIXTURE"]
+    assert graded.self_study is not None and graded.self_study.report.score == 3
+    assert graded.self_study.solutions is not None and graded.self_study.solutions.is_file()
+
+
+def test_a_self_study_grading_stopped_before_it_records_keeps_nothing(course, tmp_path):
+    class No(Exception):
+        pass
+
+    def refuse(scenario):
+        raise No
+
+    with pytest.raises(No):
+        grade_file(GradeFileOptions(diagnoses(tmp_path, course)), refuse)
+    assert not open_workspace(course).revealed and load_progress()[0][1].scenarios == {}
+
+
+def test_grade_file_without_a_scenario_says_pass_dir(tmp_path, private_home, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    file = tmp_path / "ana-diagnoses.md"
+    file.write_text("## 01\nDiagnosis: healthy\n")
+    with pytest.raises(UserError, match="no scenario found next to .*; pass --dir"):
+        grade_file(GradeFileOptions(file))
+    assert grade_file(GradeFileOptions(file, check=True)).check is not None
+
+
+def test_grade_class_files_grades_a_folder_of_files_and_writes_the_gradebook(tmp_path, key):
+    bundles = tmp_path / "bundles"
+    ((student, code),) = deal_class(DealOptions(key, bundles, count=1, steps=2)).rows
+    inbox = tmp_path / "submission_123456"  # an LMS's submission folder: the files in it
+    inbox.mkdir()
+    (inbox / f"{student}-diagnoses.md").write_text(f"<!-- scenario: {code} -->\n## 01\nDiagnosis: "
+                                        "healthy\n")
+    book = tmp_path / "grades.csv"
+    result = grade_class_files(GradeClassOptions((inbox,), bundles, key,
+                                                 outputs=ClassOutputs(gradebook=book)))
+    assert [(g.student, g.error) for g in result.graded] == [(student, "")]
+    assert result.students == 1 and result.failed == 0 and book.is_file()
+    rebuilt = grade_class_files(GradeClassOptions((), bundles, key,
+                                                  outputs=ClassOutputs(gradebook=book)))
+    assert rebuilt.graded == [] and rebuilt.students == 1
