@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnose.classroom.answers import RevealClassOptions, reveal_to_class
 from diagnose.classroom.cluster import ClusterError, ClusterOptions
 from diagnose.classroom.deal import DealOptions, DealReport, deal_class
 from diagnose.classroom.grading import (
@@ -22,11 +23,13 @@ from diagnose.classroom.grading import (
 )
 from diagnose.game.progress import load_progress
 from diagnose.game.routes import Route
+from diagnose.game.self_study import RevealOptions, reveal_self_study
 from diagnose.home import self_study_secret
 from diagnose.workspace import open_workspace
 from grading.grade import open_key, read_scenario
 from grading.manifest import read_manifest
 from grading.seal import new_secret, write_key_file
+from scenarios import breaks
 from scenarios.errors import UsageProblem, UserError
 
 
@@ -168,3 +171,39 @@ def test_grade_class_files_grades_a_folder_of_files_and_writes_the_gradebook(tmp
     rebuilt = grade_class_files(GradeClassOptions((), bundles, key,
                                                   outputs=ClassOutputs(gradebook=book)))
     assert rebuilt.graded == [] and rebuilt.students == 1
+
+
+# --- reveal ---------------------------------------------------------------------------------
+
+def test_reveal_self_study_reveals_and_writes_each_what_if_page(course):
+    trained: list[tuple[list[str], int, str]] = []
+    pages: list[tuple[str, Path]] = []
+
+    def progress(make, labels, steps, title):
+        trained.append((labels, steps, title))
+        return make(None)
+
+    revealed = reveal_self_study(RevealOptions(course, "es", what_if=True), progress,
+                                 lambda run, page: pages.append((run, page)))
+    truth = open_key(read_scenario(course), self_study_secret())
+    assert revealed.assignment == truth and revealed.solutions.is_file()
+    assert open_workspace(course).revealed
+    assert revealed.titles("es") == {rid: breaks(revealed.level)[slug].title["es"]
+                                     for rid, slug in truth.items()}
+    assert pages and all(page.is_file() and run in truth for run, page in pages)
+    assert [title for _, _, title in trained] == [f"¿y si…? {run}" for run, _ in pages]
+    again: list[str] = []
+    reveal_self_study(RevealOptions(course, "en", what_if=True),
+                      lambda make, labels, steps, title: again.append(title))
+    assert again == []  # every dose cached: nothing trains twice
+
+
+def test_reveal_self_study_refuses_an_instructors_bundle(tmp_path, key):
+    ((student, _),) = deal_class(DealOptions(key, tmp_path / "bundles", count=1, steps=2)).rows
+    bundle = tmp_path / "bundles" / student / "experiments" / "19-break-it"
+    with pytest.raises(UserError, match="dealt by an instructor"):
+        reveal_self_study(RevealOptions(bundle))
+    handed = reveal_to_class(RevealClassOptions(key, tmp_path / "bundles",
+                                                out=tmp_path / "back"))
+    assert list(handed.files) == [student] and handed.files[student].is_file()
+    assert handed.files[student].parent == tmp_path / "back" / student

@@ -18,7 +18,7 @@ from diagnose.cli.common import (
     _interrupt_exit_code,
     _level_dir,
     _train_with_bars,
-    _what_if_results,
+    _what_if_bars,
     cli,
 )
 from scenarios.errors import UserError
@@ -186,13 +186,13 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
 def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
     from rich.console import Console
 
-    from diagnose.game.whatif import plan_whatif, render_whatif
+    from diagnose.game.whatif import plan_whatif, render_whatif, whatif_results
     from diagnose.runs.show import resolve_run
     from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
     plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
-    results = _what_if_results(workspace, plan, lang)
+    results = whatif_results(workspace, plan, lang, _what_if_bars(lang))
     console = Console()
     for line in render_whatif(plan, results, lang, console.width):
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")

@@ -15,7 +15,8 @@ from diagnose.cli.common import (
     _echo,
     _echo_json,
     _grade_style,
-    _what_if_dashboards,
+    _what_if_bars,
+    _what_if_page,
     cli,
 )
 from diagnose.cli.params import (
@@ -25,6 +26,7 @@ from scenarios.errors import UserError
 from scenarios.words import say
 
 if TYPE_CHECKING:
+    from diagnose.classroom.answers import RevealClassOptions
     from diagnose.classroom.grading import (
         ClassGrade,
         ClassOutputs,
@@ -74,42 +76,38 @@ def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: b
     """
     import json
 
+    from diagnose.classroom.answers import RevealClassOptions
+    from diagnose.game.self_study import RevealOptions, reveal_self_study
+
     if key_file is not None or bundles is not None or students:
         if key_file is None or bundles is None:
             raise click.UsageError("STUDENT and --key go with --bundles: diagnose reveal --key "
                                    "KEY --bundles DIR [STUDENT...]")
         if as_json or what_if:
             raise click.UsageError("--key reveals to a class: it takes no --json or --what-if.")
-        _reveal_class(key_file, bundles, students, out, lang)
+        _reveal_class(RevealClassOptions(key_file, bundles, students, out, lang))
         return
     lang = lang or "en"
-    from diagnose.diagnosis.reveal import reveal_scenario
-
-    workspace, assignment, path = reveal_scenario(directory, lang)
-    if what_if:
-        _what_if_dashboards(directory, lang)
+    revealed = reveal_self_study(RevealOptions(directory, lang, what_if), _what_if_bars(lang),
+                                 lambda run, page: _what_if_page(run, page, lang))
     if as_json:
-        click.echo(json.dumps(assignment))
+        click.echo(json.dumps(revealed.assignment))
         return
-    from scenarios import breaks
-
-    catalog = breaks(workspace.level)
-    width = max(len(slug) for slug in assignment.values())
-    for rid, slug in assignment.items():
-        click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
-    click.echo(say(lang, "Explained in {path}", path=path))
+    titles = revealed.titles(lang)
+    width = max(len(slug) for slug in revealed.assignment.values())
+    for rid, slug in revealed.assignment.items():
+        click.echo(f"{rid}: {slug:<{max(width, 12)}} {titles[rid]}")
+    click.echo(say(lang, "Explained in {path}", path=revealed.solutions))
 
 
-def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out: Path,
-                  lang: str | None) -> None:
-    from diagnose.classroom.answers import reveal_class
-    from grading.seal import read_key_file
+def _reveal_class(options: RevealClassOptions) -> None:
+    from diagnose.classroom.answers import reveal_to_class
 
-    handed = reveal_class(bundles, read_key_file(key_file), students, out, lang=lang)
+    handed = reveal_to_class(options)
     for name, path in handed.files.items():
         _echo(f"{name}: {path} ({handed.langs[name]})")
     _echo(f"Revealed to {len(handed.files)} students; the ledger records that their answers "
-          f"were shown (no later attempt of theirs counts). Hand back {out}/<student>/.")
+          f"were shown (no later attempt of theirs counts). Hand back {options.out}/<student>/.")
 
 
 def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> None:

@@ -13,8 +13,10 @@ either face shows around the result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagnose.diagnosis.reveal import feedback_options, reveal_after_grading
 from diagnose.game.progress import level_after, load_progress, record_report
@@ -24,6 +26,9 @@ from grading.diagnoses import Reading, read_diagnoses
 from grading.feedback import Report
 from grading.grade import grade_reading, read_scenario, record_attempt
 from grading.seal import SealedBy
+
+if TYPE_CHECKING:
+    from diagnose.game.whatif import Progress
 
 
 @dataclass(frozen=True)
@@ -51,3 +56,51 @@ def grade_self_study(file: Path, workspace: Path, lang: str,
     progress, _ = load_progress()  # its warnings are the progress screen's to show
     return SelfStudyGrade(report, solutions, passed, level_after(scenario.level, progress),
                           tuple(warnings + more))
+
+
+@dataclass(frozen=True)
+class RevealOptions:
+    """What `diagnose reveal` (self-study) was asked: the scenario's folder, the solutions
+    file's language, and whether each run with a magnitude gets its what-if in its dashboard."""
+
+    directory: Path
+    lang: str = "en"
+    what_if: bool = False
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """A self-study scenario revealed: ID -> slug, the solutions file, the scenario's level."""
+
+    assignment: dict[str, str]
+    solutions: Path
+    level: int
+
+    def titles(self, lang: str) -> dict[str, str]:
+        """ID -> its break's title in `lang` (read from the catalog when asked)."""
+        from scenarios import breaks
+
+        catalog = breaks(self.level)
+        return {rid: catalog[slug].title[lang] for rid, slug in self.assignment.items()}
+
+
+def reveal_self_study(options: RevealOptions, progress: Progress | None = None,
+                      on_page: Callable[[str, Path], None] = lambda run, page: None
+                      ) -> Revealed:
+    """Reveal the scenario in `options.directory` (`diagnose.diagnosis.reveal.reveal_scenario`:
+    an instructor's bundle is refused); with `what_if`, write each run's what-if into its
+    dashboard.html, training the missing doses under `progress` (`whatif.whatif_results`), and
+    tell `on_page(ID, page)` as each is written."""
+    from diagnose.diagnosis.reveal import reveal_scenario
+
+    lang = options.lang
+    workspace, assignment, path = reveal_scenario(options.directory, lang)
+    if options.what_if:
+        from diagnose.game.whatif import whatif_results, write_whatif_dashboards
+        from diagnose.workspace import open_workspace
+
+        revealed = open_workspace(options.directory)
+        for run, page in write_whatif_dashboards(
+                revealed, lang, lambda plan: whatif_results(revealed, plan, lang, progress)):
+            on_page(run, page)
+    return Revealed(assignment, path, workspace.level)

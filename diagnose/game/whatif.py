@@ -44,6 +44,10 @@ from grading.seal import SealedBy
 from scenarios.errors import UserError
 from scenarios.words import N_, say
 
+OnStep = Callable[[str, dict[str, Any]], None]
+# progress(make, labels, steps, title): make(on_step) run under the caller's progress display
+Progress = Callable[[Callable[[OnStep | None], Any], list[str], int, str], Any]
+
 WHATIF_DIR = "whatif"
 
 TITLE = N_("What if: run {run}, {brk}, at other values of {field}")
@@ -406,6 +410,20 @@ def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lan
     title = say(lang, TITLE, run=plan.run, brk=plan.brk.title[lang], field=plan.field)
     return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
             f'<div class="panels">{"".join(sections)}</div></section>')
+
+
+def whatif_results(workspace: Workspace, plan: WhatIfPlan, lang: str,
+                   progress: Progress | None = None) -> dict[Dose, list[dict[str, Any]]]:
+    """Every dose's records (`run_whatif`); when some are still to train, they train under
+    `progress(make, labels, steps, title)`, which runs `make(on_step)` under the caller's
+    progress display for those doses' labels and returns its result."""
+    trained = [dose.label(plan.field) for dose in to_train(plan, ready(workspace, plan))]
+    if not trained or progress is None:
+        return run_whatif(workspace, plan)
+    results: dict[Dose, list[dict[str, Any]]] = progress(
+        lambda on_step: run_whatif(workspace, plan, on_step=on_step), trained, workspace.steps,
+        say(lang, "what-if {run}", run=plan.run))
+    return results
 
 
 def write_whatif_dashboards(
