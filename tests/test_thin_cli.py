@@ -21,12 +21,14 @@ from diagnose.classroom.grading import (
     grade_class_files,
     grade_file,
 )
-from diagnose.game.progress import load_progress
+from diagnose.game.progress import choose_level_to_play, load_progress
 from diagnose.game.routes import Route
-from diagnose.game.self_study import RevealOptions, reveal_self_study
+from diagnose.game.scenario import ScenarioSpec, planned_runs
+from diagnose.game.self_study import NewOptions, RevealOptions, new_scenario, reveal_self_study
 from diagnose.home import self_study_secret
 from diagnose.workspace import open_workspace
 from grading.grade import open_key, read_scenario
+from grading.layout import level_dir
 from grading.manifest import read_manifest
 from grading.seal import new_secret, write_key_file
 from scenarios import breaks
@@ -47,7 +49,7 @@ def test_deal_class_deals_tells_each_student_and_resumes(tmp_path, key):
     bars: list[tuple[int, str]] = []
     steps_seen: list[str] = []
 
-    def progress(make, steps, title):
+    def progress(make, labels, steps, title):
         bars.append((steps, title))
         return make(lambda run, record: steps_seen.append(run))
 
@@ -207,3 +209,56 @@ def test_reveal_self_study_refuses_an_instructors_bundle(tmp_path, key):
                                                 out=tmp_path / "back"))
     assert list(handed.files) == [student] and handed.files[student].is_file()
     assert handed.files[student].parent == tmp_path / "back" / student
+
+
+# --- new and play's level -------------------------------------------------------------------
+
+def test_new_scenario_makes_the_spec_under_the_callers_bars(tmp_path, private_home):
+    heard: list[tuple[tuple[str, ...], int, str]] = []
+
+    def progress(make, labels, steps, title):
+        heard.append((tuple(labels), steps, title))
+        return make(None)
+
+    target = tmp_path / "ws"
+    spec = ScenarioSpec(code="week-3", steps=2, lang="es", level=2)
+    made = new_scenario(NewOptions(target, spec, jobs=1), progress)
+    assert (made.workspace.code, made.workspace.level, made.workspace.steps) == ("week-3", 2, 2)
+    assert made.workspace.path == target and made.seconds > 0
+    assert heard == [(planned_runs(level=2), 2, "escenario week-3")]
+    assert tuple(made.workspace.runs) == planned_runs(level=2)
+    with pytest.raises(UserError, match="--force"):
+        new_scenario(NewOptions(target, spec, jobs=1))
+    again = new_scenario(NewOptions(target, spec, jobs=1, force=True))  # silent without bars
+    assert again.workspace.code == "week-3"
+
+
+def test_choose_level_to_play_says_the_first_level_not_passed(tmp_path, private_home):
+    told: list[str] = []
+    base = tmp_path / "experiments" / "19-break-it"
+    assert choose_level_to_play(base, None, "en", tell=told.append) == (base, 1)
+    assert told == ["Level 1 (the first not passed yet; --level N plays another)."]
+    told.clear()
+    assert choose_level_to_play(base, 2, "en", tell=told.append) == (level_dir(2, base), 2)
+    assert told == []
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_failed_scenario_is_kept_aside_only_when_a_fresh_one_is_wanted(course, tmp_path,
+                                                                       fresh):
+    truth = open_key(read_scenario(course), self_study_secret())
+    wrong = tmp_path / "ana-diagnoses.md"
+    slugs = list(truth.values())
+    wrong.write_text("<!-- scenario: TUI-FIXTURE -->\n" + "".join(
+        f"## {rid}\nDiagnosis: {slug}\n" for rid, slug in zip(truth, slugs[1:] + slugs[:1],
+                                                              strict=True)))
+    grade_file(GradeFileOptions(wrong))
+    told: list[str] = []
+    asked: list[str] = []
+    chosen = choose_level_to_play(course, 1, "en", tell=told.append,
+                                  fresh_wanted=lambda q: asked.append(q) or fresh)
+    assert chosen == (course, 1) and len(asked) == 1
+    assert "holds scenario TUI-FIXTURE, graded 0/3" in asked[0]
+    kept = course.parent / "previous" / "TUI-FIXTURE"
+    assert kept.is_dir() is fresh and (course / "scenario.json").exists() is not fresh
+    assert told == ([f"Kept in {kept}."] if fresh else [])

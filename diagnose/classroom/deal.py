@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnose.game.scenario import (
     OnStep,
+    Progress,
     ScenarioError,
     ScenarioSpec,
     TrainingCallbacks,
@@ -539,7 +540,8 @@ class DealOptions:
             raise UsageProblem("give exactly one of --roster FILE or --count N")
 
 
-def _bars_left_out(make: Callable[[OnStep | None], Any], steps: int, title: str) -> Any:
+def _bars_left_out(make: Callable[[OnStep | None], Any], labels: Sequence[str], steps: int,
+                   title: str) -> Any:
     return make(None)
 
 
@@ -547,14 +549,15 @@ def _bars_left_out(make: Callable[[OnStep | None], Any], steps: int, title: str)
 class DealReport:
     """How `deal_class` tells its caller what happens: `warning(line)` for a bundle left as
     it is or a worker that is not this diagnose; `student(name, code, resumed)` for each bundle
-    sealed or kept; `redeal(message)` for a scenario trained again; and `progress(make, steps,
-    title)`, which runs `make(on_step)` under whatever progress display the caller keeps and
-    returns its result (by default none: `make(None)`)."""
+    sealed or kept; `redeal(message)` for a scenario trained again; and `progress(make, labels,
+    steps, title)` (`diagnose.game.scenario.Progress`), which runs `make(on_step)` under the
+    caller's progress display and returns its result (by default none: `make(None)`); a deal
+    names no labels: its runs are known as they start."""
 
     warning: Callable[[str], None] = lambda line: None
     student: Callable[[str, str, bool], None] | None = None
     redeal: Callable[[str], None] | None = None
-    progress: Callable[[Callable[[OnStep | None], Any], int, str], Any] = _bars_left_out
+    progress: Progress = _bars_left_out
 
 
 @dataclass(frozen=True)
@@ -592,7 +595,7 @@ def deal_class(options: DealOptions, report: DealReport = DealReport()) -> Dealt
             lambda on_step: carry_out(
                 plan, secret, jobs=options.jobs, on_student=report.student, client=client,
                 callbacks=TrainingCallbacks(on_step, on_redeal=report.redeal)),
-            plan.steps, f"dealing {len(students)} scenarios")
+            [], plan.steps, f"dealing {len(students)} scenarios")
     return Dealt(rows, options.out, time.perf_counter() - started)
 
 

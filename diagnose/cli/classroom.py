@@ -277,8 +277,7 @@ def _deal_report() -> DealReport:
 
     return DealReport(warning=lambda line: click.echo(f"Warning: {line}", err=True),
                       student=on_student, redeal=lambda message: click.echo(message, err=True),
-                      progress=lambda make, steps, title: _train_with_bars(make, [], steps,
-                                                                           title))
+                      progress=_train_with_bars)
 
 
 @cli.command("gradescope-autograder")

@@ -28,7 +28,8 @@ from grading.grade import grade_reading, read_scenario, record_attempt
 from grading.seal import SealedBy
 
 if TYPE_CHECKING:
-    from diagnose.game.whatif import Progress
+    from diagnose.game.scenario import OnStep, Progress, ScenarioSpec
+    from diagnose.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -104,3 +105,49 @@ def reveal_self_study(options: RevealOptions, progress: Progress | None = None,
                 revealed, lang, lambda plan: whatif_results(revealed, plan, lang, progress)):
             on_page(run, page)
     return Revealed(assignment, path, workspace.level)
+
+
+@dataclass(frozen=True)
+class NewOptions:
+    """What `diagnose new` was asked: the folder, the scenario (`spec`: its code drawn already,
+    so an interrupted `new` can say how to make the same one again), the training processes,
+    and whether a scenario already there is replaced."""
+
+    directory: Path
+    spec: ScenarioSpec
+    jobs: int = 2
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class Made:
+    """A fresh self-study scenario, and how long it took to make."""
+
+    workspace: Workspace
+    seconds: float
+
+
+def new_scenario(options: NewOptions, progress: Progress | None = None,
+                 on_redeal: Callable[[str], None] | None = None) -> Made:
+    """Deal, train and write a self-study scenario (`scenario.create_scenario`, sealed with this
+    player's secret, made on first use), its runs under `progress(make, labels, steps, title)`
+    when given; `on_redeal` hears of runs trained again. Ctrl-C leaves nothing written."""
+    import time
+
+    from diagnose.game.scenario import TrainingCallbacks, Workers, create_scenario, planned_runs
+    from scenarios.words import say
+
+    spec = options.spec
+    started = time.perf_counter()
+    secret = self_study_secret(create=True)
+
+    def make(on_step: OnStep | None) -> Workspace:
+        return create_scenario(options.directory, spec, secret=secret,
+                               workers=Workers(options.jobs), force=options.force,
+                               callbacks=TrainingCallbacks(on_step=on_step,
+                                                           on_redeal=on_redeal))
+
+    workspace: Workspace = make(None) if progress is None else progress(
+        make, planned_runs(level=spec.level), spec.steps or 0,
+        say(spec.lang, "scenario {code}", code=spec.code))
+    return Made(workspace, time.perf_counter() - started)

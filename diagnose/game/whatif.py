@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -44,9 +44,8 @@ from grading.seal import SealedBy
 from scenarios.errors import UserError
 from scenarios.words import N_, say
 
-OnStep = Callable[[str, dict[str, Any]], None]
-# progress(make, labels, steps, title): make(on_step) run under the caller's progress display
-Progress = Callable[[Callable[[OnStep | None], Any], list[str], int, str], Any]
+if TYPE_CHECKING:
+    from diagnose.game.scenario import Progress
 
 WHATIF_DIR = "whatif"
 
