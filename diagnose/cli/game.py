@@ -102,14 +102,7 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
         made = new_scenario(NewOptions(directory, spec, jobs, force), _train_with_bars,
                             on_redeal=lambda message: click.echo(message, err=True))
     except KeyboardInterrupt as err:
-        import shlex
-
-        again = (f"diagnose new --dir {shlex.quote(str(directory))} --seed "
-                 f"{shlex.quote(str(spec.code))}" + (" --force" if force else "")
-                 + (f" --level {level}" if level else ""))
-        click.echo("\n" + say(lang, "Interrupted: nothing was written to {folder}. To start "
-                                     "again with the same scenario: {command}",
-                               folder=directory, command=again), err=True)
+        _new_interrupted(directory, str(spec.code), force, level, lang)
         raise SystemExit(_interrupt_exit_code(err)) from None
     workspace = made.workspace
     click.echo(say(lang, "Scenario {code} ready in {folder} ({runs} runs x {steps} steps, "
@@ -118,6 +111,18 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
     click.echo(say(lang, "Next: {command}", command=f"diagnose play --dir {workspace.path}")
                + "   " + say(lang, "(or: {command})",
                              command=f"diagnose show 01 --dir {workspace.path}"))
+
+
+def _new_interrupted(directory: Path, code: str, force: bool, level: int | None,
+                     lang: str) -> None:
+    """Say that nothing was written, and the command that makes the same scenario again."""
+    import shlex
+
+    again = (f"diagnose new --dir {shlex.quote(str(directory))} --seed {shlex.quote(code)}"
+             + (" --force" if force else "") + (f" --level {level}" if level else ""))
+    click.echo("\n" + say(lang, "Interrupted: nothing was written to {folder}. To start "
+                                 "again with the same scenario: {command}",
+                           folder=directory, command=again), err=True)
 
 
 def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -5,7 +5,7 @@ is chosen once, in `diagnose.game.routes`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         GradeFileOptions,
         KeyGrade,
     )
-    from diagnose.game.self_study import SelfStudyGrade
+    from diagnose.game.self_study import Revealed, SelfStudyGrade
 
 
 @cli.command()
@@ -92,7 +92,11 @@ def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: b
                                  lambda run, page: _what_if_page(run, page, lang))
     if as_json:
         click.echo(json.dumps(revealed.assignment))
-        return
+    else:
+        _print_revealed(revealed, lang)
+
+
+def _print_revealed(revealed: Revealed, lang: str) -> None:
     titles = revealed.titles(lang)
     width = max(len(slug) for slug in revealed.assignment.values())
     for rid, slug in revealed.assignment.items():
@@ -288,6 +292,29 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
           --gradebook grades.csv --deadline 2026-12-04T23:59Z
       diagnose grade --key course.key --bundles bundles --gradebook grades.csv  # rebuild
     """
+    _grade_usage(click.get_current_context().params)
+    from click.core import ParameterSource
+
+    from diagnose.classroom import grading as instructor
+
+    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
+    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
+    if bundles is not None and key_file is not None:
+        _grade_class(instructor.GradeClassOptions(files, bundles, key_file, spoken,
+                                                  instructor.ClassOutputs(
+                                                      gradebook, gradescope, gradebook_format,
+                                                      deadline)), as_json)
+    else:
+        _grade_one(instructor.GradeFileOptions(files[0], directory, key_file, check, spoken),
+                   yes, as_json)
+
+
+def _grade_usage(given: dict[str, Any]) -> None:
+    """Refuse the option combinations `grade` cannot take (its parsed parameters, by name)."""
+    files, directory, check = given["files"], given["directory"], given["check"]
+    key_file, bundles, deadline = given["key_file"], given["bundles"], given["deadline"]
+    gradebook, gradescope = given["gradebook"], given["gradescope"]
+    gradebook_format = given["gradebook_format"]
     if not files and not (bundles is not None and gradebook is not None):
         raise click.UsageError("Missing argument 'FILE...'.")
     if deadline is not None and gradebook is None:
@@ -305,20 +332,6 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
                                "--gradebook FILE.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
-    from click.core import ParameterSource
-
-    from diagnose.classroom import grading as instructor
-
-    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
-    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
-    if bundles is not None and key_file is not None:
-        _grade_class(instructor.GradeClassOptions(files, bundles, key_file, spoken,
-                                                  instructor.ClassOutputs(
-                                                      gradebook, gradescope, gradebook_format,
-                                                      deadline)), as_json)
-    else:
-        _grade_one(instructor.GradeFileOptions(files[0], directory, key_file, check, spoken),
-                   yes, as_json)
 
 
 @cli.group()

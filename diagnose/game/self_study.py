@@ -6,6 +6,10 @@ marked revealed: grading shows the truth anyway); then record the grading in the
 progress and work out what comes next. The CLI prints a `SelfStudyGrade`, the TUI draws it:
 neither grades, reveals or records on its own.
 
+Beside it, the player's other two flows the CLI calls with an options object: making a fresh
+scenario (`new_scenario`, `diagnose new`) and the reveal without a grading (`reveal_self_study`,
+`diagnose reveal`, with its what-if pages).
+
 Not here: an instructor's bundle (its key never leaves the instructor: `diagnose grade --key`
 and `grading.gradebook`), reading a file without a key (`grading.check_file`), and the words
 either face shows around the result.
