@@ -4,12 +4,14 @@ modules stay small (issue 36, "A thin CLI")."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from diagnose.classroom.answers import RevealClassOptions, reveal_to_class
 from diagnose.classroom.cluster import ClusterError, ClusterOptions
@@ -21,6 +23,7 @@ from diagnose.classroom.grading import (
     grade_class_files,
     grade_file,
 )
+from diagnose.cli import cli
 from diagnose.game.progress import choose_level_to_play, load_progress
 from diagnose.game.routes import Route
 from diagnose.game.scenario import ScenarioSpec, planned_runs
@@ -262,3 +265,23 @@ def test_a_failed_scenario_is_kept_aside_only_when_a_fresh_one_is_wanted(course,
     kept = course.parent / "previous" / "TUI-FIXTURE"
     assert kept.is_dir() is fresh and (course / "scenario.json").exists() is not fresh
     assert told == ([f"Kept in {kept}."] if fresh else [])
+
+
+# --- what only the command line knows -------------------------------------------------------
+
+@pytest.mark.parametrize("given", list(itertools.product((False, True), repeat=3)))
+def test_deal_pairs_the_tls_files_before_anything_is_read(tmp_path, given):
+    """--tls-ca-file and --tls-cert go together (--tls-key only beside --tls-cert): any other
+    combination is bad usage (exit 2), refused before the key (missing here) is read."""
+    pem = tmp_path / "x.pem"
+    pem.write_text("not read")
+    flags = [arg for flag, on in zip(("--tls-ca-file", "--tls-cert", "--tls-key"), given,
+                                     strict=True) if on for arg in (flag, str(pem))]
+    result = CliRunner().invoke(cli, ["deal", "--key", str(tmp_path / "none.key"), "--out",
+                                      str(tmp_path / "out"), "--count", "1", "--scheduler",
+                                      "tls://127.0.0.1:1", *flags])
+    ca, cert, key = given
+    paired = ca == cert and (cert or not key)
+    assert result.exit_code == (1 if paired else 2), result.output
+    assert ("no such key file" in result.output) is paired
+    assert not (tmp_path / "out").exists()
