@@ -23,9 +23,8 @@ from diagnose.classroom.answers import student_langs
 from diagnose.game.routes import Route, grading_route, hand_in
 from grading.dealt import Dealt, metrics_as_dealt, read_digests
 from grading.diagnoses import Reading
-from grading.feedback import Report
+from grading.feedback import Check, Report
 from grading.grade import (
-    Check,
     GradeOptions,
     Scenario,
     check_against,
