@@ -132,3 +132,55 @@ def test_the_walk_lets_the_allowed_shapes_pass(tmp_path, source):
     (tmp_path / "diagnose").mkdir()
     (tmp_path / "diagnose" / "m.py").write_text(source)
     assert offenders(tmp_path) == []
+
+
+# --- a thin CLI (issue 36): a command parses, builds its options and calls one function --------
+
+MAX_COMMAND_BODY = 20  # lines of a command callback's body, its docstring left out
+MAX_CLI_MODULE = 500  # lines of a module of diagnose/cli/
+
+
+def body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The lines of `node`'s body from its first statement after the docstring to its end."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return 0 if not body else (body[-1].end_lineno or body[-1].lineno) - body[0].lineno + 1
+
+
+def fat_cli(root: Path) -> list[str]:
+    """Each command callback of diagnose/cli/ over MAX_COMMAND_BODY lines, and each module of
+    it over MAX_CLI_MODULE lines."""
+    out = []
+    for path in sorted((root / "diagnose" / "cli").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(root).as_posix()
+        if len(text.splitlines()) > MAX_CLI_MODULE:
+            out.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and is_command(node) \
+                    and body_lines(node) > MAX_COMMAND_BODY:
+                out.append(f"{name}:{node.name} (line {node.lineno}): a body of "
+                           f"{body_lines(node)} lines")
+    return out
+
+
+def test_every_command_is_thin_and_every_cli_module_small():
+    found = fat_cli(ROOT)
+    assert not found, (f"over the thin CLI's limits ({MAX_COMMAND_BODY} lines of a command's "
+                       f"body, {MAX_CLI_MODULE} of a module):\n  " + "\n  ".join(found))
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("@cli.command()\ndef f():\n    '''Doc.'''\n" + "    a = 1\n" * 21,
+     ["diagnose/cli/m.py:f (line 2): a body of 21 lines"]),
+    ("@cli.command()\ndef f():\n    '''Doc\n" + "    more doc\n" * 30 + "    '''\n"
+     + "    a = 1\n" * 20, []),
+    ("def helper():\n" + "    a = 1\n" * 40, []),  # not a command: test_every_function's
+    ("x = 1\n" * 501, ["diagnose/cli/m.py: 501 lines"]),
+])
+def test_the_cli_walk_counts_bodies_without_docstrings(tmp_path, source, expected):
+    (tmp_path / "diagnose" / "cli").mkdir(parents=True)
+    (tmp_path / "diagnose" / "cli" / "m.py").write_text(source)
+    assert fat_cli(tmp_path) == expected

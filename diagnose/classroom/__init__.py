@@ -17,19 +17,25 @@ from typing import TYPE_CHECKING
 from diagnose.lazy import face
 
 if TYPE_CHECKING:
-    from diagnose.classroom.answers import reveal_class, write_answer_key
-    from diagnose.classroom.deal import carry_out, plan_deal, read_roster
+    from diagnose.classroom.answers import reveal_class, reveal_to_class, write_answer_key
+    from diagnose.classroom.deal import carry_out, deal_class, plan_deal, read_roster
     from diagnose.classroom.gradescope import build_autograder
-    from diagnose.classroom.grading import grade_class, grade_with_key
+    from diagnose.classroom.grading import (
+        grade_class,
+        grade_class_files,
+        grade_file,
+        grade_with_key,
+    )
     from diagnose.classroom.handout import write_handout
     from diagnose.classroom.report import class_report
     from diagnose.classroom.wheel import write_wheel
 
-__all__ = ["build_autograder", "carry_out", "class_report", "grade_class", "grade_with_key",
-           "plan_deal", "read_roster", "reveal_class", "write_answer_key", "write_handout",
-           "write_wheel"]
+__all__ = ["build_autograder", "carry_out", "class_report", "deal_class", "grade_class",
+           "grade_class_files", "grade_file", "grade_with_key", "plan_deal", "read_roster",
+           "reveal_class", "reveal_to_class", "write_answer_key", "write_handout", "write_wheel"]
 __getattr__, __dir__ = face(__name__, {
-    "reveal_class": "answers", "write_answer_key": "answers",
-    "carry_out": "deal", "plan_deal": "deal", "read_roster": "deal",
+    "reveal_class": "answers", "reveal_to_class": "answers", "write_answer_key": "answers",
+    "carry_out": "deal", "deal_class": "deal", "plan_deal": "deal", "read_roster": "deal",
     "build_autograder": "gradescope", "grade_class": "grading", "grade_with_key": "grading",
+    "grade_class_files": "grading", "grade_file": "grading",
     "write_handout": "handout", "class_report": "report", "write_wheel": "wheel"})

@@ -175,3 +175,22 @@ def reveal_class(bundles: Path, secret: bytes, names: Sequence[str], out: Path, 
 
 
 __all__ = ["AnswersError", "HandBack", "KeyRow", "answer_key", "reveal_class", "write_answer_key"]
+
+
+@dataclass(frozen=True)
+class RevealClassOptions:
+    """What `diagnose reveal --key KEY --bundles DIR [STUDENT...]` was asked."""
+
+    key_file: Path
+    bundles: Path
+    students: tuple[str, ...] = ()
+    out: Path = Path("hand-back")
+    lang: str | None = None
+
+
+def reveal_to_class(options: RevealClassOptions) -> HandBack:
+    """`reveal_class` with the key read from its file."""
+    from grading.seal import read_key_file
+
+    return reveal_class(options.bundles, read_key_file(options.key_file), options.students,
+                        options.out, lang=options.lang)

@@ -105,6 +105,33 @@ class TLSFiles:
 
 
 @dataclass(frozen=True)
+class ClusterOptions:
+    """Where and how a deal trains on a Dask cluster (`diagnose deal --scheduler ...`); `opened`
+    connects with them."""
+
+    address: str
+    connect_timeout: float = CONNECT_TIMEOUT
+    min_workers: int = 1
+    worker_timeout: float = WORKER_TIMEOUT
+    tls: TLSFiles | None = None
+
+
+@contextlib.contextmanager
+def opened(options: ClusterOptions, on_warning: Callable[[str], None] = lambda message: None
+           ) -> Iterator[CheckedCluster]:
+    """A checked cluster for the length of the `with`, closed after it whatever happens; Dask's
+    own loggers are silenced first (our account of a failure is the one Error line)."""
+    quiet_dask_logs()
+    checked = connect(options.address, options.connect_timeout,
+                      min_workers=options.min_workers, worker_timeout=options.worker_timeout,
+                      tls=options.tls, on_warning=on_warning)
+    try:
+        yield checked
+    finally:
+        checked.close()
+
+
+@dataclass(frozen=True)
 class Order:
     """One student's scenario to train on the cluster and write at `target`; `level` picks the
     deck, as `ScenarioSpec.level` does."""
@@ -217,7 +244,10 @@ def quiet_dask_logs() -> None:
     """Silence, in this process, the loggers that distributed gives a stderr handler of their
     own and a level (`distributed.config`'s defaults), each of which would print its own
     account of a failure."""
-    import distributed  # noqa: F401 - sets those loggers up on import
+    try:
+        import distributed  # noqa: F401 - sets those loggers up on import
+    except ImportError:  # `connect` says so, in one Error line
+        return
 
     for name in DASK_LOGGERS:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)

@@ -47,7 +47,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diagnose.game.dealing import ScenarioError, check_code, checks_runs, new_code, redeal_message
 from diagnose.game.scenario import (
@@ -58,7 +58,7 @@ from diagnose.game.scenario import (
     workspace_lock,
     write_workspace,
 )
-from diagnose.game.training import TrainingCallbacks, TrainingPool, Workers
+from diagnose.game.training import OnStep, Progress, TrainingCallbacks, TrainingPool, Workers
 from diagnose.workspace import (
     DEFAULT_DIR,
     is_workspace,
@@ -68,9 +68,13 @@ from grading.layout import DEAL_SETTINGS, MANIFEST, MAX_STUDENTS
 from grading.manifest import ManifestRow, read_manifest, write_manifest
 from grading.seal import SealedBy, fingerprint
 from scenarios import all_levels, first_level, healthy_config
+from scenarios.errors import UsageProblem
 from scenarios.files import atomic_write, loads_csv, loads_json, read_small_text
 from scenarios.langs import LANGS
 from scenarios.names import NameIndex, name_problem, same_student
+
+if TYPE_CHECKING:
+    from diagnose.classroom.cluster import ClusterOptions
 
 ROSTER_MAX_BYTES = 1024 * 1024
 SETTINGS_FILE = DEAL_SETTINGS  # the graders find a deal folder by it too
@@ -503,3 +507,94 @@ def _deal_on_cluster(client: Any, plan: DealPlan, secret: bytes,
                 write_workspace(order.target, spec, secret=secret, deal=trained.deal,
                                 records=trained.records)
             dealt(students[order.student], order.code, False)
+
+
+# --- `diagnose deal`: one call ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DealOptions:
+    """What `diagnose deal` was asked (`deal_class` does it): the key, the folder, exactly one
+    of a roster file or a count of numbered students, and how to train (`cluster`: on a Dask
+    cluster, else `jobs` processes here)."""
+
+    key_file: Path
+    out: Path
+    roster: Path | None = None
+    count: int | None = None
+    steps: int | None = None
+    jobs: int = 2
+    level: int | None = None
+    lang: str = "en"
+    cluster: ClusterOptions | None = None
+
+    def __post_init__(self) -> None:
+        if (self.roster is None) == (self.count is None):
+            raise UsageProblem("give exactly one of --roster FILE or --count N")
+
+
+def _bars_left_out(make: Callable[[OnStep | None], Any], labels: Sequence[str], steps: int,
+                   title: str) -> Any:
+    return make(None)
+
+
+@dataclass(frozen=True)
+class DealReport:
+    """How `deal_class` tells its caller what happens: `warning(line)` for a bundle left as
+    it is or a worker that is not this diagnose; `student(name, code, resumed)` for each bundle
+    sealed or kept; `redeal(message)` for a scenario trained again; and `progress(make, labels,
+    steps, title)` (`diagnose.game.training.Progress`), which runs `make(on_step)` under the
+    caller's progress display and returns its result (by default none: `make(None)`); a deal
+    names no labels: its runs are known as they start."""
+
+    warning: Callable[[str], None] = lambda line: None
+    student: Callable[[str, str, bool], None] | None = None
+    redeal: Callable[[str], None] | None = None
+    progress: Progress = _bars_left_out
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """A deal done: its roster's (student, code), the folder and how long it took."""
+
+    rows: list[tuple[str, str]]
+    out: Path
+    seconds: float
+
+    @property
+    def manifest(self) -> Path:
+        return self.out / MANIFEST
+
+
+def deal_class(options: DealOptions, report: DealReport = DealReport()) -> Dealt:
+    """Deal a class as `options` say: read the key and the students, plan (every refusal before
+    anything is trained), connect to the cluster when one is named (and close it however the
+    deal ends), then train and seal each bundle. Ctrl-C (a KeyboardInterrupt) passes through:
+    the bundles sealed so far are kept, and the same call deals the rest."""
+    import time
+
+    from grading.seal import read_key_file
+
+    started = time.perf_counter()
+    secret = read_key_file(options.key_file)
+    students = (read_roster(options.roster) if options.roster is not None
+                else numbered_students(options.count or 0))
+    plan = plan_deal(options.out, students, secret, steps=options.steps, lang=options.lang,
+                     level=options.level)
+    for line in plan.left:
+        report.warning(line)
+    with _cluster_opened(options.cluster, report.warning) as client:
+        rows = report.progress(
+            lambda on_step: carry_out(
+                plan, secret, jobs=options.jobs, on_student=report.student, client=client,
+                callbacks=TrainingCallbacks(on_step, on_redeal=report.redeal)),
+            [], plan.steps, f"dealing {len(students)} scenarios")
+    return Dealt(rows, options.out, time.perf_counter() - started)
+
+
+def _cluster_opened(options: ClusterOptions | None, on_warning: Callable[[str], None]
+                    ) -> contextlib.AbstractContextManager[Any]:
+    if options is None:
+        return contextlib.nullcontext()
+    from diagnose.classroom.cluster import opened
+
+    return opened(options, on_warning)

@@ -14,15 +14,23 @@ Not here: self-study grading (`diagnose.game.self_study`), the grading itself (`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagnose.classroom.answers import student_langs
+from diagnose.game.routes import Route, grading_route, hand_in
 from grading.dealt import Dealt, metrics_as_dealt, read_digests
 from grading.diagnoses import Reading
-from grading.feedback import Report
-from grading.grade import GradeOptions, grade_reading, read_scenario
+from grading.feedback import Check, Report
+from grading.grade import (
+    GradeOptions,
+    Scenario,
+    check_against,
+    grade_reading,
+    read_scenario,
+)
 from grading.gradebook import (
     Graded,
     check_destinations,
@@ -38,6 +46,9 @@ from grading.ledger import ledger_path
 from grading.lms import write_lms_gradebook
 from scenarios.errors import UserError
 from scenarios.words import say
+
+if TYPE_CHECKING:
+    from diagnose.game.self_study import SelfStudyGrade
 
 
 def class_options(lang: str) -> GradeOptions:
@@ -164,3 +175,85 @@ def cancel(bundles: Path, secret: bytes, student: str, number: int, why: str) ->
     return (f"{student}: attempt {number} ({attempt.file}, {attempt.score}/{attempt.max_score}, "
             f"graded {attempt.time}) cancelled: {' '.join(why.split())}. It stays in the ledger "
             "and the gradebook, and never counts.")
+
+
+# --- `diagnose grade`: one call per form ----------------------------------------------------
+
+@dataclass(frozen=True)
+class GradeFileOptions:
+    """What `diagnose grade FILE` was asked: the file, the scenario's folder when given (else
+    the one next to FILE), the instructor's key file, a check only, and the feedback's
+    language (None: with a key, each student's own)."""
+
+    file: Path
+    directory: Path | None = None
+    key_file: Path | None = None
+    check: bool = False
+    lang: str | None = None
+
+
+@dataclass(frozen=True)
+class FileGrade:
+    """One file graded on its route (`diagnose.game.routes`): the result of that route."""
+
+    route: Route
+    check: Check | None = None
+    with_key: KeyGrade | None = None
+    self_study: SelfStudyGrade | None = None
+
+
+def grade_file(options: GradeFileOptions,
+               before_self_study: Callable[[Scenario], None] = lambda scenario: None
+               ) -> FileGrade:
+    """Grade one file on the route `grading_route` chooses: a check (no key, no score), with
+    the instructor's key, or self-study (then `before_self_study(scenario)` runs first: the
+    caller's review and question, which may raise to stop); an instructor's bundle without the
+    key is refused with the line saying to check it and hand it in."""
+    import grading
+    from diagnose.game.self_study import grade_self_study
+
+    file = options.file
+    reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
+    found = options.directory or grading.find_scenario(file,
+                                                       code=next(iter(reading.codes), None))
+    if found is None and not options.check:
+        raise UserError(f"no scenario found next to {file} or in {grading.DEFAULT_DIR}; pass "
+                        "--dir")
+    route = grading_route(found, check=options.check, key_given=options.key_file is not None)
+    if route is Route.CHECK:
+        return FileGrade(route, check=check_against(file, found, lang=options.lang or "en",
+                                                    reading=reading))
+    assert found is not None  # grading_route refused a missing scenario
+    if route is Route.WITH_KEY:
+        assert options.key_file is not None
+        return FileGrade(route, with_key=grade_with_key(
+            file, reading, found, grading.read_key_file(options.key_file), options.lang))
+    if route is Route.HAND_IN:
+        raise hand_in(file, found)
+    before_self_study(read_scenario(found))
+    return FileGrade(route, self_study=grade_self_study(file, found, options.lang or "en",
+                                                        reading))
+
+
+@dataclass(frozen=True)
+class GradeClassOptions:
+    """What `diagnose grade --key KEY --bundles DIR [FILE...]` was asked: files or folders of
+    them (an LMS's submission folders), the deal folder, the key file, the feedback's language
+    for every student (None: each student's own) and what to write besides the ledger."""
+
+    files: tuple[Path, ...]
+    bundles: Path
+    key_file: Path
+    lang: str | None = None
+    outputs: ClassOutputs = ClassOutputs()
+
+
+def grade_class_files(options: GradeClassOptions) -> ClassGrade:
+    """The files in `options.files` (folders expanded) graded for their students, the key read
+    from its file, then `grade_class`."""
+    from grading.collect import expand
+    from grading.seal import read_key_file
+
+    files = tuple(expand(options.files))
+    return grade_class(files, options.bundles, read_key_file(options.key_file),
+                       lang=options.lang, outputs=options.outputs)

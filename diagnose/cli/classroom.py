@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -29,6 +30,10 @@ from diagnose.cli.params import (
 )
 from grading.layout import GRADESCOPE_VISIBILITIES
 from scenarios.words import say
+
+if TYPE_CHECKING:
+    from diagnose.classroom.cluster import TLSFiles
+    from diagnose.classroom.deal import DealReport
 
 
 @cli.command()
@@ -231,57 +236,48 @@ def deal(key_file: Path, out: Path, roster: Path | None, count: int | None,
           --scheduler tls://10.0.0.5:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
           --tls-key me.key --min-workers 32 --worker-timeout 600
     """
-    import time
-
-    from diagnose.classroom import deal as classroom
-    from diagnose.game.training import TrainingCallbacks
-    from grading.seal import read_key_file
+    from diagnose.classroom.cluster import ClusterOptions
+    from diagnose.classroom.deal import DealOptions, deal_class
 
     if (roster is None) == (count is None):
         raise click.UsageError("give exactly one of --roster FILE or --count N")
-    started = time.perf_counter()
-    client = None
+    on_cluster = None if scheduler is None else ClusterOptions(
+        scheduler, connect_timeout, min_workers, worker_timeout,
+        _tls_files(tls_ca_file, tls_cert, tls_key))
+    options = DealOptions(key_file, out, roster, count, steps, jobs, level, lang, on_cluster)
     try:
-        secret = read_key_file(key_file)
-        students = (classroom.read_roster(roster) if roster is not None
-                    else classroom.numbered_students(count))
-        plan = classroom.plan_deal(out, students, secret, steps=steps, lang=lang,
-                                   level=level)  # every refusal before anything is trained
-        for line in plan.left:
-            click.echo(f"Warning: {line}", err=True)
-        if scheduler is not None:
-            from diagnose.classroom.cluster import TLSFiles, connect, quiet_dask_logs
-
-            quiet_dask_logs()  # our account of a failure is the one Error line, not Dask's
-            if (tls_ca_file is None) != (tls_cert is None) or (tls_key and not tls_cert):
-                raise click.UsageError("--tls-ca-file and --tls-cert go together (with "
-                                       "--tls-key unless the cert holds the key)")
-            tls = None if tls_ca_file is None else TLSFiles(tls_ca_file, tls_cert, tls_key)
-            client = connect(scheduler, connect_timeout, min_workers=min_workers,
-                             worker_timeout=worker_timeout, tls=tls,
-                             on_warning=lambda message: click.echo(f"Warning: {message}",
-                                                                   err=True))
-
-        def on_student(student: str, code: str, resumed: bool) -> None:
-            note = "kept (already dealt)" if resumed else "sealed"
-            click.echo(f"{student}: {code} {note}", err=True)
-
-        rows = _train_with_bars(
-            lambda on_step: classroom.carry_out(
-                plan, secret, jobs=jobs, on_student=on_student, client=client,
-                callbacks=TrainingCallbacks(
-                    on_step, on_redeal=lambda msg: click.echo(msg, err=True))),
-            [], plan.steps, f"dealing {len(students)} scenarios")
+        done = deal_class(options, _deal_report())
     except KeyboardInterrupt as err:
         click.echo(f"\nInterrupted: the bundles sealed so far are kept in {out}; run the same "
                    "command again to deal the rest.", err=True)
         raise SystemExit(_interrupt_exit_code(err)) from None
-    finally:
-        if client is not None:
-            client.close()
-    seconds = time.perf_counter() - started
-    click.echo(f"Dealt {len(rows)} bundles into {out} in {seconds:.1f} s; "
-               f"manifest: {out / classroom.MANIFEST}")
+    click.echo(f"Dealt {len(done.rows)} bundles into {out} in {done.seconds:.1f} s; "
+               f"manifest: {done.manifest}")
+
+
+def _tls_files(tls_ca_file: Path | None, tls_cert: Path | None, tls_key: Path | None
+               ) -> TLSFiles | None:
+    """`deal --scheduler`'s --tls-* files, paired as `dask worker` takes them."""
+    from diagnose.classroom.cluster import TLSFiles
+
+    if (tls_ca_file is None) != (tls_cert is None) or (tls_key and not tls_cert):
+        raise click.UsageError("--tls-ca-file and --tls-cert go together (with --tls-key "
+                               "unless the cert holds the key)")
+    return None if tls_ca_file is None or tls_cert is None else TLSFiles(tls_ca_file, tls_cert,
+                                                                         tls_key)
+
+
+def _deal_report() -> DealReport:
+    """A deal told on stderr, under progress bars; the summary line alone goes to stdout."""
+    from diagnose.classroom.deal import DealReport
+
+    def on_student(student: str, code: str, resumed: bool) -> None:
+        note = "kept (already dealt)" if resumed else "sealed"
+        click.echo(f"{student}: {code} {note}", err=True)
+
+    return DealReport(warning=lambda line: click.echo(f"Warning: {line}", err=True),
+                      student=on_student, redeal=lambda message: click.echo(message, err=True),
+                      progress=_train_with_bars)
 
 
 @cli.command("gradescope-autograder")

@@ -181,29 +181,20 @@ def _echo_json(data: object) -> None:
     click.echo(json.dumps(escaped(data), ensure_ascii=False, indent=2))
 
 
-def _what_if_dashboards(directory: Path, lang: str) -> None:
-    """After the reveal: each run with a magnitude gets its what-if in its dashboard.html."""
-    from diagnose.game.whatif import write_whatif_dashboards
-    from diagnose.workspace import open_workspace
-
-    workspace = open_workspace(directory)
-    for run, page in write_whatif_dashboards(
-            workspace, lang, lambda plan: _what_if_results(workspace, plan, lang)):
-        click.echo(say(lang, "What-if for {run}: {page}", run=run, page=page), err=True)
+def _what_if_page(run: str, page: Path, lang: str) -> None:
+    """A run's what-if written into its dashboard.html, said on stderr."""
+    click.echo(say(lang, "What-if for {run}: {page}", run=run, page=page), err=True)
 
 
-def _what_if_results(workspace, plan, lang):
-    """Every dose's records, training the missing ones under progress bars."""
-    from diagnose.game.whatif import ready, run_whatif, to_train
+def _what_if_bars(lang: str):
+    """`whatif.whatif_results`'s progress: the doses under bars; Ctrl-C keeps none of them."""
 
-    trained = [d.label(plan.field) for d in to_train(plan, ready(workspace, plan))]
-    if not trained:
-        return run_whatif(workspace, plan)
-    try:
-        return _train_with_bars(lambda on_step: run_whatif(workspace, plan, on_step=on_step),
-                                trained, workspace.steps,
-                                say(lang, "what-if {run}", run=plan.run))
-    except KeyboardInterrupt as err:
-        click.echo("\n" + say(lang, "Interrupted: the doses trained so far are not kept."),
-                   err=True)
-        raise SystemExit(_interrupt_exit_code(err)) from None
+    def progress(make, labels, steps, title):
+        try:
+            return _train_with_bars(make, labels, steps, title)
+        except KeyboardInterrupt as err:
+            click.echo("\n" + say(lang, "Interrupted: the doses trained so far are not kept."),
+                       err=True)
+            raise SystemExit(_interrupt_exit_code(err)) from None
+
+    return progress

@@ -18,7 +18,7 @@ from diagnose.cli.common import (
     _interrupt_exit_code,
     _level_dir,
     _train_with_bars,
-    _what_if_results,
+    _what_if_bars,
     cli,
 )
 from scenarios.errors import UserError
@@ -93,41 +93,36 @@ def new(directory: Path, code: str | None, steps: int | None, jobs: int, force: 
       diagnose new --seed "week-3 lab" --steps 200 --force
       diagnose new --level 3        # into experiments/19-break-it-level-3
     """
-    import time
-
-    from diagnose.game.dealing import planned_runs
-    from diagnose.game.scenario import ScenarioSpec, create_scenario
-    from diagnose.game.training import TrainingCallbacks, Workers
-    from diagnose.home import self_study_secret
+    from diagnose.game.scenario import ScenarioSpec
+    from diagnose.game.self_study import NewOptions, new_scenario
 
     directory = _level_dir(directory, level)
     spec = ScenarioSpec(code=code, steps=steps, lang=lang, level=level)
-    code = spec.code
-    started = time.perf_counter()
     try:
-        secret = self_study_secret(create=True)
-        workspace = _train_with_bars(
-            lambda on_step: create_scenario(
-                directory, spec, secret=secret, workers=Workers(jobs), force=force,
-                callbacks=TrainingCallbacks(on_step=on_step,
-                                  on_redeal=lambda msg: click.echo(msg, err=True))),
-            planned_runs(level=spec.level), spec.steps, say(lang, "scenario {code}", code=code))
+        made = new_scenario(NewOptions(directory, spec, jobs, force), _train_with_bars,
+                            on_redeal=lambda message: click.echo(message, err=True))
     except KeyboardInterrupt as err:
-        import shlex
-
-        again = (f"diagnose new --dir {shlex.quote(str(directory))} --seed {shlex.quote(code)}"
-                 + (" --force" if force else "") + (f" --level {level}" if level else ""))
-        click.echo("\n" + say(lang, "Interrupted: nothing was written to {folder}. To start "
-                                     "again with the same scenario: {command}",
-                               folder=directory, command=again), err=True)
+        _new_interrupted(directory, str(spec.code), force, level, lang)
         raise SystemExit(_interrupt_exit_code(err)) from None
-    seconds = time.perf_counter() - started
+    workspace = made.workspace
     click.echo(say(lang, "Scenario {code} ready in {folder} ({runs} runs x {steps} steps, "
                          "{seconds:.1f} s).", code=workspace.code, folder=workspace.path,
-                   runs=len(workspace.runs), steps=workspace.steps, seconds=seconds))
+                   runs=len(workspace.runs), steps=workspace.steps, seconds=made.seconds))
     click.echo(say(lang, "Next: {command}", command=f"diagnose play --dir {workspace.path}")
                + "   " + say(lang, "(or: {command})",
                              command=f"diagnose show 01 --dir {workspace.path}"))
+
+
+def _new_interrupted(directory: Path, code: str, force: bool, level: int | None,
+                     lang: str) -> None:
+    """Say that nothing was written, and the command that makes the same scenario again."""
+    import shlex
+
+    again = (f"diagnose new --dir {shlex.quote(str(directory))} --seed {shlex.quote(code)}"
+             + (" --force" if force else "") + (f" --level {level}" if level else ""))
+    click.echo("\n" + say(lang, "Interrupted: nothing was written to {folder}. To start "
+                                 "again with the same scenario: {command}",
+                           folder=directory, command=again), err=True)
 
 
 def _steps_syntax(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -182,13 +177,13 @@ def show(run_id: str, directory: Path, steps: str | None, what_if: bool, lang: s
 def _show_what_if(directory: Path, run_id: str, lang: str) -> None:
     from rich.console import Console
 
-    from diagnose.game.whatif import plan_whatif, render_whatif
+    from diagnose.game.whatif import plan_whatif, render_whatif, whatif_results
     from diagnose.runs.show import resolve_run
     from diagnose.workspace import open_workspace
 
     workspace = open_workspace(directory)
     plan = plan_whatif(workspace, resolve_run(run_id, workspace.runs), lang=lang)
-    results = _what_if_results(workspace, plan, lang)
+    results = whatif_results(workspace, plan, lang, _what_if_bars(lang))
     console = Console()
     for line in render_whatif(plan, results, lang, console.width):
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
@@ -245,34 +240,14 @@ def _level_to_play(directory: Path, level: int | None,
 
     from click.core import ParameterSource
 
-    from diagnose.game.progress import (
-        failed_scenario,
-        keep_as_previous,
-        level_to_play,
-        load_progress,
-    )
+    from diagnose.game.progress import choose_level_to_play
 
     if click.get_current_context().get_parameter_source("directory") != ParameterSource.DEFAULT:
         return directory, level
-    progress, _ = load_progress()  # its warnings are `diagnose progress`'s to show
-    if level is None:
-        level = level_to_play(progress)
-        said = (say(lang, "Level {level} (the first not passed yet; --level N plays another).",
-                    level=level) if not progress[level].passed else
-                say(lang, "Level {level} (every level is passed; --level N plays another).",
-                    level=level))
-        click.echo(said, err=True)
-    folder = _level_dir(directory, level)
-    failed = failed_scenario(folder, level, progress)
-    if failed is not None:
-        code, score = failed
-        question = say(lang, "{folder} holds scenario {code}, graded {score}. Deal a fresh one "
-                             "(the old one is kept in previous/{code})?", folder=folder,
-                       code=code, score=score)
-        if sys.stdin.isatty() and click.confirm(question, default=True, err=True):
-            kept = keep_as_previous(folder, code)
-            click.echo(say(lang, "Kept in {path}.", path=kept), err=True)
-    return folder, level
+    return choose_level_to_play(
+        directory, level, lang, tell=lambda line: click.echo(line, err=True),
+        fresh_wanted=lambda question: sys.stdin.isatty() and click.confirm(
+            question, default=True, err=True))
 
 
 def _play_once(directory: Path, code: str | None, name: str | None, steps: int | None,

@@ -5,7 +5,7 @@ is chosen once, in `diagnose.game.routes`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,7 +15,8 @@ from diagnose.cli.common import (
     _echo,
     _echo_json,
     _grade_style,
-    _what_if_dashboards,
+    _what_if_bars,
+    _what_if_page,
     cli,
 )
 from diagnose.cli.params import (
@@ -25,7 +26,15 @@ from scenarios.errors import UserError
 from scenarios.words import say
 
 if TYPE_CHECKING:
-    from diagnose.classroom.grading import ClassOutputs
+    from diagnose.classroom.answers import RevealClassOptions
+    from diagnose.classroom.grading import (
+        ClassGrade,
+        ClassOutputs,
+        GradeClassOptions,
+        GradeFileOptions,
+        KeyGrade,
+    )
+    from diagnose.game.self_study import Revealed, SelfStudyGrade
 
 
 @cli.command()
@@ -67,42 +76,42 @@ def reveal(students: tuple[str, ...], directory: Path, as_json: bool, what_if: b
     """
     import json
 
+    from diagnose.classroom.answers import RevealClassOptions
+    from diagnose.game.self_study import RevealOptions, reveal_self_study
+
     if key_file is not None or bundles is not None or students:
         if key_file is None or bundles is None:
             raise click.UsageError("STUDENT and --key go with --bundles: diagnose reveal --key "
                                    "KEY --bundles DIR [STUDENT...]")
         if as_json or what_if:
             raise click.UsageError("--key reveals to a class: it takes no --json or --what-if.")
-        _reveal_class(key_file, bundles, students, out, lang)
+        _reveal_class(RevealClassOptions(key_file, bundles, students, out, lang))
         return
     lang = lang or "en"
-    from diagnose.diagnosis.reveal import reveal_scenario
-
-    workspace, assignment, path = reveal_scenario(directory, lang)
-    if what_if:
-        _what_if_dashboards(directory, lang)
+    revealed = reveal_self_study(RevealOptions(directory, lang, what_if), _what_if_bars(lang),
+                                 lambda run, page: _what_if_page(run, page, lang))
     if as_json:
-        click.echo(json.dumps(assignment))
-        return
-    from scenarios import breaks
-
-    catalog = breaks(workspace.level)
-    width = max(len(slug) for slug in assignment.values())
-    for rid, slug in assignment.items():
-        click.echo(f"{rid}: {slug:<{max(width, 12)}} {catalog[slug].title[lang]}")
-    click.echo(say(lang, "Explained in {path}", path=path))
+        click.echo(json.dumps(revealed.assignment))
+    else:
+        _print_revealed(revealed, lang)
 
 
-def _reveal_class(key_file: Path, bundles: Path, students: tuple[str, ...], out: Path,
-                  lang: str | None) -> None:
-    from diagnose.classroom.answers import reveal_class
-    from grading.seal import read_key_file
+def _print_revealed(revealed: Revealed, lang: str) -> None:
+    titles = revealed.titles(lang)
+    width = max(len(slug) for slug in revealed.assignment.values())
+    for rid, slug in revealed.assignment.items():
+        click.echo(f"{rid}: {slug:<{max(width, 12)}} {titles[rid]}")
+    click.echo(say(lang, "Explained in {path}", path=revealed.solutions))
 
-    handed = reveal_class(bundles, read_key_file(key_file), students, out, lang=lang)
+
+def _reveal_class(options: RevealClassOptions) -> None:
+    from diagnose.classroom.answers import reveal_to_class
+
+    handed = reveal_to_class(options)
     for name, path in handed.files.items():
         _echo(f"{name}: {path} ({handed.langs[name]})")
     _echo(f"Revealed to {len(handed.files)} students; the ledger records that their answers "
-          f"were shown (no later attempt of theirs counts). Hand back {out}/<student>/.")
+          f"were shown (no later attempt of theirs counts). Hand back {options.out}/<student>/.")
 
 
 def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> None:
@@ -130,39 +139,24 @@ def _review_first(file: Path, scenario, lang: str, yes: bool, as_json: bool) -> 
         raise click.exceptions.Exit(0)
 
 
-def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check: bool,
-               lang: str | None, as_json: bool) -> None:
-    import grading
-    from diagnose.game.routes import Route, grading_route, hand_in
+def _grade_one(options: GradeFileOptions, yes: bool, as_json: bool) -> None:
+    """Print `classroom.grading.grade_file`'s result, its review and question first."""
+    from diagnose.classroom.grading import grade_file
 
-    reading = grading.read_diagnoses(file)  # a missing or unreadable FILE is said first
-    found = directory or grading.find_scenario(file, code=next(iter(reading.codes), None))
-    if found is None and not check:
-        raise UserError(f"no scenario found next to {file} or in "
-                                   f"{grading.DEFAULT_DIR}; pass --dir")
-    route = grading_route(found, check=check, key_given=key_file is not None)
-    if route is Route.CHECK:
-        from grading.grade import check_against
+    lang = options.lang or "en"
+    graded = grade_file(options, lambda scenario: _review_first(options.file, scenario, lang,
+                                                                yes, as_json))
+    if graded.check is not None and as_json:
+        _echo_json(graded.check.to_json())
+    elif graded.check is not None:
+        _echo(graded.check.render(_grade_style))
+    elif graded.with_key is not None:
+        _print_key_grade(graded.with_key, as_json)
+    elif graded.self_study is not None:
+        _print_self_study(graded.self_study, lang, as_json)
 
-        result = check_against(file, found, lang=lang or "en", reading=reading)
-        if as_json:
-            _echo_json(result.to_json())
-        else:
-            _echo(result.render(_grade_style))
-        return
-    if route is Route.WITH_KEY:
-        _grade_with_key(file, reading, found, grading.read_key_file(key_file), lang, as_json)
-        return
-    if route is Route.HAND_IN:
-        raise hand_in(file, found)
-    from diagnose.game.self_study import grade_self_study
-    from grading.seal import SealedBy
 
-    scenario = grading.read_scenario(found)
-    if scenario.key == SealedBy.SELF_STUDY:
-        _review_first(file, scenario, lang, click.get_current_context().params["yes"],
-                      as_json)  # --yes: `grade`'s own flag
-    graded = grade_self_study(file, found, lang, reading)
+def _print_self_study(graded: SelfStudyGrade, lang: str, as_json: bool) -> None:
     for warning in graded.warnings:
         _echo(f"Warning: {warning}", err=True)
     if as_json:
@@ -176,12 +170,8 @@ def _grade_one(file: Path, directory: Path | None, key_file: Path | None, check:
         _echo(_grade_style(graded.passed, "right"))
 
 
-def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: str | None,
-                    as_json: bool) -> None:
-    """Print `instructor_grading.grade_with_key`'s result."""
-    from diagnose.classroom.grading import grade_with_key
-
-    graded = grade_with_key(file, reading, workspace, secret, lang)
+def _print_key_grade(graded: KeyGrade, as_json: bool) -> None:
+    """Print `classroom.grading.grade_with_key`'s result."""
     if as_json:
         _echo_json({**graded.report.to_json(), "solutions": None,
                     "ledger": graded.ledger and str(graded.ledger),
@@ -192,19 +182,13 @@ def _grade_with_key(file: Path, reading, workspace: Path, secret: bytes, lang: s
         _echo(f"Warning: {problem}", err=True)
 
 
-def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: str | None,
-                 as_json: bool, outputs: ClassOutputs) -> None:
-    """Print `instructor_grading.grade_class`'s result for `outputs`."""
-    import grading
-    from diagnose.classroom.grading import grade_class
-    from grading.collect import expand
+def _grade_class(options: GradeClassOptions, as_json: bool) -> None:
+    """Print `classroom.grading.grade_class_files`'s result."""
+    from diagnose.classroom.grading import grade_class_files
 
-    gradebook, gradescope = outputs.gradebook, outputs.gradescope
-    files = tuple(expand(files))  # an LMS's submission folders: the files in them
-    result = grade_class(files, bundles, grading.read_key_file(key_file), lang=lang,
-                         outputs=outputs)
-    graded = result.graded
-    if gradescope is not None:
+    outputs = options.outputs
+    result = grade_class_files(options)
+    if outputs.gradescope is not None:
         _echo("Warning: --gradescope writes results.json files that Gradescope never reads (it "
               "grades uploads with its own autograder: diagnose gradescope-autograder); it "
               "goes in a later version.", err=True)
@@ -213,32 +197,37 @@ def _grade_class(files: tuple[Path, ...], bundles: Path, key_file: Path, lang: s
             "graded": [{"file": g.file, "student": g.student,
                         **(g.report.to_json() if g.report else {"error": g.error}),
                         **({"records": list(g.problems)} if g.problems else {})}
-                       for g in graded],
-            "gradebook": gradebook and str(gradebook),
+                       for g in result.graded],
+            "gradebook": outputs.gradebook and str(outputs.gradebook),
             "gradescope": [str(p) for p in result.gradescope_files]})
     else:
-        width = max((len(g.student or "") for g in graded), default=0)
-        for g in graded:
-            if g.report:
-                r = g.report
-                _echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
-                      f"({r.standing})")
-                for problem in g.problems:
-                    _echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
-            else:
-                _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
-                      f"{g.error}")
-        if gradebook and outputs.gradebook_format == "full":
-            _echo(f"Gradebook: {gradebook} ({result.students} students; private: it holds "
-                  "every scenario's truth. For your LMS: --gradebook-format canvas, moodle or "
-                  "plain)")
-        elif gradebook:
-            _echo(f"Gradebook for {outputs.gradebook_format}: {gradebook} ({result.students} "
-                  "students, one score each)")
-        if gradescope:
-            _echo(f"Gradescope: {len(result.gradescope_files)} results.json in {gradescope}")
+        _print_class_grade(result, outputs)
     if result.failed:
-        raise UserError(f"{result.failed} of {len(graded)} files could not be graded")
+        raise UserError(f"{result.failed} of {len(result.graded)} files could not be graded")
+
+
+def _print_class_grade(result: ClassGrade, outputs: ClassOutputs) -> None:
+    graded, gradebook, gradescope = result.graded, outputs.gradebook, outputs.gradescope
+    width = max((len(g.student or "") for g in graded), default=0)
+    for g in graded:
+        if g.report:
+            r = g.report
+            _echo(f"{g.student:<{width}}  {r.score}/{r.max_score}  {g.file}  "
+                  f"({r.standing})")
+            for problem in g.problems:
+                _echo(f"{'':<{width}}  {_grade_style('records', 'wrong')}  {problem}")
+        else:
+            _echo(f"{g.student or '?':<{width}}  {_grade_style('error', 'wrong')}  "
+                  f"{g.error}")
+    if gradebook and outputs.gradebook_format == "full":
+        _echo(f"Gradebook: {gradebook} ({result.students} students; private: it holds "
+              "every scenario's truth. For your LMS: --gradebook-format canvas, moodle or "
+              "plain)")
+    elif gradebook:
+        _echo(f"Gradebook for {outputs.gradebook_format}: {gradebook} ({result.students} "
+              "students, one score each)")
+    if gradescope:
+        _echo(f"Gradescope: {len(result.gradescope_files)} results.json in {gradescope}")
 
 
 @cli.command()
@@ -303,6 +292,29 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
           --gradebook grades.csv --deadline 2026-12-04T23:59Z
       diagnose grade --key course.key --bundles bundles --gradebook grades.csv  # rebuild
     """
+    _grade_usage(click.get_current_context().params)
+    from click.core import ParameterSource
+
+    from diagnose.classroom import grading as instructor
+
+    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
+    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
+    if bundles is not None and key_file is not None:
+        _grade_class(instructor.GradeClassOptions(files, bundles, key_file, spoken,
+                                                  instructor.ClassOutputs(
+                                                      gradebook, gradescope, gradebook_format,
+                                                      deadline)), as_json)
+    else:
+        _grade_one(instructor.GradeFileOptions(files[0], directory, key_file, check, spoken),
+                   yes, as_json)
+
+
+def _grade_usage(given: dict[str, Any]) -> None:
+    """Refuse the option combinations `grade` cannot take (its parsed parameters, by name)."""
+    files, directory, check = given["files"], given["directory"], given["check"]
+    key_file, bundles, deadline = given["key_file"], given["bundles"], given["deadline"]
+    gradebook, gradescope = given["gradebook"], given["gradescope"]
+    gradebook_format = given["gradebook_format"]
     if not files and not (bundles is not None and gradebook is not None):
         raise click.UsageError("Missing argument 'FILE...'.")
     if deadline is not None and gradebook is None:
@@ -320,17 +332,6 @@ def grade(files: tuple[Path, ...], directory: Path | None, as_json: bool, lang: 
                                "--gradebook FILE.")
     if len(files) > 1 and bundles is None:
         raise click.UsageError("several files are graded with --key KEY --bundles DIR.")
-    from click.core import ParameterSource
-
-    chosen = click.get_current_context().get_parameter_source("lang") != ParameterSource.DEFAULT
-    spoken = lang if chosen or key_file is None else None  # with a key: each student's own
-    if bundles is not None:
-        from diagnose.classroom.grading import ClassOutputs
-
-        _grade_class(files, bundles, key_file, spoken, as_json, ClassOutputs(
-            gradebook, gradescope, gradebook_format, deadline))
-    else:
-        _grade_one(files[0], directory, key_file, check, spoken, as_json)
 
 
 @cli.group()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -281,3 +282,32 @@ def render(progress: dict[int, LevelProgress], lang: str = "en", in_app: bool = 
     lines.append(say(lang, "A level is passed with every ID right on a scenario's first "
                            "grading."))
     return "\n".join(lines) + "\n"
+
+
+def choose_level_to_play(base: Path, level: int | None, lang: str, *,
+                         tell: Callable[[str], None] = lambda line: None,
+                         fresh_wanted: Callable[[str], bool] = lambda question: False
+                         ) -> tuple[Path, int]:
+    """`diagnose play`'s folder and level when no --dir is given: `level`, or the first not yet
+    passed (said through `tell`), in its folder under `base` (`grading.layout.level_dir`). When
+    that folder holds a scenario of the level graded and failed, `fresh_wanted(question)`
+    decides whether it is kept under previous/<code> to make room for a fresh one (said too).
+    """
+    from grading.layout import level_dir
+
+    progress, _ = load_progress()  # its warnings are `diagnose progress`'s to show
+    if level is None:
+        level = level_to_play(progress)
+        tell(say(lang, "Level {level} (the first not passed yet; --level N plays another).",
+                 level=level) if not progress[level].passed else
+             say(lang, "Level {level} (every level is passed; --level N plays another).",
+                 level=level))
+    folder = level_dir(level, base)
+    failed = failed_scenario(folder, level, progress)
+    if failed is not None:
+        code, score = failed
+        if fresh_wanted(say(lang, "{folder} holds scenario {code}, graded {score}. Deal a fresh "
+                                  "one (the old one is kept in previous/{code})?",
+                            folder=folder, code=code, score=score)):
+            tell(say(lang, "Kept in {path}.", path=keep_as_previous(folder, code)))
+    return folder, level

@@ -21,6 +21,9 @@ BACKGROUND_NICENESS = 10  # training under the TUI: the screen answers keys firs
 
 
 OnStep = Callable[[str, dict[str, Any]], None]
+# A caller's progress display: progress(make, labels, steps, title) runs make(on_step) under it
+# (one bar per label, `steps` long) and returns what make returns.
+Progress = Callable[[Callable[[OnStep | None], Any], Sequence[str], int, str], Any]
 
 
 class Cancelled(Exception):  # noqa: N818 - it is an outcome, not a fault

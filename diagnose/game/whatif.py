@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -43,6 +43,9 @@ from diagnose.workspace import REFERENCE, Workspace
 from grading.seal import SealedBy
 from scenarios.errors import UserError
 from scenarios.words import N_, say
+
+if TYPE_CHECKING:
+    from diagnose.game.training import Progress
 
 WHATIF_DIR = "whatif"
 
@@ -407,6 +410,20 @@ def whatif_html(plan: WhatIfPlan, results: dict[Dose, list[dict[str, Any]]], lan
     title = say(lang, TITLE, run=plan.run, brk=plan.brk.title[lang], field=plan.field)
     return (f'<section class="whatif"><h2>{escape(title)}</h2>{legend}'
             f'<div class="panels">{"".join(sections)}</div></section>')
+
+
+def whatif_results(workspace: Workspace, plan: WhatIfPlan, lang: str,
+                   progress: Progress | None = None) -> dict[Dose, list[dict[str, Any]]]:
+    """Every dose's records (`run_whatif`); when some are still to train, they train under
+    `progress(make, labels, steps, title)`, which runs `make(on_step)` under the caller's
+    progress display for those doses' labels and returns its result."""
+    trained = [dose.label(plan.field) for dose in to_train(plan, ready(workspace, plan))]
+    if not trained or progress is None:
+        return run_whatif(workspace, plan)
+    results: dict[Dose, list[dict[str, Any]]] = progress(
+        lambda on_step: run_whatif(workspace, plan, on_step=on_step), trained, workspace.steps,
+        say(lang, "what-if {run}", run=plan.run))
+    return results
 
 
 def write_whatif_dashboards(
