@@ -49,18 +49,18 @@ sys.dont_write_bytecode = False  # this process's bytecode and pytest's rewrites
 
 import compileall  # noqa: E402
 import gc  # noqa: E402
-import os  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+from budget import RANDOM_EXAMPLES, SAME_DEFAULT  # noqa: E402  (tests/budget.py)
 from hypothesis import settings  # noqa: E402
 
 from scenarios.catalog import DECK_SETTING  # noqa: E402
 from scenarios.levels import LEVELS_SETTING  # noqa: E402
 
-RANDOM_EXAMPLES = os.environ.get("DIAGNOSE_HYPOTHESIS") == "random"  # docstring
-settings.register_profile("same", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("same", derandomize=True, deadline=None, print_blob=True,
+                          max_examples=SAME_DEFAULT)
 settings.register_profile("random", deadline=None, print_blob=True)
 settings.load_profile("random" if RANDOM_EXAMPLES else "same")
 

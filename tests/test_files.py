@@ -19,6 +19,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from budget import examples
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,7 +86,7 @@ def test_a_file_that_does_not_parse_is_one_line(tmp_path, data, reason):
     assert str(err.value) == f"{path}: not a settings file ({reason})"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(st.text(max_size=300), st.binary(max_size=300).map(
     lambda b: b.decode("utf-8", "replace")),
     st.lists(st.sampled_from(["[", "]", "{", "}", '"', "\\", ",", ":", "1", "a", "=", "\n",
@@ -361,7 +362,7 @@ def _depth(value) -> int:
     return 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(JSON_VALUES, st.integers(0, 40))
 def test_the_depth_bound_is_exactly_the_nesting(value, wrap):
     """Wrapped `wrap` arrays deep, a value reads as json.loads reads it up to MAX_DEPTH levels

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from budget import examples
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +53,7 @@ def _deal_before_levels_toml(code: str, level: int) -> dict[str, str]:
     return dict(zip(("01", "02", "03"), order, strict=True))
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(code=st.text(min_size=1, max_size=20), level=st.sampled_from([1, 2, 3]))
 def test_each_levels_deal_is_the_one_before_levels_toml(code, level):
     """levels.toml's deal rules give every code the deal it had: level 1 keeps its permutation
@@ -525,7 +526,7 @@ wild = st.fixed_dictionaries(  # any of the values a course author may mistype
               "in_title": st.sampled_from([True, False, 1]), "colour": st.just("red")})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(levels=st.one_of(st.lists(fair, max_size=4, unique_by=lambda e: e["number"]),
                         st.lists(st.one_of(fair, wild), max_size=4)),
        code=st.text(min_size=1, max_size=9))

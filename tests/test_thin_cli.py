@@ -181,7 +181,10 @@ def test_grade_class_files_grades_a_folder_of_files_and_writes_the_gradebook(tmp
 
 # --- reveal ---------------------------------------------------------------------------------
 
-def test_reveal_self_study_reveals_and_writes_each_what_if_page(course):
+def test_reveal_self_study_reveals_and_writes_each_what_if_page(course, private_home):
+    from tests.tui.conftest import deal_again
+
+    deal_again(course, private_home, 3)  # the same deal, short: each dose trains 3 steps
     trained: list[tuple[list[str], int, str]] = []
     pages: list[tuple[str, Path]] = []
 

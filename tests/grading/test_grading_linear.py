@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -290,7 +291,7 @@ def grown_files(draw):
     return prefix + body + tail
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(grown_files(), st.integers(2, 5))
 def test_grown_shapes_read_the_same_way_at_every_size(text, times):
     """Any shape reads the same way twice and as bytes; a section's ID is written in the file;

@@ -4,6 +4,7 @@ whatever the TUI writes with `format_diagnoses` reads back exactly."""
 from __future__ import annotations
 
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ PIECES = st.sampled_from([
     "- ", "> ", "no warmup", "máscara causal rota", "Xavier ×100", "not sure", "?", "\ufeff",
 ])
 MARKDOWNISH = st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=40).map("".join)
-SETTINGS = settings(max_examples=300, deadline=None,
+SETTINGS = settings(max_examples=examples(300), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -128,7 +129,8 @@ ID_WORD = st.sampled_from(["", "Run ", "Experiment ", "Experimento ", "ID ", "ID
                            "Exp. ", "Caso ", "Test ", "run #", "#"])
 PUNCT = st.sampled_from([":", " :", " —", " –", " -", " →", ")", ".", "]", " ->", " =", "："])
 EMPH = st.sampled_from(["", "**", "__"])
-SECTIONS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SECTIONS = settings(max_examples=examples(120), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
