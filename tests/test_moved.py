@@ -91,3 +91,18 @@ def test_the_feature_faces_name_what_their_modules_define():
 def test_help_still_loads_the_same_few_modules():
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
+
+
+def test_a_script_on_an_old_path_is_told_at_its_own_line(tmp_path):
+    """Python's default filters show a DeprecationWarning raised in the script being run: the
+    warning names the script's line, not the import system's."""
+    script = tmp_path / "mine.py"
+    script.write_text("import diagnose.scenario\nfrom diagnose import signatures\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)
+    assert done.stderr.splitlines()[0::2] == [
+        f"{script}:1: DeprecationWarning: diagnose.scenario is now diagnose.game.scenario; "
+        "import that instead (the old name goes in the next release)",
+        f"{script}:2: DeprecationWarning: diagnose.signatures is now "
+        "diagnose.diagnosis.signatures; import that instead (the old name goes in the next "
+        "release)"]
