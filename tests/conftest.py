@@ -49,6 +49,8 @@ sys.dont_write_bytecode = False  # this process's bytecode and pytest's rewrites
 
 import compileall  # noqa: E402
 import gc  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -221,6 +223,18 @@ def private_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("DIAGNOSE_HOME", str(home))
     forget_settings(monkeypatch)
     return home
+
+
+@pytest.fixture
+def fixture_course(tmp_path, private_home, monkeypatch):
+    """The TUI's 40-step fixture scenario (tests/tui/data) in a course folder,
+    tmp_path/experiments/19-break-it, the working directory, with its self-study key."""
+    data = Path(__file__).resolve().parent / "tui" / "data"
+    shutil.copyfile(data / "home" / "self-study.key", private_home / "self-study.key")
+    os.chmod(private_home / "self-study.key", 0o600)
+    ws = Path(shutil.copytree(data / "scenario", tmp_path / "experiments" / "19-break-it"))
+    monkeypatch.chdir(tmp_path)
+    return ws
 
 
 def forget_settings(monkeypatch) -> None:

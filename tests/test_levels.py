@@ -370,19 +370,6 @@ def test_new_level_goes_to_the_levels_own_folder(tmp_path, monkeypatch):
 
 # --- what-if ---------------------------------------------------------------------------------
 
-@pytest.fixture
-def fixture_course(tmp_path, private_home, monkeypatch):
-    """The TUI's 40-step fixture scenario in a course folder, with its self-study key."""
-    import os
-    import shutil
-
-    data = Path(__file__).parent / "tui" / "data"
-    shutil.copyfile(data / "home" / "self-study.key", private_home / "self-study.key")
-    os.chmod(private_home / "self-study.key", 0o600)
-    ws = shutil_copy_fixture(tmp_path / "experiments" / "19-break-it")
-    monkeypatch.chdir(tmp_path)
-    return ws
-
 
 def test_show_what_if_is_refused_before_the_reveal(fixture_course):
     out = _cli("show", "01", "--what-if")

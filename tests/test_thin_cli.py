@@ -5,8 +5,6 @@ modules stay small (issue 36, "A thin CLI")."""
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -107,18 +105,6 @@ def test_a_deal_on_an_unreachable_cluster_deals_nothing(tmp_path, key):
 
 # --- grade ----------------------------------------------------------------------------------
 
-DATA = Path(__file__).parent / "tui" / "data"
-
-
-@pytest.fixture
-def course(tmp_path, private_home, monkeypatch):
-    """The TUI's 40-step fixture scenario in a course folder, with its self-study key."""
-    shutil.copyfile(DATA / "home" / "self-study.key", private_home / "self-study.key")
-    os.chmod(private_home / "self-study.key", 0o600)
-    ws = Path(shutil.copytree(DATA / "scenario", tmp_path / "experiments" / "19-break-it"))
-    monkeypatch.chdir(tmp_path)
-    return ws
-
 
 def diagnoses(folder: Path, ws: Path, name: str = "ana-diagnoses.md") -> Path:
     truth = open_key(read_scenario(ws), self_study_secret())
@@ -128,11 +114,12 @@ def diagnoses(folder: Path, ws: Path, name: str = "ana-diagnoses.md") -> Path:
     return path
 
 
-def test_grade_file_takes_the_route_its_options_choose(course, tmp_path):
-    file = diagnoses(tmp_path, course)
+def test_grade_file_takes_the_route_its_options_choose(fixture_course, tmp_path):
+    file = diagnoses(tmp_path, fixture_course)
     checked = grade_file(GradeFileOptions(file, check=True))
     assert checked.route is Route.CHECK and checked.check is not None
-    assert checked.self_study is None and not open_workspace(course).revealed  # nothing kept
+    assert checked.self_study is None  # nothing kept
+    assert not open_workspace(fixture_course).revealed
     asked: list[str] = []
     graded = grade_file(GradeFileOptions(file, lang="es"),
                         lambda scenario: asked.append(scenario.code))
@@ -141,7 +128,7 @@ def test_grade_file_takes_the_route_its_options_choose(course, tmp_path):
     assert graded.self_study.solutions is not None and graded.self_study.solutions.is_file()
 
 
-def test_a_self_study_grading_stopped_before_it_records_keeps_nothing(course, tmp_path):
+def test_a_self_study_grading_stopped_before_it_records_keeps_nothing(fixture_course, tmp_path):
     class No(Exception):
         pass
 
@@ -149,8 +136,8 @@ def test_a_self_study_grading_stopped_before_it_records_keeps_nothing(course, tm
         raise No
 
     with pytest.raises(No):
-        grade_file(GradeFileOptions(diagnoses(tmp_path, course)), refuse)
-    assert not open_workspace(course).revealed and load_progress()[0][1].scenarios == {}
+        grade_file(GradeFileOptions(diagnoses(tmp_path, fixture_course)), refuse)
+    assert not open_workspace(fixture_course).revealed and load_progress()[0][1].scenarios == {}
 
 
 def test_grade_file_without_a_scenario_says_pass_dir(tmp_path, private_home, monkeypatch):
@@ -181,10 +168,10 @@ def test_grade_class_files_grades_a_folder_of_files_and_writes_the_gradebook(tmp
 
 # --- reveal ---------------------------------------------------------------------------------
 
-def test_reveal_self_study_reveals_and_writes_each_what_if_page(course, private_home):
+def test_reveal_self_study_reveals_and_writes_each_what_if_page(fixture_course, private_home):
     from tests.tui.conftest import deal_again
 
-    deal_again(course, private_home, 3)  # the same deal, short: each dose trains 3 steps
+    deal_again(fixture_course, private_home, 3)  # the same deal, short: each dose trains 3 steps
     trained: list[tuple[list[str], int, str]] = []
     pages: list[tuple[str, Path]] = []
 
@@ -192,17 +179,17 @@ def test_reveal_self_study_reveals_and_writes_each_what_if_page(course, private_
         trained.append((labels, steps, title))
         return make(None)
 
-    revealed = reveal_self_study(RevealOptions(course, "es", what_if=True), progress,
+    revealed = reveal_self_study(RevealOptions(fixture_course, "es", what_if=True), progress,
                                  lambda run, page: pages.append((run, page)))
-    truth = open_key(read_scenario(course), self_study_secret())
+    truth = open_key(read_scenario(fixture_course), self_study_secret())
     assert revealed.assignment == truth and revealed.solutions.is_file()
-    assert open_workspace(course).revealed
+    assert open_workspace(fixture_course).revealed
     assert revealed.titles("es") == {rid: breaks(revealed.level)[slug].title["es"]
                                      for rid, slug in truth.items()}
     assert pages and all(page.is_file() and run in truth for run, page in pages)
     assert [title for _, _, title in trained] == [f"¿y si…? {run}" for run, _ in pages]
     again: list[str] = []
-    reveal_self_study(RevealOptions(course, "en", what_if=True),
+    reveal_self_study(RevealOptions(fixture_course, "en", what_if=True),
                       lambda make, labels, steps, title: again.append(title))
     assert again == []  # every dose cached: nothing trains twice
 
@@ -251,9 +238,9 @@ def test_choose_level_to_play_says_the_first_level_not_passed(tmp_path, private_
 
 
 @pytest.mark.parametrize("fresh", [True, False])
-def test_a_failed_scenario_is_kept_aside_only_when_a_fresh_one_is_wanted(course, tmp_path,
+def test_a_failed_scenario_is_kept_aside_only_when_a_fresh_one_is_wanted(fixture_course, tmp_path,
                                                                        fresh):
-    truth = open_key(read_scenario(course), self_study_secret())
+    truth = open_key(read_scenario(fixture_course), self_study_secret())
     wrong = tmp_path / "ana-diagnoses.md"
     slugs = list(truth.values())
     wrong.write_text("<!-- scenario: TUI-FIXTURE -->\n" + "".join(
@@ -262,12 +249,12 @@ def test_a_failed_scenario_is_kept_aside_only_when_a_fresh_one_is_wanted(course,
     grade_file(GradeFileOptions(wrong))
     told: list[str] = []
     asked: list[str] = []
-    chosen = choose_level_to_play(course, 1, "en", tell=told.append,
+    chosen = choose_level_to_play(fixture_course, 1, "en", tell=told.append,
                                   fresh_wanted=lambda q: asked.append(q) or fresh)
-    assert chosen == (course, 1) and len(asked) == 1
+    assert chosen == (fixture_course, 1) and len(asked) == 1
     assert "holds scenario TUI-FIXTURE, graded 0/3" in asked[0]
-    kept = course.parent / "previous" / "TUI-FIXTURE"
-    assert kept.is_dir() is fresh and (course / "scenario.json").exists() is not fresh
+    kept = fixture_course.parent / "previous" / "TUI-FIXTURE"
+    assert kept.is_dir() is fresh and (fixture_course / "scenario.json").exists() is not fresh
     assert told == ([f"Kept in {kept}."] if fresh else [])
 
 
