@@ -25,7 +25,7 @@ import hmac
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,19 +166,28 @@ def disagreements(dealt: Dealt, secret: bytes) -> list[str]:
 
 # --- the deal's settings and the digests kept at deal time --------------------------------------
 
-def read_settings(folder: Path) -> dict[str, Any] | None:
-    """`deal-settings.json` of a deal folder, or None when it has none. GradeError: corrupt."""
-    path = Path(folder) / DEAL_SETTINGS
+def _deal_record(folder: Path, name: str, what: str, limit: int,
+                 valid: Callable[[Any], bool]) -> Any:
+    """The JSON record `name` that `diagnose deal` keeps in a deal folder, or None when the
+    folder has none. GradeError: unreadable, or not what `valid` says deal wrote."""
+    path = Path(folder) / name
     if not path.exists():
         return None
     try:
-        data = loads_json(read_small_text(path, "deal settings", SETTINGS_MAX,
-                                          error=GradeError))
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
+        data = loads_json(read_small_text(path, what, limit, error=GradeError))
+        kept = valid(data)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        kept = False
+    if not kept:
         raise GradeError(f"{path}: corrupt (not the JSON `diagnose deal` wrote)")
     return data
+
+
+def read_settings(folder: Path) -> dict[str, Any] | None:
+    """`deal-settings.json` of a deal folder, or None when it has none. GradeError: corrupt."""
+    settings: dict[str, Any] | None = _deal_record(
+        folder, DEAL_SETTINGS, "deal settings", SETTINGS_MAX, lambda data: isinstance(data, dict))
+    return settings
 
 
 def deal_lang(bundles: Path) -> str:
@@ -256,23 +265,23 @@ def metrics_digests(workspace: Path, runs: Sequence[str]) -> dict[str, str]:
     return digests
 
 
+def _digests_shape(data: Any) -> bool:
+    """What `diagnose deal` writes in deal-digests.json: its schema, student -> run -> sha256,
+    and student -> the times their bundle was dealt again."""
+    students, redealt = data["students"], data.get("redealt", {})
+    return (data.get("schema") == DIGESTS_SCHEMA and isinstance(students, dict)
+            and all(isinstance(runs, dict) and all(isinstance(d, str) for d in runs.values())
+                    for runs in students.values())
+            and isinstance(redealt, dict)
+            and all(isinstance(t, list) and all(isinstance(x, str) for x in t)
+                    for t in redealt.values()))
+
+
 def _read_digests_file(folder: Path) -> dict[str, Any] | None:
-    path = Path(folder) / DIGESTS
-    if not path.exists():
+    data = _deal_record(folder, DIGESTS, "deal digests", DIGESTS_MAX, _digests_shape)
+    if data is None:
         return None
-    try:
-        data = loads_json(read_small_text(path, "deal digests", DIGESTS_MAX, error=GradeError))
-        students = data["students"] if data.get("schema") == DIGESTS_SCHEMA else None
-        redealt = data.get("redealt", {})
-        if not (isinstance(students, dict) and all(
-                isinstance(runs, dict) and all(isinstance(d, str) for d in runs.values())
-                for runs in students.values()) and isinstance(redealt, dict) and all(
-                isinstance(t, list) and all(isinstance(x, str) for x in t)
-                for t in redealt.values())):
-            raise TypeError
-    except (ValueError, TypeError, KeyError, AttributeError):
-        raise GradeError(f"{path}: corrupt (not the JSON `diagnose deal` wrote)") from None
-    return {"students": students, "redealt": redealt}
+    return {"students": data["students"], "redealt": data.get("redealt", {})}
 
 
 def read_digests(folder: Path) -> dict[str, dict[str, str]] | None:
