@@ -66,8 +66,7 @@ class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         new = MOVED[spec.name]
-        warnings.warn(f"{spec.name} is now {new}; import that instead (the old name goes in "
-                      "the next release)", DeprecationWarning, stacklevel=2)
+        warnings.warn(said(spec.name), DeprecationWarning, stacklevel=2)
         module = importlib.import_module(new)
         self._real_spec = module.__spec__
         return module
@@ -75,6 +74,19 @@ class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         # the import system set the old spec on the module: give it back its own
         module.__spec__ = self._real_spec
+
+
+def said(old: str) -> str:
+    """The warning an import of the old path `old` raises."""
+    return (f"{old} is now {MOVED[old]}; import that instead (the old name goes in the next "
+            "release)")
+
+
+def is_old_path(warned: warnings.WarningMessage) -> bool:
+    """Whether a recorded warning is this module's, for an old path (a course deck's loader
+    says those in its own words and leaves any other warning as raised)."""
+    return (issubclass(warned.category, DeprecationWarning)
+            and any(str(warned.message) == said(old) for old in MOVED))
 
 
 def install() -> None:

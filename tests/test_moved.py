@@ -57,13 +57,16 @@ def test_no_module_of_the_package_sits_at_an_old_path():
 
 
 def test_a_deck_importing_an_old_path_loads_and_says_it_once(tmp_path):
+    """The old path is one Warning line; the deck's own warnings are left as raised."""
     deck = tmp_path / "deck"
     shutil.copytree(DECK, deck, ignore=shutil.ignore_patterns("__pycache__"))
     code = deck / "huge-init" / "signature.py"
     text = code.read_text(encoding="utf-8")
     assert "from diagnose.diagnosis.signatures import" in text
-    code.write_text(text.replace("from diagnose.diagnosis.signatures import",
-                                 "from diagnose.signatures import"), encoding="utf-8")
+    code.write_text(text.replace(
+        "from diagnose.diagnosis.signatures import",
+        "import warnings\n\nwarnings.warn('the deck author\\'s own note', UserWarning)\n"
+        "from diagnose.signatures import"), encoding="utf-8")
     probe = ("import sys\nfrom diagnose.cli import main\n"
              f"sys.argv = ['diagnose', '--deck', {str(deck)!r}, 'breaks']\nmain()\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -76,6 +79,8 @@ def test_a_deck_importing_an_old_path_loads_and_says_it_once(tmp_path):
     assert warned[0].startswith("Warning: ") and "huge-init/signature.py: " in warned[0]
     assert warned[0].endswith("diagnose.signatures is now diagnose.diagnosis.signatures; import "
                               "that instead (the old name goes in the next release)")
+    # any other warning of the deck's code goes on as Python raised it, not swallowed
+    assert f"{code}:5: UserWarning: the deck author's own note" in done.stderr.splitlines()
 
 
 def test_the_feature_faces_name_what_their_modules_define():

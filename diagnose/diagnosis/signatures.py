@@ -44,6 +44,7 @@ from importlib import resources
 from typing import Any
 
 from diagnose.diagnosis.figures import figure_names
+from diagnose.moved import is_old_path
 from diagnose.phrases import Figure, Phrase, Pn_
 from scenarios import Break, CatalogError
 from scenarios.escape import escape
@@ -465,8 +466,8 @@ class WarmupStart(Signature):
 _loaded: dict[str, Signature] = {}  # by the signature.py it came from
 
 
-# What a course deck's signature.py did that warns (DeprecationWarning: an import path of an
-# earlier release, `diagnose.moved`), said once as a warning line by the command line.
+# What a course deck's signature.py did that warns of (an import path of an earlier release,
+# `diagnose.moved`), said once as a warning line by the command line.
 OLD_IMPORTS: list[str] = []
 
 
@@ -497,8 +498,12 @@ def _run_module(path: Any, brk: Break, shown: str) -> Any:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always", DeprecationWarning)
             spec.loader.exec_module(module)
-        OLD_IMPORTS.extend(f"{shown}: {w.message}" for w in said
-                           if issubclass(w.category, DeprecationWarning))
+        for warned in said:  # an old import path is ours to say; any other goes on as raised
+            if is_old_path(warned):
+                OLD_IMPORTS.append(f"{shown}: {warned.message}")
+            else:
+                warnings.warn_explicit(warned.message, warned.category, warned.filename,
+                                       warned.lineno, source=warned.source)
     except (Exception, SystemExit) as err:  # a course's own code: one line, never a traceback
         del sys.modules[name]                # nor a silent exit 0 (`sys.exit(0)` at import)
         raise CatalogError(f"{shown}: cannot be loaded: {type(err).__name__}: "
