@@ -29,6 +29,7 @@ are checked too.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -391,7 +392,9 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
             lines[at] = _rewrite_line(lines[at], old, new)
             path.write_text("".join(lines), encoding="utf-8")
             continue
-        texts = edited.setdefault(owner, _break_words().texts_of(breaks[owner]))
+        if owner not in edited:  # a break's texts are read once, edited claim by claim
+            edited[owner] = _break_words().texts_of(breaks[owner])
+        texts = edited[owner]
         context = text_context(*field.split("."))  # "panels.4": its catalog's "reveal.panels.4"
         texts[context][lang] = _rewrite_line(texts[context][lang], old, new)
     for owner, texts in edited.items():  # English in break.toml, the rest in its catalog
@@ -400,6 +403,7 @@ def rewrite(old_figures: dict, new_figures: dict) -> None:
 
 # --- a break's texts: English in its break.toml, the other languages in its catalog --------
 
+@functools.cache
 def _break_words():
     """tools/break_words.py: reads and writes a break's texts in every language (Babel)."""
     sys.path.insert(0, str(ROOT / "tools"))
